@@ -1,0 +1,264 @@
+/*
+ * Shared plumbing of the pigeon CLI: option parsing, opening the
+ * database in the caller's scope, error lines, JSON and text output.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int
+cli_err(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pigeon: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int
+cli_usage(struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pigeon: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see 'pigeon %s --help'\n", c->cmd);
+	return EXIT_USAGE;
+}
+
+int
+cli_fail(struct cli *c, pgn_status st)
+{
+	(void)c;
+	fprintf(stderr, "pigeon: %s\n", pgn_errmsg(c->db));
+	return pgn_status_is_usage(st) ? EXIT_USAGE : EXIT_FAIL;
+}
+
+int
+cli_common(struct cli *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case OPT_DB:
+		c->db_flag = arg;
+		return 1;
+	case OPT_PROJECT:
+		c->project = arg;
+		return 1;
+	case OPT_JSON:
+		c->json = 1;
+		return 1;
+	case 'h':
+		c->help = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
+    const struct option *longopts, cli_opt_fn *fn, void *arg)
+{
+	int ch, code;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (cli_common(c, ch, optarg))
+			continue;
+		if (ch == '?' || ch == ':') {
+			if (optopt != 0 && optopt < OPT_DB)
+				return cli_usage(c, "bad or incomplete option "
+				    "'-%c'", optopt);
+			return cli_usage(c, "bad or incomplete option '%s'",
+			    argv[optind - 1]);
+		}
+		code = fn != NULL ? fn(c, ch, optarg, arg) : EXIT_USAGE;
+		if (code != 0)
+			return code;
+	}
+	if (c->help) {
+		fputs(c->usage, stdout);
+		return cli_finish(EXIT_OK);
+	}
+	return -1;
+}
+
+int
+cli_open(struct cli *c)
+{
+	char *path = NULL, *why = NULL, *cwd = NULL;
+	const char *dir;
+	struct stat sb;
+	pgn_status st;
+	int code = EXIT_OK;
+
+	dir = c->project;
+	if (dir != NULL && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+		return cli_usage(c, "--project '%s': no such directory", dir);
+	if (dir == NULL) {
+		cwd = getcwd(NULL, 0);
+		dir = cwd;	/* NULL: no known directory, global scope */
+	}
+	st = pgn_scope_find(dir, &c->scope);
+	free(cwd);
+	if (st != PGN_OK)
+		return cli_err(EXIT_FAIL, "out of memory");
+	st = pgn_db_path(c->db_flag, &path, &why);
+	if (st != PGN_OK) {
+		code = cli_err(EXIT_FAIL, "%s", why != NULL ? why :
+		    "cannot find the state directory: set PIGEON_HOME or HOME");
+		goto out;
+	}
+	st = pgn_db_open(path, PGN_OPEN_CREATE, PGN_BUSY_DEADLINE_MS, &c->db);
+	if (st != PGN_OK) {
+		code = cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
+		goto out;
+	}
+	st = pgn_db_set_scope(c->db, c->scope);
+	if (st != PGN_OK)
+		code = cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
+out:
+	free(path);
+	free(why);
+	return code;
+}
+
+void
+cli_close(struct cli *c)
+{
+	pgn_db_close(c->db);
+	c->db = NULL;
+	free(c->scope);
+	c->scope = NULL;
+}
+
+const char *
+cli_agent(struct cli *c, const char *flag)
+{
+	const char *v;
+
+	v = flag;
+	if (v == NULL || *v == '\0')
+		v = getenv("PIGEON_AGENT");
+	if (v == NULL || *v == '\0') {
+		cli_usage(c, "which agent? name it with --agent NAME or "
+		    "PIGEON_AGENT");
+		return NULL;
+	}
+	return v;
+}
+
+int
+cli_json_print(cJSON *v)
+{
+	char *s;
+	int code = EXIT_OK;
+
+	s = v != NULL ? cJSON_PrintUnformatted(v) : NULL;
+	if (s == NULL)
+		code = cli_err(EXIT_FAIL, "out of memory");
+	else
+		puts(s);
+	cJSON_free(s);
+	cJSON_Delete(v);
+	return code;
+}
+
+cJSON *
+cli_json_time(cJSON *obj, const char *key, int64_t ms)
+{
+	char buf[32];
+
+	pgn_format_time(ms, buf, sizeof(buf));
+	return cJSON_AddStringToObject(obj, key, buf);
+}
+
+cJSON *
+cli_json_msg(const struct pgn_msg *m)
+{
+	cJSON *o;
+
+	o = cJSON_CreateObject();
+	if (o == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(o, "id", (double)m->id);
+	cJSON_AddStringToObject(o, "from", m->sender);
+	cJSON_AddStringToObject(o, "to", m->recipient);
+	cli_json_time(o, "created", m->created_ms);
+	if (m->reply_to != 0)
+		cJSON_AddNumberToObject(o, "reply_to", (double)m->reply_to);
+	else
+		cJSON_AddNullToObject(o, "reply_to");
+	cJSON_AddStringToObject(o, "body", m->body);
+	return o;
+}
+
+void
+cli_age(int64_t ms, int64_t now, char *buf, size_t len)
+{
+	int64_t s;
+
+	s = (now - ms) / 1000;
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(buf, len, "%llds ago", (long long)s);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm ago", (long long)(s / 60));
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh ago", (long long)(s / 3600));
+	else
+		snprintf(buf, len, "%lldd ago", (long long)(s / 86400));
+}
+
+void
+cli_print_body(FILE *f, const char *body)
+{
+	const char *p, *nl;
+
+	for (p = body; *p != '\0'; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL) {
+			fprintf(f, "    %s\n", p);
+			return;
+		}
+		fprintf(f, "    %.*s\n", (int)(nl - p), p);
+	}
+}
+
+void
+cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
+{
+	char age[32];
+
+	cli_age(m->created_ms, now, age, sizeof(age));
+	fprintf(f, "#%lld from %s, %s", (long long)m->id, m->sender, age);
+	if (m->reply_to != 0)
+		fprintf(f, ", re #%lld", (long long)m->reply_to);
+	fputc('\n', f);
+	cli_print_body(f, m->body);
+}
+
+int
+cli_finish(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno == EPIPE)
+			return code;
+		return cli_err(EXIT_FAIL, "cannot write output: %s",
+		    strerror(errno));
+	}
+	return code;
+}

@@ -1,0 +1,94 @@
+/*
+ * Shared plumbing of the pigeon CLI: common options, opening the
+ * database in the caller's scope, error lines and exit codes, output.
+ */
+#ifndef PGN_CLI_H
+#define PGN_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "pigeon/pigeon.h"
+
+#define EXIT_OK		0
+#define EXIT_FAIL	1	/* runtime failure */
+#define EXIT_USAGE	2	/* usage or bad input */
+
+/* Options every command takes; ids above any short option. */
+enum {
+	OPT_DB = 256,
+	OPT_PROJECT,
+	OPT_JSON,
+	OPT_CMD		/* first id free for a command's own options */
+};
+
+#define CLI_COMMON_OPTS \
+	{"db", required_argument, NULL, OPT_DB}, \
+	{"project", required_argument, NULL, OPT_PROJECT}, \
+	{"json", no_argument, NULL, OPT_JSON}, \
+	{"help", no_argument, NULL, 'h'}
+
+struct cli {
+	const char	*cmd;		/* "send", "agent add", ... */
+	const char	*usage;		/* the command's usage text */
+	const char	*db_flag;	/* --db */
+	const char	*project;	/* --project */
+	int		 json;
+	int		 help;
+	pgn_db		*db;
+	char		*scope;
+};
+
+/* Take a common option; 1 if it was one, 0 otherwise. */
+int cli_common(struct cli *c, int ch, const char *arg);
+
+/*
+ * Parse argv with getopt_long: common options are taken here, others
+ * go to 'fn' (which returns 0 to accept, or an exit code). Returns -1
+ * to go on, or an exit code (help printed: 0; misuse: 2). 'argv[optind]'
+ * is the first operand on return.
+ */
+typedef int cli_opt_fn(struct cli *c, int ch, const char *arg, void *arg2);
+int cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
+    const struct option *longopts, cli_opt_fn *fn, void *arg);
+
+/* Open the database (creating it) and select the scope; exit code. */
+int cli_open(struct cli *c);
+void cli_close(struct cli *c);
+
+/* "pigeon: <fmt>" on stderr; returns 'code'. */
+int cli_err(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Usage error: the line, then "try 'pigeon CMD --help'"; returns 2. */
+int cli_usage(struct cli *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Report a library failure; 2 for bad input, 1 otherwise. */
+int cli_fail(struct cli *c, pgn_status st);
+
+/* The agent named by 'flag' or $PIGEON_AGENT; NULL after an error line. */
+const char *cli_agent(struct cli *c, const char *flag);
+
+/* Print a JSON value compactly with a newline, then delete it. */
+int cli_json_print(cJSON *v);
+cJSON *cli_json_msg(const struct pgn_msg *m);
+cJSON *cli_json_time(cJSON *obj, const char *key, int64_t ms);
+
+/* Human output: a message header and its indented body. */
+void cli_print_body(FILE *f, const char *body);
+void cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now);
+void cli_age(int64_t ms, int64_t now, char *buf, size_t len);
+
+/* Flush stdout; a write error (closed pipe, full disk) is a failure. */
+int cli_finish(int code);
+
+int cmd_send(int argc, char **argv);
+int cmd_inbox(int argc, char **argv);
+int cmd_read(int argc, char **argv);
+int cmd_agents(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_journal(int argc, char **argv);
+
+#endif

@@ -1,0 +1,204 @@
+/* pigeon send: queue a message for one or more agents. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: pigeon send --to NAME[,NAME...] [--from NAME] [--reply-to ID]\n"
+    "                   [--create] [TEXT... | -]\n\n"
+    "Queue a message (at most 4096 bytes of UTF-8) for each named agent of\n"
+    "the scope; 'all' names every other agent. The body is TEXT, or standard\n"
+    "input when TEXT is absent or '-'. Prints the id queued for each.\n\n"
+    "  --to NAME,...    recipients (repeatable)\n"
+    "  --from NAME      sender (default: $PIGEON_AGENT, else 'user')\n"
+    "  --reply-to ID    the message this answers\n"
+    "  --create         queue for names not yet known (delivered at their\n"
+    "                   first session)\n"
+    "  --db PATH, --project DIR, --json, -h/--help\n";
+
+enum { OPT_TO = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_CREATE };
+
+struct send_opts {
+	const char	*to[PGN_MAX_RECIPIENTS];
+	size_t		 nto;
+	char		 names[PGN_MAX_RECIPIENTS][PGN_MAX_NAME + 1];
+	const char	*from;
+	int64_t		 reply_to;
+	int		 create;
+};
+
+/* Split one --to value at commas into o->names. */
+static int
+take_to(struct cli *c, struct send_opts *o, const char *arg)
+{
+	const char *p, *end;
+	size_t n;
+
+	for (p = arg;; p = end + 1) {
+		end = strchr(p, ',');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		if (n == 0)
+			return cli_usage(c, "--to '%s': empty name", arg);
+		if (n > PGN_MAX_NAME)
+			return cli_usage(c, "--to '%.*s': a name has at most "
+			    "%d characters", (int)n, p, PGN_MAX_NAME);
+		if (o->nto == PGN_MAX_RECIPIENTS)
+			return cli_usage(c, "at most %d recipients",
+			    PGN_MAX_RECIPIENTS);
+		memcpy(o->names[o->nto], p, n);
+		o->names[o->nto][n] = '\0';
+		o->to[o->nto] = o->names[o->nto];
+		o->nto++;
+		if (end == NULL)
+			return 0;
+	}
+}
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	struct send_opts *o = p;
+	pgn_status st;
+
+	switch (ch) {
+	case OPT_TO:
+		return take_to(c, o, arg);
+	case OPT_FROM:
+		o->from = arg;
+		return 0;
+	case OPT_REPLY:
+		st = pgn_parse_i64(arg, 1, INT64_MAX, &o->reply_to);
+		if (st != PGN_OK)
+			return cli_usage(c, "--reply-to '%s': not a message id",
+			    arg);
+		return 0;
+	case OPT_CREATE:
+		o->create = 1;
+		return 0;
+	}
+	return cli_usage(c, "unknown option");
+}
+
+/* Read the body from stdin, at most PGN_MAX_BODY + 1 bytes. */
+static int
+read_stdin(char *buf, size_t max, size_t *len)
+{
+	ssize_t n;
+
+	*len = 0;
+	while (*len < max) {
+		n = read(STDIN_FILENO, buf + *len, max - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cli_err(EXIT_FAIL, "cannot read standard input: "
+			    "%s", strerror(errno));
+		if (n == 0)
+			break;
+		*len += (size_t)n;
+	}
+	return EXIT_OK;
+}
+
+int
+cmd_send(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"to", required_argument, NULL, OPT_TO},
+		{"from", required_argument, NULL, OPT_FROM},
+		{"reply-to", required_argument, NULL, OPT_REPLY},
+		{"create", no_argument, NULL, OPT_CREATE},
+		CLI_COMMON_OPTS,
+		{NULL, 0, NULL, 0}
+	};
+	struct cli c = {.cmd = "send", .usage = usage};
+	struct pgn_send req;
+	static struct pgn_sent sent[PGN_MAX_LIST];
+	static struct send_opts o;
+	char body[PGN_MAX_BODY + 2];
+	size_t len = 0, n, i, nsent = 0;
+	const char *from;
+	cJSON *arr, *item;
+	pgn_status st;
+	int code, k;
+
+	memset(&o, 0, sizeof(o));
+	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	if (code >= 0)
+		goto out;
+	if (o.nto == 0) {
+		code = cli_usage(&c, "no recipient: name one with --to NAME");
+		goto out;
+	}
+	if (optind == argc || (optind + 1 == argc &&
+	    strcmp(argv[optind], "-") == 0)) {
+		code = read_stdin(body, sizeof(body) - 1, &len);
+		if (code != EXIT_OK)
+			goto out;
+		/* "echo text | pigeon send": the final newline is framing. */
+		while (len > 0 && len <= PGN_MAX_BODY && body[len - 1] == '\n')
+			len--;
+	} else {
+		for (k = optind; k < argc; k++) {
+			n = strlen(argv[k]);
+			if (len + n + 1 > sizeof(body) - 1) {
+				len = sizeof(body) - 1;
+				break;
+			}
+			if (k > optind)
+				body[len++] = ' ';
+			memcpy(body + len, argv[k], n);
+			len += n;
+		}
+	}
+	body[len] = '\0';
+	if (len > PGN_MAX_BODY) {
+		code = cli_usage(&c, "message body is over the limit of %d "
+		    "bytes: write it to a file and send the file's path",
+		    PGN_MAX_BODY);
+		goto out;
+	}
+	from = o.from;
+	if (from == NULL || *from == '\0')
+		from = getenv("PIGEON_AGENT");
+	if (from == NULL || *from == '\0')
+		from = "user";
+	code = cli_open(&c);
+	if (code != EXIT_OK)
+		goto out;
+	memset(&req, 0, sizeof(req));
+	req.from = from;
+	req.to = o.to;
+	req.nto = o.nto;
+	req.body = body;
+	req.body_len = len;
+	req.reply_to = o.reply_to;
+	req.create = o.create;
+	st = pgn_send(c.db, &req, sent, sizeof(sent) / sizeof(sent[0]),
+	    &nsent);
+	if (st != PGN_OK) {
+		code = cli_fail(&c, st);
+		goto out;
+	}
+	if (c.json) {
+		arr = cJSON_CreateArray();
+		for (i = 0; arr != NULL && i < nsent; i++) {
+			item = cJSON_CreateObject();
+			cJSON_AddNumberToObject(item, "id", (double)sent[i].id);
+			cJSON_AddStringToObject(item, "to", sent[i].to);
+			cJSON_AddItemToArray(arr, item);
+		}
+		code = cli_json_print(arr);
+	} else {
+		for (i = 0; i < nsent; i++)
+			printf("queued #%lld for %s\n", (long long)sent[i].id,
+			    sent[i].to);
+	}
+	code = cli_finish(code);
+out:
+	cli_close(&c);
+	return code;
+}

@@ -1,0 +1,354 @@
+/*
+ * libpigeon: the mailbox of Pigeon. Owns scopes, agents, sessions,
+ * messages, the atomic claim, the chained audit and the journals.
+ * The library never prints, exits or reads stdin; binaries do.
+ */
+#ifndef PIGEON_H
+#define PIGEON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define PGN_NODISCARD __attribute__((warn_unused_result))
+#define PGN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PGN_NODISCARD
+#define PGN_PRINTF(f, a)
+#endif
+
+/* Limits: every input has one, listed in docs/limits.md. */
+#define PGN_MAX_BODY		4096	/* message body, bytes */
+#define PGN_MAX_NAME		64	/* agent name, chars */
+#define PGN_MAX_PENDING		200	/* queued messages per recipient */
+#define PGN_MAX_RECIPIENTS	64	/* names in one --to list */
+#define PGN_MAX_PATH		4096	/* scope roots, database paths */
+#define PGN_MAX_SESSION_KEY	256	/* "<host>:<id>" */
+#define PGN_MAX_SQL_LENGTH	(1 << 20) /* SQLITE_LIMIT_LENGTH */
+#define PGN_MAX_LIST		10000	/* rows one listing may return */
+#define PGN_DEFAULT_LIST	50	/* rows an audit listing returns */
+#define PGN_BUSY_DEADLINE_MS	5000	/* CLI: total wait for the write lock */
+#define PGN_HASH_BYTES		32	/* BLAKE2b-256 audit chain */
+
+typedef enum pgn_status {
+	PGN_OK = 0,
+	PGN_EINVAL,	/* bad caller input; message names the field */
+	PGN_ETOOBIG,	/* a documented limit was exceeded */
+	PGN_ENOTFOUND,	/* no such agent, message or delivery */
+	PGN_EEXIST,	/* name already taken */
+	PGN_EFULL,	/* recipient over its pending cap */
+	PGN_EBUSY,	/* write lock not acquired before the deadline */
+	PGN_ECORRUPT,	/* not a database, or damaged */
+	PGN_ETOONEW,	/* schema newer than this build */
+	PGN_EDB,	/* unexpected SQLite result */
+	PGN_EIO,	/* file system error */
+	PGN_ENOMEM,
+	PGN_ETAMPER,	/* audit chain broken */
+} pgn_status;
+
+/* A short stable word for a status ("ok", "busy", ...). Static string. */
+const char *pgn_status_name(pgn_status st);
+
+/* True for statuses that mean the caller's input was bad (exit 2). */
+int pgn_status_is_usage(pgn_status st);
+
+typedef struct pgn_db pgn_db;
+
+/* ---- state home ---------------------------------------------------- */
+
+/*
+ * Resolve the state directory: $PIGEON_HOME, else $XDG_STATE_HOME/pigeon,
+ * else $HOME/.local/state/pigeon. '*dir' is the caller's (free()).
+ * Returns PGN_EINVAL if none can be formed, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_home_path(char **dir);
+
+/*
+ * Create 'dir' (and missing parents) with mode 0700; an existing 'dir'
+ * is tightened to 0700. Returns PGN_EIO with errno text in '*why'
+ * (caller frees) on failure.
+ */
+PGN_NODISCARD pgn_status pgn_home_ensure(const char *dir, char **why);
+
+/*
+ * Resolve the database path: 'flag' (--db) if not NULL, else $PIGEON_DB,
+ * else <home>/pigeon.db (creating home as pgn_home_ensure does).
+ * '*path' is the caller's. '*why' as for pgn_home_ensure.
+ */
+PGN_NODISCARD pgn_status pgn_db_path(const char *flag, char **path,
+    char **why);
+
+/* ---- scope --------------------------------------------------------- */
+
+/*
+ * Find the scope of directory 'dir': the root of the main worktree of
+ * the git repository around it (linked worktrees resolve to their main
+ * worktree; git is not run), or "" (the global scope) when there is no
+ * repository or 'dir' is NULL or unreadable. '*root' is the caller's.
+ * Returns PGN_OK or PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_scope_find(const char *dir, char **root);
+
+/* ---- database ------------------------------------------------------ */
+
+#define PGN_OPEN_CREATE	0x1	/* create the file (0600) if missing */
+
+/*
+ * Open the database at 'path', apply pending migrations in one
+ * transaction and set the per-connection pragmas. '*db' is set even on
+ * failure (unless PGN_ENOMEM) so pgn_errmsg() can explain; close it with
+ * pgn_db_close(). 'deadline_ms' bounds every later lock wait.
+ * Returns PGN_ENOTFOUND (missing and no PGN_OPEN_CREATE), PGN_ECORRUPT,
+ * PGN_ETOONEW (left untouched), PGN_EBUSY, PGN_EIO, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_db_open(const char *path, unsigned flags,
+    long deadline_ms, pgn_db **db);
+
+void pgn_db_close(pgn_db *db);
+
+/* Last error text of 'db'; borrowed, valid until the next call. */
+const char *pgn_errmsg(const pgn_db *db);
+
+/* Schema version this build writes, and the one found on disk. */
+int pgn_schema_version(void);
+PGN_NODISCARD pgn_status pgn_db_user_version(pgn_db *db, int *version);
+
+/*
+ * Select the scope later calls act in ("" = global). 'root' is copied.
+ * The scope row is created by the first write that needs it.
+ */
+PGN_NODISCARD pgn_status pgn_db_set_scope(pgn_db *db, const char *root);
+
+/* Clock used for stored times, in ms since the epoch. */
+int64_t pgn_now_ms(void);
+
+/* ---- names and text ------------------------------------------------ */
+
+/*
+ * Check and case-fold an agent name into 'out' (PGN_MAX_NAME + 1 bytes):
+ * 1..PGN_MAX_NAME of [a-z0-9._-], first a letter or digit, not "all".
+ * Returns PGN_EINVAL with the broken rule in '*rule' (static string).
+ */
+PGN_NODISCARD pgn_status pgn_name_check(const char *in, char *out,
+    const char **rule);
+
+/* True if s[0..len) is valid UTF-8 (no overlongs, surrogates, NUL). */
+int pgn_utf8_valid(const char *s, size_t len);
+
+/*
+ * Parse a decimal integer in [min, max] (after OpenBSD's strtonum).
+ * Returns PGN_EINVAL (not a number) or PGN_ETOOBIG (out of range).
+ */
+PGN_NODISCARD pgn_status pgn_parse_i64(const char *s, int64_t min,
+    int64_t max, int64_t *out);
+
+/*
+ * Parse a point in time into ms since the epoch: an age ("90s", "15m",
+ * "2h", "7d", meaning that long before 'now_ms'), a UTC date or time
+ * ("2026-11-30", "2026-11-30T06:20", "2026-11-30T06:20:28Z") or "@SECS".
+ * Returns PGN_EINVAL.
+ */
+PGN_NODISCARD pgn_status pgn_parse_time(const char *s, int64_t now_ms,
+    int64_t *out);
+
+/* Format ms since the epoch as "2026-11-30T06:20:28Z" into 'buf' (>= 21). */
+void pgn_format_time(int64_t ms, char *buf, size_t len);
+
+/* ---- messages ------------------------------------------------------ */
+
+struct pgn_msg {
+	int64_t	 id;
+	int64_t	 reply_to;	/* 0: none */
+	int64_t	 created_ms;
+	char	*sender;
+	char	*recipient;
+	char	*body;
+	size_t	 body_len;
+};
+
+struct pgn_msgs {
+	struct pgn_msg	*v;
+	size_t		 n;
+	size_t		 cap;
+	size_t		 left;	/* claim: messages still queued after it */
+};
+
+void pgn_msgs_release(struct pgn_msgs *m);
+
+struct pgn_send {
+	const char	*from;		/* sender name (an agent or a person) */
+	const char	*const *to;	/* recipient names, "all" = every other */
+	size_t		 nto;
+	const char	*body;
+	size_t		 body_len;
+	int64_t		 reply_to;	/* 0: none; else a message of the scope */
+	int		 create;	/* queue for unknown names (new agents) */
+};
+
+struct pgn_sent {
+	int64_t	 id;
+	char	 to[PGN_MAX_NAME + 1];
+};
+
+/*
+ * Queue one message per recipient, all or nothing, in one transaction.
+ * Ids and recipients in order go to 'sent' (caller-owned, 'maxsent'
+ * slots); '*nsent' gets the count. Returns PGN_EINVAL (bad name, UTF-8, NUL,
+ * empty body, reply_to unknown), PGN_ETOOBIG (body over PGN_MAX_BODY,
+ * more recipients than 'maxsent'), PGN_ENOTFOUND (unknown recipient without
+ * 'create'; the message lists known names), PGN_EFULL (a recipient
+ * holds PGN_MAX_PENDING queued), PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_send(pgn_db *db, const struct pgn_send *req,
+    struct pgn_sent *sent, size_t maxsent, size_t *nsent);
+
+/* Queued messages of 'agent', oldest first, unclaimed. */
+PGN_NODISCARD pgn_status pgn_inbox(pgn_db *db, const char *agent,
+    struct pgn_msgs *out);
+
+/* Estimated rendered size of a message; used as the claim's cost. */
+typedef size_t pgn_cost_fn(const struct pgn_msg *m, void *arg);
+
+struct pgn_claim {
+	const char	*agent;
+	const char	*session;	/* "<host>:<id>" or NULL */
+	const char	*host;		/* "cursor", ..., or NULL */
+	const char	*route;		/* "session-start", "prompt", "cli" */
+	size_t		 budget;	/* 0: no budget */
+	pgn_cost_fn	*cost;		/* NULL: body length */
+	void		*cost_arg;
+};
+
+/*
+ * Claim queued messages of req->agent, oldest first, while their summed
+ * cost fits req->budget (the oldest is always taken, so no message can
+ * jam the queue). In one BEGIN IMMEDIATE transaction each is marked
+ * delivered, copied into the audit (hash-chained) and journalled for
+ * the recipient. A message is claimed exactly once. out->left tells how
+ * many stay queued. Returns PGN_ENOTFOUND (no such agent), PGN_EBUSY,
+ * PGN_EDB, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
+    struct pgn_msgs *out);
+
+/* ---- agents -------------------------------------------------------- */
+
+struct pgn_agent {
+	char	*name;
+	char	*hosts;		/* comma-separated, "" if none */
+	int64_t	 sessions;
+	int64_t	 created_ms;
+	int64_t	 last_seen_ms;	/* 0: never */
+	int64_t	 queued;
+};
+
+struct pgn_agents {
+	struct pgn_agent	*v;
+	size_t			 n;
+	size_t			 cap;
+};
+
+void pgn_agents_release(struct pgn_agents *a);
+
+PGN_NODISCARD pgn_status pgn_agents_list(pgn_db *db, struct pgn_agents *out);
+
+/* Returns PGN_EINVAL (name rule), PGN_EEXIST. */
+PGN_NODISCARD pgn_status pgn_agent_add(pgn_db *db, const char *name);
+
+/* Keeps queue and journal. PGN_ENOTFOUND, PGN_EEXIST, PGN_EINVAL. */
+PGN_NODISCARD pgn_status pgn_agent_rename(pgn_db *db, const char *from,
+    const char *to);
+
+/*
+ * Retire an agent: its name is freed, journal and audit rows stay.
+ * Refused with PGN_EFULL while messages are queued for it.
+ */
+PGN_NODISCARD pgn_status pgn_agent_rm(pgn_db *db, const char *name);
+
+/*
+ * Bind session 'key' ("<host>:<id>") of 'host' to 'agent' in the current
+ * scope, creating the agent if needed; a session already bound keeps
+ * its agent, whose name goes to 'bound' (PGN_MAX_NAME + 1 bytes).
+ */
+PGN_NODISCARD pgn_status pgn_session_bind(pgn_db *db, const char *host,
+    const char *key, const char *agent, char *bound);
+
+/* ---- audit --------------------------------------------------------- */
+
+struct pgn_delivery {
+	int64_t	 id;
+	int64_t	 message_id;
+	int64_t	 reply_to;
+	int64_t	 created_ms;
+	int64_t	 delivered_ms;
+	int64_t	 bytes;
+	char	*scope;
+	char	*sender;
+	char	*recipient;
+	char	*session;	/* "" if none */
+	char	*host;		/* "" if none */
+	char	*route;
+	char	*body;
+	unsigned char hash[PGN_HASH_BYTES];
+};
+
+struct pgn_deliveries {
+	struct pgn_delivery	*v;
+	size_t			 n;
+	size_t			 cap;
+};
+
+void pgn_deliveries_release(struct pgn_deliveries *d);
+
+struct pgn_audit_filter {
+	const char	*recipient;	/* NULL: any */
+	const char	*sender;	/* NULL: any */
+	int64_t		 since_ms;	/* 0: any */
+	size_t		 limit;		/* 0: PGN_DEFAULT_LIST */
+};
+
+/* Deliveries of the current scope, newest first. */
+PGN_NODISCARD pgn_status pgn_audit_list(pgn_db *db,
+    const struct pgn_audit_filter *f, struct pgn_deliveries *out);
+
+/* One delivery by id, any scope. PGN_ENOTFOUND. */
+PGN_NODISCARD pgn_status pgn_audit_get(pgn_db *db, int64_t id,
+    struct pgn_deliveries *out);
+
+/*
+ * Recompute the whole chain. '*checked' gets the rows checked. On the
+ * first row whose hash does not match (edited, deleted before it,
+ * reordered) or a missing tail, returns PGN_ETAMPER with its id in
+ * '*bad' and the reason in pgn_errmsg().
+ */
+PGN_NODISCARD pgn_status pgn_audit_verify(pgn_db *db, int64_t *checked,
+    int64_t *bad);
+
+/* ---- journal ------------------------------------------------------- */
+
+struct pgn_entry {
+	int64_t	 id;
+	int64_t	 at_ms;
+	int64_t	 message_id;	/* 0: none */
+	char	*kind;		/* sent, delivered, bound, renamed, ... */
+	char	*peer;		/* other party, "" if none */
+	char	*detail;	/* session, route, old name; "" if none */
+	char	*body;		/* message body for sent/delivered, or "" */
+};
+
+struct pgn_entries {
+	struct pgn_entry	*v;
+	size_t			 n;
+	size_t			 cap;
+};
+
+void pgn_entries_release(struct pgn_entries *e);
+
+/*
+ * Journal entries of 'agent' with id > 'after', oldest first, at most
+ * 'limit' (0: PGN_MAX_LIST). PGN_ENOTFOUND if the agent is unknown.
+ */
+PGN_NODISCARD pgn_status pgn_journal_list(pgn_db *db, const char *agent,
+    int64_t after, size_t limit, struct pgn_entries *out);
+
+#endif /* PIGEON_H */

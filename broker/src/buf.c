@@ -1,0 +1,190 @@
+/*
+ * The one string builder: a hard cap fixed at init and a sticky error,
+ * so callers append freely and check b->err once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgn_int.h"
+
+void
+pgn_buf_init(struct pgn_buf *b, size_t max)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->max = max;
+	b->err = PGN_OK;
+}
+
+void
+pgn_buf_release(struct pgn_buf *b)
+{
+	if (b == NULL)
+		return;
+	free(b->data);
+	pgn_buf_init(b, b->max);
+}
+
+void
+pgn_buf_reset(struct pgn_buf *b)
+{
+	b->len = 0;
+	b->err = PGN_OK;
+	if (b->data != NULL)
+		b->data[0] = '\0';
+}
+
+static int
+reserve(struct pgn_buf *b, size_t n)
+{
+	size_t need, cap;
+	char *p;
+
+	if (b->err != PGN_OK)
+		return 0;
+	if (!pgn_size_add(b->len, n, &need) || need > b->max) {
+		b->err = PGN_ETOOBIG;
+		return 0;
+	}
+	if (need + 1 <= b->cap)
+		return 1;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need + 1)
+		cap = cap > SIZE_MAX / 2 ? need + 1 : cap * 2;
+	p = realloc(b->data, cap);
+	if (p == NULL) {
+		b->err = PGN_ENOMEM;
+		return 0;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 1;
+}
+
+void
+pgn_buf_add(struct pgn_buf *b, const void *p, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	if (n > 0)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void
+pgn_buf_adds(struct pgn_buf *b, const char *s)
+{
+	pgn_buf_add(b, s, strlen(s));
+}
+
+void
+pgn_buf_vaddf(struct pgn_buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	if (b->err != PGN_OK)
+		return;
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0) {
+		b->err = PGN_EINVAL;
+		return;
+	}
+	if (!reserve(b, (size_t)n))
+		return;
+	if (vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap) != n) {
+		b->err = PGN_EINVAL;
+		return;
+	}
+	b->len += (size_t)n;
+}
+
+void
+pgn_buf_addf(struct pgn_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pgn_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *
+pgn_buf_take(struct pgn_buf *b, size_t *len)
+{
+	char *s;
+
+	if (b->err != PGN_OK) {
+		pgn_buf_release(b);
+		return NULL;
+	}
+	if (b->data == NULL && !reserve(b, 0))
+		return NULL;
+	s = b->data;
+	s[b->len] = '\0';
+	if (len != NULL)
+		*len = b->len;
+	pgn_buf_init(b, b->max);
+	return s;
+}
+
+int
+pgn_size_add(size_t a, size_t b, size_t *out)
+{
+	if (a > SIZE_MAX - b)
+		return 0;
+	*out = a + b;
+	return 1;
+}
+
+int
+pgn_size_mul(size_t a, size_t b, size_t *out)
+{
+	if (a != 0 && b > SIZE_MAX / a)
+		return 0;
+	*out = a * b;
+	return 1;
+}
+
+char *
+pgn_strndup(const char *s, size_t n)
+{
+	char *p;
+
+	p = malloc(n + 1);
+	if (p == NULL)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+pgn_strdup(const char *s)
+{
+	return pgn_strndup(s, strlen(s));
+}
+
+int
+pgn_vec_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap, bytes;
+	void *p;
+
+	if (n < *cap)
+		return 1;
+	ncap = *cap ? *cap * 2 : 8;
+	if (!pgn_size_mul(ncap, size, &bytes))
+		return 0;
+	p = realloc(*v, bytes);
+	if (p == NULL)
+		return 0;
+	*v = p;
+	*cap = ncap;
+	return 1;
+}

@@ -1,0 +1,390 @@
+/*
+ * The connection: open, schema migrations, pragmas, error recording,
+ * and transactions that retry a busy lock with jitter up to a deadline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "pgn_int.h"
+#include "schema_int.h"
+
+int64_t
+pgn_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+pgn_status
+pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
+		db->err[0] = '\0';
+	va_end(ap);
+	return st;
+}
+
+pgn_status
+pgn_fail_sql(pgn_db *db, int rc, const char *what)
+{
+	const char *msg;
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		/* Never "database is locked": say what happened and why. */
+		return pgn_fail(db, PGN_EBUSY, "database '%s' is busy: another "
+		    "process held its write lock for over %ld ms; try again",
+		    db->path, db->deadline_ms);
+	case SQLITE_NOMEM:
+		return pgn_fail(db, PGN_ENOMEM, "out of memory %s", what);
+	default:
+		break;
+	}
+	msg = sqlite3_errmsg(db->sql);
+	switch (rc & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return pgn_fail(db, PGN_ECORRUPT, "database '%s' is damaged or "
+		    "not a database: %s", db->path, msg);
+	case SQLITE_IOERR:
+	case SQLITE_FULL:
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		return pgn_fail(db, PGN_EIO, "database '%s': %s %s", db->path,
+		    what, msg);
+	default:
+		return pgn_fail(db, PGN_EDB, "database '%s': %s: %s", db->path,
+		    what, msg);
+	}
+}
+
+const char *
+pgn_errmsg(const pgn_db *db)
+{
+	if (db == NULL)
+		return "out of memory";
+	return db->err;
+}
+
+pgn_status
+pgn_prepare(pgn_db *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc;
+
+	*st = NULL;
+	rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
+	if (rc != SQLITE_OK)
+		return pgn_fail_sql(db, rc, "preparing a statement");
+	return PGN_OK;
+}
+
+pgn_status
+pgn_step_done(pgn_db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc;
+
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return pgn_fail_sql(db, rc, what);
+	return PGN_OK;
+}
+
+char *
+pgn_col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t;
+
+	t = sqlite3_column_text(st, col);
+	if (t == NULL)
+		return pgn_strdup("");
+	return pgn_strndup((const char *)t,
+	    (size_t)sqlite3_column_bytes(st, col));
+}
+
+static pgn_status
+exec(pgn_db *db, const char *sql, const char *what)
+{
+	int rc;
+
+	rc = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return pgn_fail_sql(db, rc, what);
+	return PGN_OK;
+}
+
+/* Busy handler: sleep a jittered, growing slice until the deadline. */
+static int
+on_busy(void *arg, int count)
+{
+	pgn_db *db = arg;
+	long left, slice;
+
+	left = (long)(db->until_ms - mono_ms());
+	if (left <= 0)
+		return 0;
+	slice = 1 + (long)randombytes_uniform((uint32_t)(count < 10 ?
+	    count + 1 : 10));
+	sleep_ms(slice < left ? slice : left);
+	return 1;
+}
+
+static void
+arm_deadline(pgn_db *db)
+{
+	db->until_ms = mono_ms() + db->deadline_ms;
+}
+
+static pgn_status
+run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
+{
+	pgn_status rc;
+	long wait;
+
+	arm_deadline(db);
+	for (;;) {
+		rc = exec(db, begin, "starting a transaction");
+		if (rc == PGN_OK)
+			rc = fn(db, arg);
+		if (rc == PGN_OK)
+			rc = exec(db, "COMMIT", "committing");
+		if (rc == PGN_OK)
+			return PGN_OK;
+		if (!sqlite3_get_autocommit(db->sql))
+			(void)sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL,
+			    NULL);
+		if (rc != PGN_EBUSY || mono_ms() >= db->until_ms)
+			return rc;
+		/* SQLite gave up without its handler (WAL edge cases). */
+		wait = 1 + (long)randombytes_uniform(8);
+		sleep_ms(wait);
+	}
+}
+
+pgn_status
+pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
+{
+	return run(db, "BEGIN IMMEDIATE", fn, arg);
+}
+
+pgn_status
+pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg)
+{
+	return run(db, "BEGIN", fn, arg);
+}
+
+int
+pgn_schema_version(void)
+{
+	return pgn_migrations[pgn_nmigrations - 1].version;
+}
+
+static pgn_status
+read_int(pgn_db *db, const char *sql, int *out)
+{
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	int r;
+
+	rc = pgn_prepare(db, sql, &st);
+	if (rc != PGN_OK)
+		return rc;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	else
+		rc = pgn_fail_sql(db, r, "reading the schema");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+pgn_status
+pgn_db_user_version(pgn_db *db, int *version)
+{
+	return read_int(db, "PRAGMA user_version", version);
+}
+
+static pgn_status
+migrate_tx(pgn_db *db, void *arg)
+{
+	char sql[64];
+	int version, foreign, i;
+	pgn_status rc;
+
+	(void)arg;
+	rc = pgn_db_user_version(db, &version);
+	if (rc != PGN_OK)
+		return rc;
+	if (version == 0) {
+		rc = read_int(db, "SELECT count(*) FROM sqlite_schema",
+		    &foreign);
+		if (rc != PGN_OK)
+			return rc;
+		if (foreign > 0)
+			return pgn_fail(db, PGN_ECORRUPT, "database '%s' was "
+			    "not made by pigeon (it has tables but no pigeon "
+			    "schema); name another with --db", db->path);
+	}
+	for (i = 0; i < pgn_nmigrations; i++) {
+		if (pgn_migrations[i].version <= version)
+			continue;
+		rc = exec(db, pgn_migrations[i].sql, pgn_migrations[i].name);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	/* An integer from our own table, not input: safe to format. */
+	if (snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+	    pgn_schema_version()) >= (int)sizeof(sql))
+		return pgn_fail(db, PGN_EDB, "schema version too long");
+	return exec(db, sql, "recording the schema version");
+}
+
+static pgn_status
+migrate(pgn_db *db)
+{
+	int version;
+	pgn_status rc;
+
+	arm_deadline(db);
+	rc = pgn_db_user_version(db, &version);
+	if (rc != PGN_OK)
+		return rc;
+	if (version == pgn_schema_version())
+		return PGN_OK;
+	if (version > pgn_schema_version())
+		return pgn_fail(db, PGN_ETOONEW, "database '%s' has schema "
+		    "version %d, newer than this pigeon (%d): upgrade pigeon; "
+		    "the database was not changed", db->path, version,
+		    pgn_schema_version());
+	if (version == 0) {
+		rc = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL");
+		if (rc != PGN_OK)
+			return rc;
+	}
+	return pgn_tx(db, migrate_tx, NULL);
+}
+
+static pgn_status
+create_file(pgn_db *db)
+{
+	int fd;
+
+	fd = open(db->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EEXIST)
+		return pgn_fail(db, PGN_EIO, "cannot create database '%s': %s",
+		    db->path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return PGN_OK;
+}
+
+pgn_status
+pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
+{
+	pgn_db *db;
+	struct stat sb;
+	pgn_status rc;
+	int r;
+
+	*out = NULL;
+	db = calloc(1, sizeof(*db));
+	if (db == NULL)
+		return PGN_ENOMEM;
+	*out = db;
+	db->deadline_ms = deadline_ms > 0 ? deadline_ms : PGN_BUSY_DEADLINE_MS;
+	db->path = pgn_strdup(path);
+	db->scope = pgn_strdup("");
+	if (db->path == NULL || db->scope == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	if (sodium_init() < 0)
+		return pgn_fail(db, PGN_EIO, "libsodium failed to initialise");
+	if (stat(path, &sb) != 0) {
+		if (errno != ENOENT)
+			return pgn_fail(db, PGN_EIO, "cannot read database "
+			    "'%s': %s", path, strerror(errno));
+		if (!(flags & PGN_OPEN_CREATE))
+			return pgn_fail(db, PGN_ENOTFOUND, "no database at '%s'",
+			    path);
+		rc = create_file(db);
+		if (rc != PGN_OK)
+			return rc;
+	} else if (!S_ISREG(sb.st_mode)) {
+		return pgn_fail(db, PGN_EIO, "database '%s' is not a regular "
+		    "file", path);
+	}
+	r = sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (r != SQLITE_OK)
+		return pgn_fail_sql(db, r, "opening");
+	sqlite3_extended_result_codes(db->sql, 0);
+	sqlite3_limit(db->sql, SQLITE_LIMIT_LENGTH, PGN_MAX_SQL_LENGTH);
+	sqlite3_busy_handler(db->sql, on_busy, db);
+	rc = migrate(db);
+	if (rc != PGN_OK)
+		return rc;
+	return exec(db, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL",
+	    "setting pragmas");
+}
+
+void
+pgn_db_close(pgn_db *db)
+{
+	if (db == NULL)
+		return;
+	sqlite3_close(db->sql);
+	free(db->path);
+	free(db->scope);
+	free(db);
+}
+
+pgn_status
+pgn_db_set_scope(pgn_db *db, const char *root)
+{
+	char *s;
+
+	if (strlen(root) >= PGN_MAX_PATH)
+		return pgn_fail(db, PGN_ETOOBIG, "scope path over %d bytes",
+		    PGN_MAX_PATH);
+	s = pgn_strdup(root);
+	if (s == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	free(db->scope);
+	db->scope = s;
+	db->scope_id = 0;
+	return PGN_OK;
+}

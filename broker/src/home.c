@@ -1,0 +1,129 @@
+/*
+ * The state home ($PIGEON_HOME, XDG state, ~/.local/state/pigeon) and
+ * the database path; directories are created 0700.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pgn_int.h"
+
+static char *
+join(const char *a, const char *b)
+{
+	struct pgn_buf p;
+
+	pgn_buf_init(&p, PGN_MAX_PATH);
+	pgn_buf_adds(&p, a);
+	if (p.len > 0 && p.data[p.len - 1] != '/')
+		pgn_buf_adds(&p, "/");
+	pgn_buf_adds(&p, b);
+	return pgn_buf_take(&p, NULL);
+}
+
+pgn_status
+pgn_home_path(char **dir)
+{
+	const char *v;
+
+	*dir = NULL;
+	v = getenv("PIGEON_HOME");
+	if (v != NULL && *v != '\0') {
+		if (strlen(v) >= PGN_MAX_PATH)
+			return PGN_ETOOBIG;
+		*dir = pgn_strdup(v);
+	} else if ((v = getenv("XDG_STATE_HOME")) != NULL && v[0] == '/') {
+		*dir = join(v, "pigeon");
+	} else if ((v = getenv("HOME")) != NULL && v[0] == '/') {
+		*dir = join(v, ".local/state/pigeon");
+	} else {
+		return PGN_EINVAL;
+	}
+	return *dir == NULL ? PGN_ENOMEM : PGN_OK;
+}
+
+static pgn_status
+why_errno(char **why, const char *what, const char *path)
+{
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, PGN_MAX_ERRMSG);
+	pgn_buf_addf(&b, "%s '%s': %s", what, path, strerror(errno));
+	*why = pgn_buf_take(&b, NULL);
+	return PGN_EIO;
+}
+
+pgn_status
+pgn_home_ensure(const char *dir, char **why)
+{
+	char *p = NULL;
+	size_t i;
+	pgn_status rc = PGN_OK;
+	struct stat sb;
+
+	*why = NULL;
+	p = pgn_strdup(dir);
+	if (p == NULL)
+		return PGN_ENOMEM;
+	/* Create missing parents, then 'dir' itself, all 0700. */
+	for (i = 1; p[i] != '\0'; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+			rc = why_errno(why, "cannot create directory", p);
+			goto out;
+		}
+		p[i] = '/';
+	}
+	if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+		rc = why_errno(why, "cannot create directory", p);
+		goto out;
+	}
+	if (stat(p, &sb) != 0) {
+		rc = why_errno(why, "cannot read directory", p);
+		goto out;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		errno = ENOTDIR;
+		rc = why_errno(why, "state home", p);
+		goto out;
+	}
+	if ((sb.st_mode & 077) != 0 && chmod(p, 0700) != 0)
+		rc = why_errno(why, "cannot make private", p);
+out:
+	free(p);
+	return rc;
+}
+
+pgn_status
+pgn_db_path(const char *flag, char **path, char **why)
+{
+	const char *v;
+	char *home = NULL;
+	pgn_status rc;
+
+	*path = NULL;
+	*why = NULL;
+	v = flag;
+	if (v == NULL || *v == '\0')
+		v = getenv("PIGEON_DB");
+	if (v != NULL && *v != '\0') {
+		if (strlen(v) >= PGN_MAX_PATH)
+			return PGN_ETOOBIG;
+		*path = pgn_strdup(v);
+		return *path == NULL ? PGN_ENOMEM : PGN_OK;
+	}
+	rc = pgn_home_path(&home);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_home_ensure(home, why);
+	if (rc == PGN_OK) {
+		*path = join(home, "pigeon.db");
+		if (*path == NULL)
+			rc = PGN_ENOMEM;
+	}
+	free(home);
+	return rc;
+}

@@ -1,0 +1,100 @@
+/*
+ * Internals of libpigeon shared between its modules: the connection
+ * handle, the bounded string builder, error recording, statements.
+ */
+#ifndef PGN_INT_H
+#define PGN_INT_H
+
+#include <stdarg.h>
+#include <sqlite3.h>
+
+#include "pigeon/pigeon.h"
+#include "banned.h"
+
+#define PGN_MAX_ERRMSG	1024
+
+struct pgn_db {
+	sqlite3		*sql;
+	char		*path;
+	char		*scope;		/* current scope root, "" = global */
+	int64_t		 scope_id;	/* 0: not looked up yet */
+	long		 deadline_ms;	/* bound on each lock wait */
+	int64_t		 until_ms;	/* monotonic end of the current wait */
+	char		 err[PGN_MAX_ERRMSG];
+};
+
+/* ---- bounded string builder (buf.c) -------------------------------- */
+
+struct pgn_buf {
+	char		*data;	/* NUL-terminated when len > 0 */
+	size_t		 len;	/* bytes used, excluding the NUL */
+	size_t		 cap;	/* bytes allocated */
+	size_t		 max;	/* hard limit on len */
+	pgn_status	 err;	/* first failure; later appends are no-ops */
+};
+
+void pgn_buf_init(struct pgn_buf *b, size_t max);
+void pgn_buf_release(struct pgn_buf *b);
+void pgn_buf_reset(struct pgn_buf *b);
+void pgn_buf_add(struct pgn_buf *b, const void *p, size_t n);
+void pgn_buf_adds(struct pgn_buf *b, const char *s);
+void pgn_buf_addf(struct pgn_buf *b, const char *fmt, ...) PGN_PRINTF(2, 3);
+void pgn_buf_vaddf(struct pgn_buf *b, const char *fmt, va_list ap)
+    PGN_PRINTF(2, 0);
+/* Hand the string to the caller ("" if empty); NULL after an error. */
+char *pgn_buf_take(struct pgn_buf *b, size_t *len);
+
+/* Overflow-checked size maths: 0 on overflow. */
+int pgn_size_add(size_t a, size_t b, size_t *out);
+int pgn_size_mul(size_t a, size_t b, size_t *out);
+
+char *pgn_strdup(const char *s);
+char *pgn_strndup(const char *s, size_t n);
+
+/* Grow a vector of 'size'-byte items to hold n + 1. 0 on ENOMEM. */
+int pgn_vec_grow(void **v, size_t *cap, size_t n, size_t size);
+
+/* ---- errors (db.c) ------------------------------------------------- */
+
+/* Record a message on 'db' and return 'st'. */
+pgn_status pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
+    PGN_PRINTF(3, 4);
+/* Map an SQLite result to a status, recording its message with 'what'. */
+pgn_status pgn_fail_sql(pgn_db *db, int rc, const char *what);
+
+/* ---- statements and transactions (db.c) ---------------------------- */
+
+PGN_NODISCARD pgn_status pgn_prepare(pgn_db *db, const char *sql,
+    sqlite3_stmt **st);
+/* Step expecting SQLITE_DONE. */
+PGN_NODISCARD pgn_status pgn_step_done(pgn_db *db, sqlite3_stmt *st,
+    const char *what);
+
+typedef pgn_status pgn_tx_fn(pgn_db *db, void *arg);
+
+/*
+ * Run 'fn' inside BEGIN IMMEDIATE ... COMMIT. A busy lock (at BEGIN, in
+ * 'fn' or at COMMIT) rolls back and retries with jitter until the
+ * connection's deadline; then PGN_EBUSY. Any other failure rolls back.
+ * 'fn' must be safe to run again after a rollback.
+ */
+PGN_NODISCARD pgn_status pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg);
+
+/* Same retry discipline for read-only work (no write lock taken). */
+PGN_NODISCARD pgn_status pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg);
+
+/* Text column as a fresh string ("" for NULL). NULL on ENOMEM. */
+char *pgn_col_text(sqlite3_stmt *st, int col);
+
+/* ---- text (text.c) ------------------------------------------------- */
+
+/* Edit distance, capped at 'max' + 1 (for "did you mean"). */
+size_t pgn_edit_distance(const char *a, const char *b, size_t max);
+
+/* ---- audit chain (chain.c) ----------------------------------------- */
+
+/* hash = BLAKE2b-256(prev || canonical(d)); d->hash is not read. */
+void pgn_chain_hash(const unsigned char prev[PGN_HASH_BYTES],
+    const struct pgn_delivery *d, unsigned char out[PGN_HASH_BYTES]);
+
+#endif

@@ -1,0 +1,14 @@
+/* The embedded schema migrations (generated from schema/ at build time). */
+#ifndef PGN_SCHEMA_INT_H
+#define PGN_SCHEMA_INT_H
+
+struct pgn_migration {
+	int		 version;
+	const char	*name;
+	const char	*sql;
+};
+
+extern const struct pgn_migration pgn_migrations[];
+extern const int pgn_nmigrations;
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * Text rules: agent names, UTF-8 validity, edit distance for
+ * suggestions, and the names of statuses.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pgn_int.h"
+
+const char *
+pgn_status_name(pgn_status st)
+{
+	switch (st) {
+	case PGN_OK:		return "ok";
+	case PGN_EINVAL:	return "invalid";
+	case PGN_ETOOBIG:	return "too big";
+	case PGN_ENOTFOUND:	return "not found";
+	case PGN_EEXIST:	return "exists";
+	case PGN_EFULL:		return "full";
+	case PGN_EBUSY:		return "busy";
+	case PGN_ECORRUPT:	return "corrupt";
+	case PGN_ETOONEW:	return "too new";
+	case PGN_EDB:		return "database error";
+	case PGN_EIO:		return "i/o error";
+	case PGN_ENOMEM:	return "out of memory";
+	case PGN_ETAMPER:	return "tampered";
+	}
+	return "unknown";
+}
+
+int
+pgn_status_is_usage(pgn_status st)
+{
+	return st == PGN_EINVAL || st == PGN_ETOOBIG || st == PGN_ENOTFOUND ||
+	    st == PGN_EEXIST || st == PGN_EFULL;
+}
+
+pgn_status
+pgn_name_check(const char *in, char *out, const char **rule)
+{
+	size_t i, n;
+	unsigned char c;
+
+	*rule = NULL;
+	n = strlen(in);
+	if (n == 0) {
+		*rule = "a name has 1 to 64 characters";
+		return PGN_EINVAL;
+	}
+	if (n > PGN_MAX_NAME) {
+		*rule = "a name has at most 64 characters";
+		return PGN_EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)in[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '_' || c == '-')) {
+			*rule = "a name uses only a-z, 0-9, '.', '_' and '-'";
+			return PGN_EINVAL;
+		}
+		if (i == 0 && !((c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9'))) {
+			*rule = "a name starts with a letter or a digit";
+			return PGN_EINVAL;
+		}
+		out[i] = (char)c;
+	}
+	out[n] = '\0';
+	if (strcmp(out, "all") == 0) {
+		*rule = "'all' is reserved: it addresses every other agent";
+		return PGN_EINVAL;
+	}
+	return PGN_OK;
+}
+
+int
+pgn_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n, k;
+	uint32_t cp, min;
+
+	while (i < len) {
+		if (p[i] == 0)
+			return 0;
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((p[i] & 0xe0) == 0xc0) {
+			n = 1;
+			cp = p[i] & 0x1f;
+			min = 0x80;
+		} else if ((p[i] & 0xf0) == 0xe0) {
+			n = 2;
+			cp = p[i] & 0x0f;
+			min = 0x800;
+		} else if ((p[i] & 0xf8) == 0xf0) {
+			n = 3;
+			cp = p[i] & 0x07;
+			min = 0x10000;
+		} else {
+			return 0;
+		}
+		if (len - i - 1 < n)
+			return 0;
+		for (k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+size_t
+pgn_edit_distance(const char *a, const char *b, size_t max)
+{
+	size_t row[PGN_MAX_NAME + 1];
+	size_t la, lb, i, j, prev, cur, best;
+
+	la = strlen(a);
+	lb = strlen(b);
+	if (la > PGN_MAX_NAME || lb > PGN_MAX_NAME)
+		return max + 1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		best = row[0];
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (cur + 1 < row[j])
+				row[j] = cur + 1;
+			if (row[j] < best)
+				best = row[j];
+			prev = cur;
+		}
+		if (best > max)
+			return max + 1;
+	}
+	return row[lb] > max ? max + 1 : row[lb];
+}
+
+pgn_status
+pgn_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	long long v;
+	char *end;
+	int neg;
+
+	if (s == NULL || *s == '\0')
+		return PGN_EINVAL;
+	neg = *s == '-';
+	if (!(neg || (*s >= '0' && *s <= '9')))
+		return PGN_EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0' || end == s + neg)
+		return PGN_EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return PGN_ETOOBIG;
+	*out = (int64_t)v;
+	return PGN_OK;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t
+days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int
+digits(const char *s, size_t n, int64_t *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 1;
+}
+
+pgn_status
+pgn_parse_time(const char *s, int64_t now_ms, int64_t *out)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
+	    30, 31};
+	int64_t y, mo, d, h = 0, mi = 0, sec = 0, v, unit;
+	size_t n;
+	char last;
+
+	if (s == NULL || *s == '\0')
+		return PGN_EINVAL;
+	n = strlen(s);
+	if (s[0] == '@')
+		return pgn_parse_i64(s + 1, 0, INT64_MAX / 1000, &v) == PGN_OK ?
+		    (*out = v * 1000, PGN_OK) : PGN_EINVAL;
+	last = s[n - 1];
+	if (n >= 2 && n <= 8 && (last == 's' || last == 'm' || last == 'h' ||
+	    last == 'd') && digits(s, n - 1, &v)) {
+		unit = last == 's' ? 1000 : last == 'm' ? 60000 :
+		    last == 'h' ? 3600000 : 86400000;
+		*out = now_ms - v * unit;
+		return PGN_OK;
+	}
+	if (n < 10 || s[4] != '-' || s[7] != '-' || !digits(s, 4, &y) ||
+	    !digits(s + 5, 2, &mo) || !digits(s + 8, 2, &d))
+		return PGN_EINVAL;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1])
+		return PGN_EINVAL;
+	s += 10;
+	if (*s == 'T' || *s == ' ') {
+		if (strlen(s) < 6 || s[3] != ':' || !digits(s + 1, 2, &h) ||
+		    !digits(s + 4, 2, &mi))
+			return PGN_EINVAL;
+		s += 6;
+		if (*s == ':') {
+			if (!digits(s + 1, 2, &sec) || s[1] == '\0' ||
+			    s[2] == '\0')
+				return PGN_EINVAL;
+			s += 3;
+		}
+		if (h > 23 || mi > 59 || sec > 60)
+			return PGN_EINVAL;
+	}
+	if (*s == 'Z')
+		s++;
+	if (*s != '\0')
+		return PGN_EINVAL;
+	*out = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 +
+	    sec * 1000;
+	return PGN_OK;
+}
+
+void
+pgn_format_time(int64_t ms, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t t;
+
+	t = (time_t)(ms / 1000);
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+		if (len > 0)
+			buf[0] = '\0';
+	}
+}
