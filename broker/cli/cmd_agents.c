@@ -133,7 +133,8 @@ cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	/* Print the names as stored: case-folded. */
-	(void)pgn_name_check(argv[optind], a, &rule);
+	if (pgn_name_check(argv[optind], a, &rule) != PGN_OK)
+		a[0] = '\0';
 	if (strcmp(verb, "add") == 0)
 		printf("added %s\n", a);
 	else if (strcmp(verb, "rm") == 0)
