@@ -91,6 +91,11 @@ char *pgn_col_text(sqlite3_stmt *st, int col);
 /* Edit distance, capped at 'max' + 1 (for "did you mean"). */
 size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 
+/* ---- store (store.c) ----------------------------------------------- */
+
+/* The claim's queue query, exported so a test can EXPLAIN it. */
+extern const char pgn_sql_queued[];
+
 /* ---- audit chain (chain.c) ----------------------------------------- */
 
 /* hash = BLAKE2b-256(prev || canonical(d)); d->hash is not read. */

@@ -66,7 +66,7 @@ static const char SQL_MSG_ADD[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
     "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 /* Served by the partial index message_queued, whatever the history. */
-static const char SQL_MSG_QUEUED[] =
+const char pgn_sql_queued[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
     "coalesce(m.reply_to, 0) FROM message m JOIN agent a "
     "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
@@ -368,7 +368,7 @@ pgn_msgs_release(struct pgn_msgs *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Append the current row of SQL_MSG_QUEUED. */
+/* Append the current row of pgn_sql_queued. */
 static pgn_status
 msgs_push(pgn_db *db, struct pgn_msgs *m, sqlite3_stmt *st)
 {
@@ -638,7 +638,7 @@ inbox_tx(pgn_db *db, void *arg)
 	rc = need_agent(db, c->agent, 0, &aid);
 	if (rc != PGN_OK)
 		return rc;
-	rc = pgn_prepare(db, SQL_MSG_QUEUED, &st);
+	rc = pgn_prepare(db, pgn_sql_queued, &st);
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 1, aid);
 	if (rc == PGN_OK)
@@ -794,7 +794,7 @@ claim_tx(pgn_db *db, void *arg)
 	rc = queued_count(db, aid, &queued);
 	if (rc != PGN_OK)
 		return rc;
-	rc = pgn_prepare(db, SQL_MSG_QUEUED, &st);
+	rc = pgn_prepare(db, pgn_sql_queued, &st);
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 1, aid);
 	if (rc == PGN_OK)
