@@ -351,4 +351,109 @@ void pgn_entries_release(struct pgn_entries *e);
 PGN_NODISCARD pgn_status pgn_journal_list(pgn_db *db, const char *agent,
     int64_t after, size_t limit, struct pgn_entries *out);
 
+/* ---- hosts (host.c): the one table of host facts ------------------- */
+
+#define PGN_MAX_CONTEXT		6000	/* injected context, bytes */
+#define PGN_HOOK_TIMEOUT_S	5	/* timeout written into host configs */
+
+typedef enum pgn_host {
+	PGN_HOST_NONE = -1,
+	PGN_HOST_CURSOR,
+	PGN_HOST_CLAUDE,
+	PGN_HOST_CODEX,
+	PGN_HOST_GEMINI,
+	PGN_NHOSTS
+} pgn_host;
+
+typedef enum pgn_event {
+	PGN_EVENT_NONE = -1,
+	PGN_EVENT_SESSION_START,
+	PGN_EVENT_PROMPT,
+	PGN_NEVENTS
+} pgn_event;
+
+typedef enum pgn_config_shape {
+	PGN_SHAPE_FLAT,		/* Cursor: {"version":1,"hooks":{E:[{command}]}} */
+	PGN_SHAPE_NESTED	/* Claude, Codex, Gemini: {"hooks":{E:[{hooks:[...]}]}} */
+} pgn_config_shape;
+
+struct pgn_host_info {
+	const char	*name;		/* "cursor", "claude", "codex", "gemini" */
+	const char	*events[PGN_NEVENTS];	/* the host's event names */
+	pgn_config_shape shape;
+	const char	*user_env;	/* env var naming the user config dir */
+	const char	*user_path;	/* else relative to $HOME */
+	const char	*env_file;	/* file name inside user_env's dir */
+	const char	*project_path;	/* relative to the project root */
+	int		 timeout_ms;	/* 1: the host's timeout is in ms */
+	int		 strict_keys;	/* 1: output may hold no other key */
+};
+
+/* The facts of 'h' (static), or NULL for PGN_HOST_NONE. */
+const struct pgn_host_info *pgn_host_get(pgn_host h);
+pgn_host pgn_host_by_name(const char *name);
+/* The event of host 'h' named 'name' (case-sensitive), or NONE. */
+pgn_event pgn_event_by_name(pgn_host h, const char *name);
+
+/*
+ * The one line a hook prints for host 'h' and event 'e': the envelope
+ * around 'context', or the neutral output when 'context' is NULL or
+ * empty. Returns a string the caller frees, or NULL when the host's
+ * neutral output is to print nothing; '*st' gets PGN_ENOMEM on failure.
+ */
+char *pgn_envelope(pgn_host h, pgn_event e, const char *context,
+    pgn_status *st);
+
+/* ---- install (install.c): the one place that edits host configs --- */
+
+#define PGN_MAX_CONFIG		(1 << 20)	/* a host config file, bytes */
+#define PGN_MAX_ERR		1024		/* errbuf size for install */
+
+/* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
+int pgn_command_is_pigeon(const char *command);
+
+/*
+ * Pure merges over a config file's bytes ('in' NULL: the file is
+ * absent). Install adds Pigeon's entries for both events of host 'h'
+ * running 'hook' (an absolute path), replacing Pigeon's old ones and
+ * keeping every other entry and key in order; uninstall removes them.
+ * '*out' (caller frees) is the new content, or NULL when the file
+ * should not exist; '*changed' says whether it differs from 'in'.
+ * Returns PGN_EINVAL (not valid JSON, or not the host's shape; 'errbuf'
+ * says where), PGN_ETOOBIG (over PGN_MAX_CONFIG), PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_install_merge(pgn_host h, const char *in,
+    size_t len, const char *hook, char **out, int *changed, char *errbuf,
+    size_t errlen);
+PGN_NODISCARD pgn_status pgn_uninstall_merge(pgn_host h, const char *in,
+    size_t len, char **out, int *changed, char *errbuf, size_t errlen);
+
+struct pgn_install {
+	pgn_host	 host;
+	const char	*project;	/* NULL: the user's config */
+	const char	*hook;		/* absolute path of pigeon-hook */
+	int		 dry_run;
+	int		 remove;	/* 1: uninstall */
+};
+
+struct pgn_install_result {
+	char	*path;		/* the config file */
+	int	 changed;
+	char	*diff;		/* what changed, as a line diff ("" if none) */
+	char	*note;		/* host advice (Codex trust), or NULL */
+};
+
+void pgn_install_result_release(struct pgn_install_result *r);
+
+/*
+ * Install or uninstall Pigeon's hooks in the host's config file: read
+ * (refusing invalid JSON, untouched), merge, and unless dry_run write
+ * atomically (temp file, fsync, rename) keeping a '.bak' of the first
+ * original. Uninstall restores the original bytes when nothing else
+ * changed since, and removes a file Pigeon created. Returns
+ * PGN_EINVAL, PGN_ETOOBIG, PGN_EIO, PGN_ENOMEM with 'errbuf' set.
+ */
+PGN_NODISCARD pgn_status pgn_install_apply(const struct pgn_install *req,
+    struct pgn_install_result *res, char *errbuf, size_t errlen);
+
 #endif /* PIGEON_H */
