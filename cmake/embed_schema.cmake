@@ -1,5 +1,6 @@
 # Embed schema/NNNN_*.sql into a C source as byte arrays, in order.
-# Invoked at build time: cmake -DOUT=... -DFILES="a;b" -P embed_schema.cmake
+# Invoked at build time: cmake -DOUT=... -DFILES="a|b" -P embed_schema.cmake
+string(REPLACE "|" ";" FILES "${FILES}")
 list(SORT FILES)
 set(body "/* Generated from the schema directory by cmake/embed_schema.cmake. */\n")
 string(APPEND body "#include \"schema_int.h\"\n\n")

@@ -91,6 +91,11 @@ char *pgn_col_text(sqlite3_stmt *st, int col);
 /* Edit distance, capped at 'max' + 1 (for "did you mean"). */
 size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 
+/* ---- names (names.c) ----------------------------------------------- */
+
+/* A random adjective-noun name; 'attempt' >= 8 adds a number. */
+void pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt);
+
 /* ---- store (store.c) ----------------------------------------------- */
 
 /* The claim's queue query, exported so a test can EXPLAIN it. */

@@ -46,10 +46,15 @@ static const char SQL_AGENT_LIST[] =
     "FROM agent a WHERE a.scope_id = ?1 AND a.removed_ms IS NULL "
     "ORDER BY a.name";
 static const char SQL_SESSION_GET[] =
-    "SELECT s.id, a.name FROM session s JOIN agent a ON a.id = s.agent_id "
-    "WHERE s.key = ?1 AND a.scope_id = ?2 AND a.removed_ms IS NULL";
+    "SELECT s.id, a.id, a.name, coalesce(s.last_turn, ''), "
+    "coalesce(s.last_turn_ms, 0) FROM session s JOIN agent a "
+    "ON a.id = s.agent_id WHERE s.key = ?1 AND a.scope_id = ?2 "
+    "AND a.removed_ms IS NULL";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
+static const char SQL_SESSION_TURN[] =
+    "UPDATE session SET last_turn = ?2, last_turn_ms = ?3, "
+    "last_seen_ms = ?3 WHERE id = ?1";
 static const char SQL_SESSION_PUT[] =
     "INSERT INTO session(key, host, agent_id, created_ms, last_seen_ms) "
     "VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT(key) DO UPDATE SET "
@@ -774,25 +779,26 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 	return rc;
 }
 
+/*
+ * The claim, inside the caller's write transaction: take queued
+ * messages of agent 'aid' oldest first within the budget, mark each
+ * delivered, copy it into the audit and journal it for the recipient.
+ */
 static pgn_status
-claim_tx(pgn_db *db, void *arg)
+claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
+    struct pgn_msgs *out)
 {
-	struct claim_ctx *c = arg;
-	const struct pgn_claim *req = c->req;
 	sqlite3_stmt *st = NULL, *mark = NULL;
 	size_t spent = 0, cost, i;
-	int64_t aid, queued, now;
+	int64_t queued, now;
 	struct pgn_msg *m;
 	pgn_status rc;
-	int r;
+	int r = SQLITE_DONE;
 
-	pgn_msgs_release(c->out);
+	pgn_msgs_release(out);
 	now = pgn_now_ms();
-	rc = need_agent(db, c->agent, 0, &aid);
-	if (rc != PGN_OK)
-		return rc;
 	rc = queued_count(db, aid, &queued);
-	if (rc != PGN_OK)
+	if (rc != PGN_OK || queued == 0)
 		return rc;
 	rc = pgn_prepare(db, pgn_sql_queued, &st);
 	if (rc == PGN_OK)
@@ -800,18 +806,18 @@ claim_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 2, PGN_MAX_LIST);
 	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = msgs_push(db, c->out, st);
+		rc = msgs_push(db, out, st);
 		if (rc != PGN_OK)
 			break;
-		m = &c->out->v[c->out->n - 1];
+		m = &out->v[out->n - 1];
 		cost = req->cost ? req->cost(m, req->cost_arg) : m->body_len;
 		/* The oldest always goes, so no message jams the queue. */
-		if (req->budget != 0 && c->out->n > 1 &&
+		if (req->budget != 0 && out->n > 1 &&
 		    (cost > req->budget || spent > req->budget - cost)) {
 			free(m->sender);
 			free(m->recipient);
 			free(m->body);
-			c->out->n--;
+			out->n--;
 			r = SQLITE_DONE;
 			break;
 		}
@@ -824,8 +830,8 @@ claim_tx(pgn_db *db, void *arg)
 		return rc;
 
 	rc = pgn_prepare(db, SQL_MSG_MARK, &mark);
-	for (i = 0; rc == PGN_OK && i < c->out->n; i++) {
-		m = &c->out->v[i];
+	for (i = 0; rc == PGN_OK && i < out->n; i++) {
+		m = &out->v[i];
 		sqlite3_reset(mark);
 		rc = bind_i64(db, mark, 1, m->id);
 		if (rc == PGN_OK)
@@ -843,9 +849,23 @@ claim_tx(pgn_db *db, void *arg)
 			    m->sender, req->route, now);
 	}
 	sqlite3_finalize(mark);
+	out->left = (size_t)queued - out->n;
+	return rc;
+}
+
+static pgn_status
+claim_tx(pgn_db *db, void *arg)
+{
+	struct claim_ctx *c = arg;
+	int64_t aid;
+	pgn_status rc;
+
+	rc = need_agent(db, c->agent, 0, &aid);
 	if (rc == PGN_OK)
-		rc = exec_id(db, SQL_AGENT_SEEN, aid, now, "marking seen");
-	c->out->left = (size_t)queued - c->out->n;
+		rc = claim_in_tx(db, c->req, aid, c->out);
+	if (rc == PGN_OK)
+		rc = exec_id(db, SQL_AGENT_SEEN, aid, pgn_now_ms(),
+		    "marking seen");
 	return rc;
 }
 
@@ -1074,68 +1094,145 @@ pgn_agent_rm(pgn_db *db, const char *name)
 	return pgn_tx(db, rm_tx, &c);
 }
 
+/* What binding a session found or made. */
+struct bound {
+	int64_t	 session;	/* session row */
+	int64_t	 agent;		/* agent row */
+	char	 name[PGN_MAX_NAME + 1];
+	char	 last_turn[PGN_MAX_SESSION_KEY + 1];
+	int64_t	 last_turn_ms;
+	int	 fresh;		/* bound by this call */
+};
+
+/* A generated name not yet taken in scope 'sid'. */
 static pgn_status
-bind_tx(pgn_db *db, void *arg)
+fresh_name(pgn_db *db, int64_t sid, char out[PGN_MAX_NAME + 1])
 {
-	struct agent_ctx *c = arg;
+	unsigned attempt;
+	int64_t id;
+	pgn_status rc;
+
+	for (attempt = 0; attempt < 64; attempt++) {
+		pgn_name_generate(out, attempt);
+		rc = agent_id(db, sid, out, 0, &id);
+		if (rc == PGN_ENOTFOUND)
+			return PGN_OK;
+		if (rc != PGN_OK)
+			return rc;
+	}
+	return pgn_fail(db, PGN_EEXIST, "no free generated name in scope "
+	    "'%s'", SCOPE_LABEL(db));
+}
+
+static void
+copy_col(char *dst, size_t max, sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+
+	if (t == NULL || n >= max)
+		n = 0;
+	if (n > 0)
+		memcpy(dst, t, n);
+	dst[n] = '\0';
+}
+
+/*
+ * Find session 'key' in scope 'sid', or bind it to 'agent' (a checked
+ * name, or NULL for a generated one), creating the agent if needed.
+ */
+static pgn_status
+bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
+    const char *agent, int64_t now, struct bound *out)
+{
 	sqlite3_stmt *st = NULL;
-	int64_t sid, id, sess, now;
-	const unsigned char *name;
 	pgn_status rc;
 	int r;
 
-	now = pgn_now_ms();
-	rc = scope_id(db, 1, &sid);
-	if (rc != PGN_OK)
-		return rc;
+	memset(out, 0, sizeof(*out));
 	rc = pgn_prepare(db, SQL_SESSION_GET, &st);
 	if (rc == PGN_OK)
-		rc = bind_text(db, st, 1, c->key);
+		rc = bind_text(db, st, 1, key);
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 2, sid);
 	if (rc == PGN_OK) {
 		r = sqlite3_step(st);
 		if (r == SQLITE_ROW) {
-			sess = sqlite3_column_int64(st, 0);
-			name = sqlite3_column_text(st, 1);
-			if (name != NULL && strlen((const char *)name) <=
-			    PGN_MAX_NAME)
-				memcpy(c->bound, name,
-				    strlen((const char *)name) + 1);
-			sqlite3_finalize(st);
-			return exec_id(db, SQL_SESSION_SEEN, sess, now,
-			    "marking a session seen");
-		}
-		if (r != SQLITE_DONE)
+			out->session = sqlite3_column_int64(st, 0);
+			out->agent = sqlite3_column_int64(st, 1);
+			copy_col(out->name, sizeof(out->name), st, 2);
+			copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
+			out->last_turn_ms = sqlite3_column_int64(st, 4);
+		} else if (r != SQLITE_DONE) {
 			rc = pgn_fail_sql(db, r, "reading a session");
+		}
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (rc != PGN_OK)
+	if (rc != PGN_OK || out->session != 0)
 		return rc;
-	rc = agent_id(db, sid, c->a, 0, &id);
+
+	if (agent != NULL)
+		memcpy(out->name, agent, strlen(agent) + 1);
+	else
+		rc = fresh_name(db, sid, out->name);
+	if (rc == PGN_OK)
+		rc = agent_id(db, sid, out->name, 0, &out->agent);
 	if (rc == PGN_ENOTFOUND)
-		rc = agent_insert(db, sid, c->a, c->key, now, &id);
+		rc = agent_insert(db, sid, out->name, key, now, &out->agent);
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_prepare(db, SQL_SESSION_PUT, &st);
 	if (rc == PGN_OK)
-		rc = bind_text(db, st, 1, c->key);
+		rc = bind_text(db, st, 1, key);
 	if (rc == PGN_OK)
-		rc = bind_text(db, st, 2, c->host);
+		rc = bind_text(db, st, 2, host);
 	if (rc == PGN_OK)
-		rc = bind_i64(db, st, 3, id);
+		rc = bind_i64(db, st, 3, out->agent);
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 4, now);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "binding a session");
 	sqlite3_finalize(st);
 	if (rc == PGN_OK)
-		rc = journal_add(db, id, "bound", 0, NULL, c->key, now);
+		out->session = sqlite3_last_insert_rowid(db->sql);
 	if (rc == PGN_OK)
-		rc = exec_id(db, SQL_AGENT_SEEN, id, now, "marking seen");
+		rc = journal_add(db, out->agent, "bound", 0, NULL, key, now);
+	out->fresh = 1;
+	return rc;
+}
+
+static pgn_status
+check_session(pgn_db *db, const char *host, const char *key)
+{
+	if (host == NULL || *host == '\0' || key == NULL || *key == '\0')
+		return pgn_fail(db, PGN_EINVAL, "a session needs a host and "
+		    "a key");
+	if (strlen(key) > PGN_MAX_SESSION_KEY)
+		return pgn_fail(db, PGN_ETOOBIG, "session key over %d bytes",
+		    PGN_MAX_SESSION_KEY);
+	return PGN_OK;
+}
+
+static pgn_status
+bind_tx(pgn_db *db, void *arg)
+{
+	struct agent_ctx *c = arg;
+	struct bound b;
+	int64_t sid, now;
+	pgn_status rc;
+
+	now = pgn_now_ms();
+	rc = scope_id(db, 1, &sid);
 	if (rc == PGN_OK)
-		memcpy(c->bound, c->a, strlen(c->a) + 1);
+		rc = bind_in_tx(db, sid, c->host, c->key, c->a, now, &b);
+	if (rc == PGN_OK && !b.fresh)
+		rc = exec_id(db, SQL_SESSION_SEEN, b.session, now,
+		    "marking a session seen");
+	if (rc == PGN_OK)
+		rc = exec_id(db, SQL_AGENT_SEEN, b.agent, now, "marking seen");
+	if (rc == PGN_OK)
+		memcpy(c->bound, b.name, strlen(b.name) + 1);
 	return rc;
 }
 
@@ -1147,19 +1244,103 @@ pgn_session_bind(pgn_db *db, const char *host, const char *key,
 	pgn_status rc;
 
 	bound[0] = '\0';
-	if (host == NULL || *host == '\0' || key == NULL || *key == '\0')
-		return pgn_fail(db, PGN_EINVAL, "a session needs a host and "
-		    "a key");
-	if (strlen(key) > PGN_MAX_SESSION_KEY)
-		return pgn_fail(db, PGN_ETOOBIG, "session key over %d bytes",
-		    PGN_MAX_SESSION_KEY);
-	rc = check_name(db, "agent", agent, c.a);
+	rc = check_session(db, host, key);
+	if (rc == PGN_OK)
+		rc = check_name(db, "agent", agent, c.a);
 	if (rc != PGN_OK)
 		return rc;
 	c.host = host;
 	c.key = key;
 	c.bound = bound;
 	return pgn_tx(db, bind_tx, &c);
+}
+
+struct turn_ctx {
+	const struct pgn_turn	*req;
+	char			 agent[PGN_MAX_NAME + 1];
+	struct pgn_turn_out	*out;
+};
+
+static pgn_status
+turn_tx(pgn_db *db, void *arg)
+{
+	struct turn_ctx *c = arg;
+	const struct pgn_turn *req = c->req;
+	struct pgn_claim claim;
+	sqlite3_stmt *st = NULL;
+	struct bound b;
+	int64_t sid, now;
+	pgn_status rc;
+
+	pgn_msgs_release(&c->out->msgs);
+	c->out->duplicate = 0;
+	now = pgn_now_ms();
+	rc = scope_id(db, 1, &sid);
+	if (rc == PGN_OK)
+		rc = bind_in_tx(db, sid, req->host, req->session,
+		    req->agent != NULL ? c->agent : NULL, now, &b);
+	if (rc != PGN_OK)
+		return rc;
+	memcpy(c->out->agent, b.name, sizeof(b.name));
+	c->out->bound = b.fresh;
+	if (req->turn != NULL && strcmp(b.last_turn, req->turn) == 0 &&
+	    (req->turn_window_ms == 0 ||
+	    now - b.last_turn_ms < req->turn_window_ms)) {
+		c->out->duplicate = 1;
+		return PGN_OK;
+	}
+	rc = pgn_prepare(db, SQL_SESSION_TURN, &st);
+	if (rc == PGN_OK)
+		rc = bind_i64(db, st, 1, b.session);
+	if (rc == PGN_OK)
+		rc = bind_text(db, st, 2, req->turn != NULL ? req->turn : "");
+	if (rc == PGN_OK)
+		rc = bind_i64(db, st, 3, now);
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "recording the turn");
+	sqlite3_finalize(st);
+	memset(&claim, 0, sizeof(claim));
+	claim.agent = b.name;
+	claim.session = req->session;
+	claim.host = req->host;
+	claim.route = req->route;
+	claim.budget = req->budget;
+	claim.cost = req->cost;
+	claim.cost_arg = req->cost_arg;
+	if (rc == PGN_OK)
+		rc = claim_in_tx(db, &claim, b.agent, &c->out->msgs);
+	if (rc == PGN_OK)
+		rc = exec_id(db, SQL_AGENT_SEEN, b.agent, now, "marking seen");
+	return rc;
+}
+
+pgn_status
+pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
+{
+	struct turn_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	c.req = req;
+	c.out = out;
+	rc = check_session(db, req->host, req->session);
+	if (rc == PGN_OK && req->agent != NULL)
+		rc = check_name(db, "agent", req->agent, c.agent);
+	if (rc == PGN_OK && req->turn != NULL &&
+	    strlen(req->turn) > PGN_MAX_SESSION_KEY)
+		rc = pgn_fail(db, PGN_ETOOBIG, "turn key over %d bytes",
+		    PGN_MAX_SESSION_KEY);
+	if (rc == PGN_OK && (req->route == NULL ||
+	    (strcmp(req->route, "session-start") != 0 &&
+	    strcmp(req->route, "prompt") != 0)))
+		rc = pgn_fail(db, PGN_EINVAL, "a turn's route is "
+		    "session-start or prompt");
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_tx(db, turn_tx, &c);
+	if (rc != PGN_OK)
+		pgn_msgs_release(&out->msgs);
+	return rc;
 }
 
 /* ---- audit --------------------------------------------------------- */

@@ -154,6 +154,9 @@ PGN_NODISCARD pgn_status pgn_parse_time(const char *s, int64_t now_ms,
 /* Format ms since the epoch as "2026-11-30T06:20:28Z" into 'buf' (>= 21). */
 void pgn_format_time(int64_t ms, char *buf, size_t len);
 
+/* Format the age of 'ms' at 'now' as "12s ago", "3m ago", "5h ago", "2d ago". */
+void pgn_format_age(int64_t ms, int64_t now, char *buf, size_t len);
+
 /* ---- messages ------------------------------------------------------ */
 
 struct pgn_msg {
@@ -230,6 +233,36 @@ struct pgn_claim {
  */
 PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
     struct pgn_msgs *out);
+
+/*
+ * One hook turn, in one transaction: bind session req->session (of
+ * req->host) to an agent if it is new — req->agent, or a generated
+ * adjective-noun name unique in the scope — then, unless req->turn is
+ * the turn this session already injected (within req->turn_window_ms,
+ * 0 = ever), record the turn and claim as pgn_claim does.
+ */
+struct pgn_turn {
+	const char	*host;
+	const char	*session;	/* "<host>:<id>" */
+	const char	*agent;		/* wanted name, or NULL */
+	const char	*turn;		/* this turn's key, or NULL */
+	int64_t		 turn_window_ms;
+	const char	*route;		/* "session-start" or "prompt" */
+	size_t		 budget;
+	pgn_cost_fn	*cost;
+	void		*cost_arg;
+};
+
+struct pgn_turn_out {
+	char		 agent[PGN_MAX_NAME + 1];	/* bound agent */
+	int		 duplicate;	/* same turn again: inject nothing */
+	int		 bound;		/* the session was bound now */
+	struct pgn_msgs	 msgs;
+};
+
+/* Returns PGN_EINVAL (bad name, key), PGN_EBUSY, PGN_EDB, PGN_ENOMEM. */
+PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
+    struct pgn_turn_out *out);
 
 /* ---- agents -------------------------------------------------------- */
 
@@ -402,6 +435,37 @@ pgn_event pgn_event_by_name(pgn_host h, const char *name);
  * neutral output is to print nothing; '*st' gets PGN_ENOMEM on failure.
  */
 char *pgn_envelope(pgn_host h, pgn_event e, const char *context,
+    pgn_status *st);
+
+/* ---- render (render.c): the text injected into a model's context -- */
+
+struct pgn_render {
+	const char		*agent;		/* the recipient */
+	const char		*scope;		/* "" = global */
+	const char		*host;
+	const char		*pigeon;	/* how to run the CLI */
+	const struct pgn_agents	*peers;		/* non-NULL: session intro */
+	const struct pgn_msgs	*msgs;
+	int64_t			 now_ms;
+};
+
+/* Upper bound of the rendered size of one message (a pgn_cost_fn). */
+size_t pgn_render_cost(const struct pgn_msg *m, void *arg);
+
+/* Upper bound of the session-start introduction. */
+#define PGN_MAX_INTRO	1600
+/* Room kept for the line saying how many messages still wait. */
+#define PGN_RENDER_RESERVE	200
+
+/*
+ * Render the context: the introduction (when r->peers is set), then
+ * the messages oldest first — each a header line and its body with
+ * every line indented, so no body can forge a header — then how many
+ * still wait (r->msgs->left). At most 'max' bytes: a message too big
+ * to fit whole is cut with a note. Returns a string the caller frees
+ * ("" when there is nothing to say), or NULL with '*st' set.
+ */
+char *pgn_render_context(const struct pgn_render *r, size_t max,
     pgn_status *st);
 
 /* ---- install (install.c): the one place that edits host configs --- */

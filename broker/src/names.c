@@ -1,0 +1,56 @@
+/*
+ * Generated agent names: a memorable adjective-noun pair, drawn with
+ * libsodium's uniform generator.
+ */
+#include <string.h>
+
+#include <sodium.h>
+
+#include "pgn_int.h"
+
+static const char *const adjectives[] = {
+	"amber", "bold", "brave", "brisk", "calm", "clever", "cosmic", "crisp",
+	"dapper", "eager", "early", "fancy", "fleet", "gentle", "glad",
+	"golden", "grand", "happy", "hardy", "humble", "jolly", "keen", "kind",
+	"lively", "lucky", "merry", "mellow", "mighty", "nimble", "noble",
+	"patient", "plucky", "polite", "proud", "quick", "quiet", "rapid",
+	"ready", "rosy", "rustic", "shiny", "silent", "silver", "sleek",
+	"smart", "snappy", "solid", "spry", "steady", "sunny", "swift",
+	"tidy", "trusty", "upbeat", "vivid", "warm", "wise", "witty", "young",
+	"zesty", "zippy", "bright", "fresh", "jaunty",
+};
+
+static const char *const nouns[] = {
+	"otter", "falcon", "badger", "heron", "lynx", "marten", "osprey",
+	"panda", "puffin", "raven", "robin", "sparrow", "swift", "tiger",
+	"walrus", "wombat", "beaver", "bison", "crane", "dingo", "egret",
+	"ferret", "gecko", "gull", "hare", "ibis", "jackal", "kestrel", "koala",
+	"lemur", "magpie", "mole", "moose", "newt", "owl", "pelican", "quail",
+	"rabbit", "seal", "shrike", "skunk", "stork", "tapir", "toucan",
+	"trout", "viper", "vole", "weasel", "wren", "yak", "zebra", "finch",
+	"gopher", "hawk", "ibex", "kiwi", "llama", "mink", "orca", "plover",
+	"stoat", "tern", "vireo", "wolf",
+};
+
+#define NADJ (sizeof(adjectives) / sizeof(adjectives[0]))
+#define NNOUN (sizeof(nouns) / sizeof(nouns[0]))
+
+void
+pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt)
+{
+	struct pgn_buf b;
+	const char *a, *n;
+
+	a = adjectives[randombytes_uniform(NADJ)];
+	n = nouns[randombytes_uniform(NNOUN)];
+	pgn_buf_init(&b, PGN_MAX_NAME);
+	if (attempt < 8)
+		pgn_buf_addf(&b, "%s-%s", a, n);
+	else
+		pgn_buf_addf(&b, "%s-%s-%u", a, n, attempt);
+	if (b.err == PGN_OK)
+		memcpy(out, b.data, b.len + 1);
+	else
+		memcpy(out, "agent", 6);
+	pgn_buf_release(&b);
+}

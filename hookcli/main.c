@@ -1,0 +1,20 @@
+/*
+ * pigeon-hook: the process AI coding hosts run on session start and on
+ * every prompt. Maps argv to hook_run(); the exit code is always 0.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "hook.h"
+
+int
+main(int argc, char **argv)
+{
+	struct hook_opts o;
+	int r;
+
+	r = hook_parse_args(&o, argc, argv, stdout, stderr);
+	if (r != 0)
+		return HOOK_EXIT_OK;	/* help, or misuse already explained */
+	return hook_run(&o, STDIN_FILENO, STDOUT_FILENO);
+}
