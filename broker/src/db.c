@@ -238,11 +238,26 @@ pgn_db_user_version(pgn_db *db, int *version)
 	return read_int(db, "PRAGMA user_version", version);
 }
 
+/* Tables but no schema version: another program's database. */
+static pgn_status
+refuse_foreign(pgn_db *db)
+{
+	int foreign;
+	pgn_status rc;
+
+	rc = read_int(db, "SELECT count(*) FROM sqlite_schema", &foreign);
+	if (rc == PGN_OK && foreign > 0)
+		rc = pgn_fail(db, PGN_ECORRUPT, "database '%s' was not made "
+		    "by pigeon (it has tables but no pigeon schema); name "
+		    "another with --db", db->path);
+	return rc;
+}
+
 static pgn_status
 migrate_tx(pgn_db *db, void *arg)
 {
 	char sql[64];
-	int version, foreign, i;
+	int version, i;
 	pgn_status rc;
 
 	(void)arg;
@@ -250,14 +265,9 @@ migrate_tx(pgn_db *db, void *arg)
 	if (rc != PGN_OK)
 		return rc;
 	if (version == 0) {
-		rc = read_int(db, "SELECT count(*) FROM sqlite_schema",
-		    &foreign);
+		rc = refuse_foreign(db);
 		if (rc != PGN_OK)
 			return rc;
-		if (foreign > 0)
-			return pgn_fail(db, PGN_ECORRUPT, "database '%s' was "
-			    "not made by pigeon (it has tables but no pigeon "
-			    "schema); name another with --db", db->path);
 	}
 	for (i = 0; i < pgn_nmigrations; i++) {
 		if (pgn_migrations[i].version <= version)
@@ -291,7 +301,10 @@ migrate(pgn_db *db)
 		    "the database was not changed", db->path, version,
 		    pgn_schema_version());
 	if (version == 0) {
-		rc = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL");
+		/* Refuse before WAL rewrites the header of a foreign file. */
+		rc = refuse_foreign(db);
+		if (rc == PGN_OK)
+			rc = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL");
 		if (rc != PGN_OK)
 			return rc;
 	}
