@@ -130,8 +130,9 @@ add_intro(struct pgn_buf *b, const struct pgn_render *r)
 		if (a->last_seen_ms != 0)
 			pgn_format_age(a->last_seen_ms, r->now_ms, seen,
 			    sizeof(seen));
-		pgn_buf_addf(b, "%s (%s%sseen %s)", a->name, a->hosts,
-		    a->hosts[0] ? ", " : "", a->last_seen_ms ? seen : "never");
+		pgn_buf_addf(b, "%s (%s%s%s%s)", a->name, a->hosts,
+		    a->hosts[0] ? ", " : "", a->last_seen_ms ? "seen " :
+		    "not seen yet", a->last_seen_ms ? seen : "");
 		shown++;
 	}
 	pgn_buf_adds(b, shown == 0 ? "No other agents here yet.\n" : ".\n");
