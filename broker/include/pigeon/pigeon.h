@@ -384,6 +384,27 @@ void pgn_entries_release(struct pgn_entries *e);
 PGN_NODISCARD pgn_status pgn_journal_list(pgn_db *db, const char *agent,
     int64_t after, size_t limit, struct pgn_entries *out);
 
+/* ---- health (store.c): what pigeon doctor reports ----------------- */
+
+struct pgn_health {
+	int	 schema_version;
+	char	*integrity;	/* "ok", or SQLite's first complaint */
+	int64_t	 page_size;
+	int64_t	 pages;
+	int64_t	 free_pages;
+	int64_t	 scopes;
+	int64_t	 agents;
+	int64_t	 sessions;
+	int64_t	 queued;
+	int64_t	 deliveries;
+	int64_t	 journal;
+};
+
+void pgn_health_release(struct pgn_health *h);
+
+/* Run PRAGMA integrity_check and count rows. PGN_EBUSY, PGN_EDB, ... */
+PGN_NODISCARD pgn_status pgn_db_health(pgn_db *db, struct pgn_health *h);
+
 /* ---- hosts (host.c): the one table of host facts ------------------- */
 
 #define PGN_MAX_CONTEXT		6000	/* injected context, bytes */
