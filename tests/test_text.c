@@ -1,0 +1,516 @@
+/*
+ * Unit tests of the text rules: agent names, UTF-8, integers, times,
+ * edit distance and status names.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "pgn_int.h"
+
+/* A fixed "now": 2027-01-15T08:00:00Z. */
+#define NOW_MS	INT64_C(1800000000000)
+
+/* ---- pgn_name_check ------------------------------------------------- */
+
+/* pgn_name_check with 'out' pre-filled, so a missing NUL would show. */
+static pgn_status
+name(const char *in, char *out, const char **rule)
+{
+	memset(out, 'X', PGN_MAX_NAME + 1);
+	return pgn_name_check(in, out, rule);
+}
+
+static void
+test_name_accepts_one_char_and_folds_case(void)
+{
+	char out[PGN_MAX_NAME + 1];
+	const char *rule = "unset";
+
+	CHECK_INT(name("a", out, &rule), PGN_OK);
+	CHECK_STR(out, "a");
+	CHECK(rule == NULL);
+	CHECK_INT(name("7", out, &rule), PGN_OK);
+	CHECK_STR(out, "7");
+	CHECK_INT(name("Bob", out, &rule), PGN_OK);
+	CHECK_STR(out, "bob");
+	CHECK_INT(name("REVIEWER-2.x_Y", out, &rule), PGN_OK);
+	CHECK_STR(out, "reviewer-2.x_y");
+	CHECK_INT(name("9lives", out, &rule), PGN_OK);
+	CHECK_STR(out, "9lives");
+}
+
+static void
+test_name_refuses_empty(void)
+{
+	char out[PGN_MAX_NAME + 1];
+	const char *rule = NULL;
+
+	CHECK_INT(name("", out, &rule), PGN_EINVAL);
+	REQUIRE(rule != NULL);
+	CHECK_CONTAINS(rule, "1 to 64");
+}
+
+static void
+test_name_length_bound_is_64(void)
+{
+	char in[PGN_MAX_NAME + 2];
+	char out[PGN_MAX_NAME + 1];
+	const char *rule = NULL;
+
+	memset(in, 'a', sizeof(in));
+	in[PGN_MAX_NAME] = '\0';		/* 64 chars */
+	CHECK_INT(name(in, out, &rule), PGN_OK);
+	CHECK_INT(strlen(out), 64);
+	CHECK_INT(memcmp(in, out, 65), 0);
+	in[PGN_MAX_NAME] = 'A';
+	in[PGN_MAX_NAME + 1] = '\0';		/* 65 chars */
+	CHECK_INT(name(in, out, &rule), PGN_EINVAL);
+	REQUIRE(rule != NULL);
+	CHECK_CONTAINS(rule, "at most 64");
+}
+
+static void
+test_name_must_start_with_letter_or_digit(void)
+{
+	static const char *const bad[] = {".hidden", "_x", "-rf", ".", "-"};
+	char out[PGN_MAX_NAME + 1];
+	const char *rule;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		rule = NULL;
+		CHECK_INT(name(bad[i], out, &rule), PGN_EINVAL);
+		CHECK(rule != NULL);
+		if (rule != NULL)
+			CHECK_CONTAINS(rule, "starts with a letter or a digit");
+	}
+	/* the same characters are fine after the first */
+	CHECK_INT(name("a.b_c-d", out, &rule), PGN_OK);
+	CHECK_STR(out, "a.b_c-d");
+}
+
+static void
+test_name_refuses_characters_outside_the_set(void)
+{
+	static const char *const bad[] = {"a b", "a/b", "bob!", "tab\tx",
+	    "caf\xc3\xa9", "a:b", "a@b", "a+b", "x\n"};
+	char out[PGN_MAX_NAME + 1];
+	const char *rule;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		rule = NULL;
+		CHECK_INT(name(bad[i], out, &rule), PGN_EINVAL);
+		CHECK(rule != NULL);
+		if (rule != NULL)
+			CHECK_CONTAINS(rule, "a-z, 0-9");
+	}
+}
+
+static void
+test_name_all_is_reserved_in_any_case(void)
+{
+	static const char *const bad[] = {"all", "ALL", "All", "aLl"};
+	char out[PGN_MAX_NAME + 1];
+	const char *rule;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		rule = NULL;
+		CHECK_INT(name(bad[i], out, &rule), PGN_EINVAL);
+		CHECK(rule != NULL);
+		if (rule != NULL)
+			CHECK_CONTAINS(rule, "reserved");
+	}
+	CHECK_INT(name("al", out, &rule), PGN_OK);
+	CHECK_INT(name("alls", out, &rule), PGN_OK);
+	CHECK_INT(name("all-hands", out, &rule), PGN_OK);
+	CHECK_STR(out, "all-hands");
+}
+
+/* ---- pgn_utf8_valid ------------------------------------------------- */
+
+#define U8(s)	pgn_utf8_valid((s), sizeof(s) - 1)
+
+static void
+test_utf8_accepts_ascii_and_empty(void)
+{
+	CHECK(U8("hello, world\n\t~"));
+	CHECK(pgn_utf8_valid("", 0));
+	CHECK(U8("\x01\x7f"));
+}
+
+static void
+test_utf8_accepts_two_three_and_four_byte_forms(void)
+{
+	CHECK(U8("\xc2\x80"));			/* U+0080, smallest 2-byte */
+	CHECK(U8("caf\xc3\xa9"));		/* é */
+	CHECK(U8("\xdf\xbf"));			/* U+07FF */
+	CHECK(U8("\xe0\xa0\x80"));		/* U+0800, smallest 3-byte */
+	CHECK(U8("\xe2\x82\xac"));		/* € */
+	CHECK(U8("\xed\x9f\xbf"));		/* U+D7FF, below surrogates */
+	CHECK(U8("\xee\x80\x80"));		/* U+E000, above surrogates */
+	CHECK(U8("\xef\xbf\xbf"));		/* U+FFFF */
+	CHECK(U8("\xf0\x90\x80\x80"));		/* U+10000, smallest 4-byte */
+	CHECK(U8("\xf0\x9f\x98\x80"));		/* 😀 */
+	CHECK(U8("\xf4\x8f\xbf\xbf"));		/* U+10FFFF, the last */
+	CHECK(U8("a\xc3\xa9" "b\xe2\x82\xac" "c\xf0\x9f\x98\x80" "d"));
+}
+
+static void
+test_utf8_refuses_overlong_forms(void)
+{
+	CHECK(!U8("\xc0\x80"));			/* NUL in 2 bytes */
+	CHECK(!U8("\xc0\xaf"));			/* '/' in 2 bytes */
+	CHECK(!U8("\xc1\xbf"));
+	CHECK(!U8("\xe0\x80\xaf"));		/* '/' in 3 bytes */
+	CHECK(!U8("\xe0\x9f\xbf"));		/* U+07FF in 3 bytes */
+	CHECK(!U8("\xf0\x80\x80\xaf"));		/* '/' in 4 bytes */
+	CHECK(!U8("\xf0\x8f\xbf\xbf"));		/* U+FFFF in 4 bytes */
+}
+
+static void
+test_utf8_refuses_surrogates(void)
+{
+	CHECK(!U8("\xed\xa0\x80"));		/* U+D800 */
+	CHECK(!U8("\xed\xaf\xbf"));		/* U+DBFF */
+	CHECK(!U8("\xed\xb0\x80"));		/* U+DC00 */
+	CHECK(!U8("\xed\xbf\xbf"));		/* U+DFFF */
+	CHECK(!U8("\xed\xa0\xbd\xed\xb8\x80"));	/* CESU-8 pair */
+}
+
+static void
+test_utf8_refuses_code_points_above_10ffff(void)
+{
+	CHECK(!U8("\xf4\x90\x80\x80"));		/* U+110000 */
+	CHECK(!U8("\xf5\x80\x80\x80"));
+	CHECK(!U8("\xf7\xbf\xbf\xbf"));
+	CHECK(!U8("\xf8\x88\x80\x80\x80"));	/* 5-byte form */
+	CHECK(!U8("\xfc\x84\x80\x80\x80\x80"));	/* 6-byte form */
+	CHECK(!U8("\xfe"));
+	CHECK(!U8("\xff"));
+}
+
+static void
+test_utf8_refuses_truncated_and_broken_sequences(void)
+{
+	CHECK(!U8("\xc3"));
+	CHECK(!U8("\xe2\x82"));
+	CHECK(!U8("\xf0\x9f\x98"));
+	CHECK(!U8("abc\xe2"));
+	CHECK(!U8("\x80"));			/* lone continuation */
+	CHECK(!U8("a\xbf" "b"));
+	CHECK(!U8("\xc3\x28"));			/* bad continuation */
+	CHECK(!U8("\xe2\x28\xa1"));
+	CHECK(!U8("\xf0\x9f\x28\x80"));
+	/* the length is honoured: a valid sequence cut by 'len' */
+	CHECK(!pgn_utf8_valid("\xc3\xa9", 1));
+	CHECK(!pgn_utf8_valid("\xf0\x9f\x98\x80", 3));
+	CHECK(pgn_utf8_valid("ab\xc3\xa9", 2));
+}
+
+static void
+test_utf8_refuses_nul(void)
+{
+	CHECK(!pgn_utf8_valid("a\0b", 3));
+	CHECK(!pgn_utf8_valid("\0", 1));
+	CHECK(!pgn_utf8_valid("abc\0", 4));
+}
+
+/* ---- pgn_parse_i64 -------------------------------------------------- */
+
+static void
+test_parse_i64_reads_numbers_in_range(void)
+{
+	int64_t v = -1;
+
+	CHECK_INT(pgn_parse_i64("0", 0, 10, &v), PGN_OK);
+	CHECK_INT(v, 0);
+	CHECK_INT(pgn_parse_i64("10", 0, 10, &v), PGN_OK);
+	CHECK_INT(v, 10);
+	CHECK_INT(pgn_parse_i64("-7", -10, 10, &v), PGN_OK);
+	CHECK_INT(v, -7);
+	CHECK_INT(pgn_parse_i64("007", 0, 10, &v), PGN_OK);
+	CHECK_INT(v, 7);
+	CHECK_INT(pgn_parse_i64("9223372036854775807", INT64_MIN, INT64_MAX,
+	    &v), PGN_OK);
+	CHECK(v == INT64_MAX);
+	CHECK_INT(pgn_parse_i64("-9223372036854775808", INT64_MIN, INT64_MAX,
+	    &v), PGN_OK);
+	CHECK(v == INT64_MIN);
+}
+
+static void
+test_parse_i64_refuses_out_of_range(void)
+{
+	int64_t v = 123;
+
+	CHECK_INT(pgn_parse_i64("11", 0, 10, &v), PGN_ETOOBIG);
+	CHECK_INT(pgn_parse_i64("-1", 0, 10, &v), PGN_ETOOBIG);
+	CHECK_INT(pgn_parse_i64("-11", -10, 10, &v), PGN_ETOOBIG);
+	CHECK_INT(pgn_parse_i64("9223372036854775808", INT64_MIN, INT64_MAX,
+	    &v), PGN_ETOOBIG);
+	CHECK_INT(pgn_parse_i64("-9223372036854775809", INT64_MIN, INT64_MAX,
+	    &v), PGN_ETOOBIG);
+	CHECK_INT(pgn_parse_i64("99999999999999999999999", 0, INT64_MAX, &v),
+	    PGN_ETOOBIG);
+	CHECK_INT(v, 123);	/* untouched on failure */
+}
+
+static void
+test_parse_i64_refuses_junk_and_empty(void)
+{
+	static const char *const bad[] = {"", "abc", "12abc", " 12", "12 ",
+	    "+5", "-", "1.5", "0x10", "1e3", "--1", "- 1", "\t3"};
+	int64_t v = 123;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		if (!CHECK_INT(pgn_parse_i64(bad[i], INT64_MIN, INT64_MAX,
+		    &v), PGN_EINVAL))
+			printf("  input \"%s\"\n", bad[i]);
+	}
+	CHECK_INT(pgn_parse_i64(NULL, 0, 10, &v), PGN_EINVAL);
+	CHECK_INT(v, 123);
+}
+
+/* ---- pgn_parse_time and pgn_format_time ----------------------------- */
+
+static void
+test_parse_time_reads_ages_before_now(void)
+{
+	int64_t v = 0;
+
+	CHECK_INT(pgn_parse_time("90s", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, NOW_MS - 90 * 1000);
+	CHECK_INT(pgn_parse_time("15m", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, NOW_MS - 15 * 60 * 1000);
+	CHECK_INT(pgn_parse_time("2h", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, NOW_MS - 2 * 3600 * 1000);
+	CHECK_INT(pgn_parse_time("7d", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, NOW_MS - INT64_C(7) * 86400 * 1000);
+	CHECK_INT(pgn_parse_time("0s", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, NOW_MS);
+	CHECK_INT(pgn_parse_time("365d", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, NOW_MS - INT64_C(365) * 86400 * 1000);
+}
+
+static void
+test_parse_time_reads_utc_dates_and_times(void)
+{
+	int64_t v = 0;
+
+	CHECK_INT(pgn_parse_time("1970-01-01", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, 0);
+	CHECK_INT(pgn_parse_time("2026-11-30", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1795996800) * 1000);
+	CHECK_INT(pgn_parse_time("2026-11-30Z", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1795996800) * 1000);
+	CHECK_INT(pgn_parse_time("2026-11-30T06:20", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1796019600) * 1000);
+	CHECK_INT(pgn_parse_time("2026-11-30T06:20Z", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1796019600) * 1000);
+	CHECK_INT(pgn_parse_time("2026-11-30T06:20:28Z", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1796019628) * 1000);
+	CHECK_INT(pgn_parse_time("2026-11-30T06:20:28", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1796019628) * 1000);
+	CHECK_INT(pgn_parse_time("2026-11-30 06:20:28", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1796019628) * 1000);
+	CHECK_INT(pgn_parse_time("2024-02-29", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1709164800) * 1000);
+	CHECK_INT(pgn_parse_time("2000-01-01T23:59:59Z", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(946771199) * 1000);
+}
+
+static void
+test_parse_time_reads_epoch_seconds(void)
+{
+	int64_t v = -1;
+
+	CHECK_INT(pgn_parse_time("@0", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, 0);
+	CHECK_INT(pgn_parse_time("@1796019628", NOW_MS, &v), PGN_OK);
+	CHECK_INT(v, INT64_C(1796019628) * 1000);
+	CHECK_INT(pgn_parse_time("@", NOW_MS, &v), PGN_EINVAL);
+	CHECK_INT(pgn_parse_time("@-1", NOW_MS, &v), PGN_EINVAL);
+	CHECK_INT(pgn_parse_time("@12x", NOW_MS, &v), PGN_EINVAL);
+	CHECK_INT(pgn_parse_time("@99999999999999999999", NOW_MS, &v),
+	    PGN_EINVAL);
+}
+
+static void
+test_parse_time_refuses_bad_fields(void)
+{
+	static const char *const bad[] = {
+		"2026-00-10", "2026-13-01", "2026-99-01",	/* months */
+		"2026-01-00", "2026-01-32", "2026-04-31",	/* days */
+		"2026-11-31", "2026-02-30",
+		"2026-11-30T24:00", "2026-11-30T99:00",		/* hours */
+		"2026-11-30T06:60", "2026-11-30T06:20:61",	/* min, sec */
+	};
+	int64_t v = 5;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		if (!CHECK_INT(pgn_parse_time(bad[i], NOW_MS, &v), PGN_EINVAL))
+			printf("  input \"%s\"\n", bad[i]);
+	}
+	CHECK_INT(v, 5);
+}
+
+static void
+test_parse_time_refuses_junk(void)
+{
+	static const char *const bad[] = {
+		"", "yesterday", "now", "s", "90", "90x", "-5m", "1.5h",
+		"2026/11/30", "2026-1-30", "26-11-30", "2026-11-30T",
+		"2026-11-30T06", "2026-11-30T0620", "2026-11-30T06:2",
+		"2026-11-30T06:20:2", "2026-11-30T06:20:", "2026-11-30T06:20:28ZZ",
+		"2026-11-30T06:20:28+01:00", "2026-11-30x", "2026-11-30T06:20:28.5Z",
+		" 2026-11-30", "123456789s",
+	};
+	int64_t v = 5;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		if (!CHECK_INT(pgn_parse_time(bad[i], NOW_MS, &v), PGN_EINVAL))
+			printf("  input \"%s\"\n", bad[i]);
+	}
+	CHECK_INT(pgn_parse_time(NULL, NOW_MS, &v), PGN_EINVAL);
+	CHECK_INT(v, 5);
+}
+
+static void
+test_format_time_round_trips_with_parse(void)
+{
+	static const char *const in[] = {"1970-01-01T00:00:00Z",
+	    "2026-11-30T06:20:28Z", "2024-02-29T23:59:59Z",
+	    "2000-01-01T00:00:01Z"};
+	char buf[32];
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(in); i++) {
+		CHECK_INT(pgn_parse_time(in[i], NOW_MS, &v), PGN_OK);
+		pgn_format_time(v, buf, sizeof(buf));
+		CHECK_STR(buf, in[i]);
+	}
+	/* milliseconds are dropped, not rounded */
+	pgn_format_time(INT64_C(1796019628999), buf, sizeof(buf));
+	CHECK_STR(buf, "2026-11-30T06:20:28Z");
+	/* 21 bytes is enough; a smaller buffer gets "" */
+	pgn_format_time(0, buf, 21);
+	CHECK_STR(buf, "1970-01-01T00:00:00Z");
+	pgn_format_time(0, buf, 5);
+	CHECK_STR(buf, "");
+}
+
+/* ---- pgn_edit_distance ---------------------------------------------- */
+
+static void
+test_edit_distance_counts_edits_up_to_max(void)
+{
+	char long_name[PGN_MAX_NAME + 2];
+
+	CHECK_INT(pgn_edit_distance("bob", "bob", 2), 0);
+	CHECK_INT(pgn_edit_distance("bobb", "bob", 2), 1);	/* delete */
+	CHECK_INT(pgn_edit_distance("bo", "bob", 2), 1);	/* insert */
+	CHECK_INT(pgn_edit_distance("bib", "bob", 2), 1);	/* replace */
+	CHECK_INT(pgn_edit_distance("carol", "karl", 5), 2);
+	CHECK_INT(pgn_edit_distance("kitten", "sitting", 5), 3);
+	CHECK_INT(pgn_edit_distance("", "abc", 5), 3);
+	CHECK_INT(pgn_edit_distance("abc", "", 5), 3);
+	CHECK_INT(pgn_edit_distance("", "", 0), 0);
+	/* capped at max + 1 */
+	CHECK_INT(pgn_edit_distance("kitten", "sitting", 2), 3);
+	CHECK_INT(pgn_edit_distance("alice", "bob", 2), 3);
+	CHECK_INT(pgn_edit_distance("abcdefgh", "zyxwvuts", 1), 2);
+	/* over the name limit: never a suggestion */
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	CHECK_INT(pgn_edit_distance(long_name, "a", 2), 3);
+	CHECK_INT(pgn_edit_distance("a", long_name, 2), 3);
+}
+
+/* ---- statuses ------------------------------------------------------- */
+
+static void
+test_status_names_are_stable_words(void)
+{
+	static const struct {
+		pgn_status	 st;
+		const char	*name;
+	} want[] = {
+		{PGN_OK, "ok"}, {PGN_EINVAL, "invalid"},
+		{PGN_ETOOBIG, "too big"}, {PGN_ENOTFOUND, "not found"},
+		{PGN_EEXIST, "exists"}, {PGN_EFULL, "full"},
+		{PGN_EBUSY, "busy"}, {PGN_ECORRUPT, "corrupt"},
+		{PGN_ETOONEW, "too new"}, {PGN_EDB, "database error"},
+		{PGN_EIO, "i/o error"}, {PGN_ENOMEM, "out of memory"},
+		{PGN_ETAMPER, "tampered"},
+	};
+	size_t i, j;
+
+	CHECK_INT(H_COUNT(want), PGN_ETAMPER + 1);
+	for (i = 0; i < H_COUNT(want); i++) {
+		CHECK_STR(pgn_status_name(want[i].st), want[i].name);
+		for (j = 0; j < i; j++)
+			CHECK(strcmp(pgn_status_name(want[i].st),
+			    pgn_status_name(want[j].st)) != 0);
+	}
+	CHECK_STR(pgn_status_name((pgn_status)99), "unknown");
+}
+
+static void
+test_status_is_usage_only_for_bad_input(void)
+{
+	CHECK(pgn_status_is_usage(PGN_EINVAL));
+	CHECK(pgn_status_is_usage(PGN_ETOOBIG));
+	CHECK(pgn_status_is_usage(PGN_ENOTFOUND));
+	CHECK(pgn_status_is_usage(PGN_EEXIST));
+	CHECK(pgn_status_is_usage(PGN_EFULL));
+	CHECK(!pgn_status_is_usage(PGN_OK));
+	CHECK(!pgn_status_is_usage(PGN_EBUSY));
+	CHECK(!pgn_status_is_usage(PGN_ECORRUPT));
+	CHECK(!pgn_status_is_usage(PGN_ETOONEW));
+	CHECK(!pgn_status_is_usage(PGN_EDB));
+	CHECK(!pgn_status_is_usage(PGN_EIO));
+	CHECK(!pgn_status_is_usage(PGN_ENOMEM));
+	CHECK(!pgn_status_is_usage(PGN_ETAMPER));
+}
+
+static const struct h_test tests[] = {
+	H_TEST(test_name_accepts_one_char_and_folds_case),
+	H_TEST(test_name_refuses_empty),
+	H_TEST(test_name_length_bound_is_64),
+	H_TEST(test_name_must_start_with_letter_or_digit),
+	H_TEST(test_name_refuses_characters_outside_the_set),
+	H_TEST(test_name_all_is_reserved_in_any_case),
+	H_TEST(test_utf8_accepts_ascii_and_empty),
+	H_TEST(test_utf8_accepts_two_three_and_four_byte_forms),
+	H_TEST(test_utf8_refuses_overlong_forms),
+	H_TEST(test_utf8_refuses_surrogates),
+	H_TEST(test_utf8_refuses_code_points_above_10ffff),
+	H_TEST(test_utf8_refuses_truncated_and_broken_sequences),
+	H_TEST(test_utf8_refuses_nul),
+	H_TEST(test_parse_i64_reads_numbers_in_range),
+	H_TEST(test_parse_i64_refuses_out_of_range),
+	H_TEST(test_parse_i64_refuses_junk_and_empty),
+	H_TEST(test_parse_time_reads_ages_before_now),
+	H_TEST(test_parse_time_reads_utc_dates_and_times),
+	H_TEST(test_parse_time_reads_epoch_seconds),
+	H_TEST(test_parse_time_refuses_bad_fields),
+	H_TEST(test_parse_time_refuses_junk),
+	H_TEST(test_format_time_round_trips_with_parse),
+	H_TEST(test_edit_distance_counts_edits_up_to_max),
+	H_TEST(test_status_names_are_stable_words),
+	H_TEST(test_status_is_usage_only_for_bad_input),
+};
+
+int
+main(void)
+{
+	return h_run(tests, H_COUNT(tests));
+}
