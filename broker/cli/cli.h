@@ -90,5 +90,7 @@ int cmd_agents(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
+int cmd_install(int argc, char **argv);
+int cmd_uninstall(int argc, char **argv);
 
 #endif

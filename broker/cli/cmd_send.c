@@ -118,7 +118,8 @@ cmd_send(int argc, char **argv)
 	struct pgn_send req;
 	static struct pgn_sent sent[PGN_MAX_LIST];
 	static struct send_opts o;
-	char body[PGN_MAX_BODY + 2];
+	/* Room for trailing newlines beyond the limit; full means too big. */
+	char body[PGN_MAX_BODY + 66];
 	size_t len = 0, n, i, nsent = 0;
 	const char *from;
 	cJSON *arr, *item;
@@ -138,9 +139,10 @@ cmd_send(int argc, char **argv)
 		code = read_stdin(body, sizeof(body) - 1, &len);
 		if (code != EXIT_OK)
 			goto out;
-		/* "echo text | pigeon send": the final newline is framing. */
-		while (len > 0 && len <= PGN_MAX_BODY && body[len - 1] == '\n')
-			len--;
+		/* "echo text | pigeon send": final newlines are framing. */
+		if (len < sizeof(body) - 1)
+			while (len > 0 && body[len - 1] == '\n')
+				len--;
 	} else {
 		for (k = optind; k < argc; k++) {
 			n = strlen(argv[k]);

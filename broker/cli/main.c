@@ -19,6 +19,8 @@ static const struct command {
 	{"agent", cmd_agent, "add, rename or remove an agent"},
 	{"audit", cmd_audit, "inspect deliveries; verify the hash chain"},
 	{"journal", cmd_journal, "one agent's journal"},
+	{"install", cmd_install, "register Pigeon's hooks with a host"},
+	{"uninstall", cmd_uninstall, "remove Pigeon's hooks from a host"},
 };
 
 static int
@@ -30,7 +32,7 @@ usage(FILE *f, int code)
 	    "Pigeon is a mailbox for AI coding agents on one machine.\n\n"
 	    "commands:\n", f);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name,
+		fprintf(f, "  %-9s %s\n", commands[i].name,
 		    commands[i].summary);
 	fputs("\ncommon options: --db PATH, --project DIR, --json, -h/--help\n"
 	    "'pigeon COMMAND --help' describes one command.\n", f);
@@ -52,6 +54,6 @@ main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	cli_err(EXIT_USAGE, "unknown command '%s'", argv[1]);
-	return usage(stderr, EXIT_USAGE);
+	return cli_err(EXIT_USAGE, "unknown command '%s'; see 'pigeon --help'",
+	    argv[1]);
 }

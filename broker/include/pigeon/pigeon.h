@@ -502,8 +502,10 @@ int pgn_command_is_pigeon(const char *command);
  * absent). Install adds Pigeon's entries for both events of host 'h'
  * running 'hook' (an absolute path), replacing Pigeon's old ones and
  * keeping every other entry and key in order; uninstall removes them.
- * '*out' (caller frees) is the new content, or NULL when the file
- * should not exist; '*changed' says whether it differs from 'in'.
+ * '*out' (caller frees) is the new content (NULL only when 'in' was
+ * NULL and nothing changed; an uninstall that leaves only Pigeon's
+ * skeleton returns it, and pgn_install_apply deletes a file Pigeon
+ * created); '*changed' says whether it differs from 'in'.
  * Returns PGN_EINVAL (not valid JSON, or not the host's shape; 'errbuf'
  * says where), PGN_ETOOBIG (over PGN_MAX_CONFIG), PGN_ENOMEM.
  */

@@ -1,0 +1,235 @@
+/* pigeon install | uninstall: register or remove Pigeon's hooks in a host. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char install_usage[] =
+    "usage: pigeon install HOST [--user | --project DIR] [--dry-run]\n\n"
+    "Register Pigeon's hook (session start and prompt submit) in the config\n"
+    "of HOST: cursor, claude, codex or gemini. Every entry that is not\n"
+    "Pigeon's stays; Pigeon's old entries are replaced; the file is written\n"
+    "atomically, with a .bak of the first original next to it. Installing\n"
+    "twice changes nothing.\n\n"
+    "  --user           the user's config (default): ~/.cursor/hooks.json,\n"
+    "                   $CLAUDE_CONFIG_DIR/settings.json or\n"
+    "                   ~/.claude/settings.json, $CODEX_HOME/hooks.json or\n"
+    "                   ~/.codex/hooks.json, ~/.gemini/settings.json\n"
+    "  --project DIR    the config of the project in DIR (DIR/.claude/...)\n"
+    "  --dry-run        print what would change; write nothing\n"
+    "  -h/--help\n\n"
+    "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an\n"
+    "absolute path) names another.\n";
+
+static const char uninstall_usage[] =
+    "usage: pigeon uninstall HOST [--user | --project DIR] [--dry-run]\n\n"
+    "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex or\n"
+    "gemini), keeping everything else. When nothing else changed since the\n"
+    "install, the original bytes come back from the .bak; a file Pigeon\n"
+    "created is removed.\n\n"
+    "  --user           the user's config (default)\n"
+    "  --project DIR    the config of the project in DIR\n"
+    "  --dry-run        print what would change; write nothing\n"
+    "  -h/--help\n";
+
+enum { OPT_USER = OPT_CMD, OPT_DRY_RUN };
+
+static const struct option longopts[] = {
+	CLI_COMMON_OPTS,
+	{"user", no_argument, NULL, OPT_USER},
+	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	{NULL, 0, NULL, 0}
+};
+
+struct install_opts {
+	int	 user;
+	int	 dry_run;
+};
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	struct install_opts *o = p;
+
+	(void)c;
+	(void)arg;
+	switch (ch) {
+	case OPT_USER:
+		o->user = 1;
+		return 0;
+	case OPT_DRY_RUN:
+		o->dry_run = 1;
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+/* 'dir'/'name' into 'out'; 0 if it does not fit. */
+static int
+join(char *out, size_t len, const char *dir, const char *name)
+{
+	int n;
+
+	n = snprintf(out, len, "%s/%s", dir, name);
+	return n >= 0 && (size_t)n < len;
+}
+
+static int
+is_exec(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+/*
+ * The absolute path of pigeon-hook: $PIGEON_HOOK, else next to this
+ * binary (the build tree's ../hookcli/pigeon-hook, then the installed
+ * layout's ./pigeon-hook). '*hook' is the caller's; exit code.
+ */
+static int
+find_hook(struct cli *c, char **hook)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 32], *slash;
+	const char *env;
+
+	*hook = NULL;
+	env = getenv("PIGEON_HOOK");
+	if (env != NULL && *env != '\0') {
+		slash = strrchr(env, '/');
+		if (env[0] != '/' || strcmp(slash + 1, "pigeon-hook") != 0)
+			return cli_usage(c, "PIGEON_HOOK '%s' is not an "
+			    "absolute path ending in /pigeon-hook", env);
+		if (!is_exec(env))
+			fprintf(stderr, "pigeon: warning: PIGEON_HOOK '%s' is "
+			    "not an executable file yet\n", env);
+		*hook = strdup(env);
+		return *hook != NULL ? EXIT_OK :
+		    cli_err(EXIT_FAIL, "out of memory");
+	}
+	if (realpath("/proc/self/exe", exe) == NULL)
+		return cli_err(EXIT_FAIL, "cannot find this program's "
+		    "directory (%s): set PIGEON_HOOK to the absolute path of "
+		    "pigeon-hook", strerror(errno));
+	slash = strrchr(exe, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	if (join(cand, sizeof(cand), exe, "../hookcli/pigeon-hook") &&
+	    is_exec(cand)) {
+		*hook = realpath(cand, NULL);
+		if (*hook != NULL)
+			return EXIT_OK;
+	}
+	if (join(cand, sizeof(cand), exe, "pigeon-hook") && is_exec(cand)) {
+		*hook = strdup(cand);
+		return *hook != NULL ? EXIT_OK :
+		    cli_err(EXIT_FAIL, "out of memory");
+	}
+	return cli_err(EXIT_FAIL, "no pigeon-hook found next to '%s': build "
+	    "or install it, or set PIGEON_HOOK to its absolute path", exe);
+}
+
+static int
+run(int argc, char **argv, int remove)
+{
+	struct cli c = {.cmd = remove ? "uninstall" : "install",
+	    .usage = remove ? uninstall_usage : install_usage};
+	struct install_opts o = {0};
+	struct pgn_install req = {0};
+	struct pgn_install_result res = {0};
+	char errbuf[PGN_MAX_ERR];
+	char *hook = NULL, *project = NULL;
+	struct stat sb;
+	const char *name;
+	pgn_status st;
+	pgn_host h;
+	int code;
+
+	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	if (code >= 0)
+		return code;
+	if (optind == argc)
+		return cli_usage(&c, "which host? say cursor, claude, codex or "
+		    "gemini");
+	name = argv[optind++];
+	if (optind < argc)
+		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	h = pgn_host_by_name(name);
+	if (h == PGN_HOST_NONE)
+		return cli_usage(&c, "unknown host '%s': say cursor, claude, "
+		    "codex or gemini", name);
+	if (o.user && c.project != NULL)
+		return cli_usage(&c, "--user and --project are exclusive");
+	if (c.json)
+		return cli_usage(&c, "%s prints text; --json is not "
+		    "supported", c.cmd);
+	if (c.project != NULL) {
+		if (stat(c.project, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			return cli_usage(&c, "--project '%s': no such "
+			    "directory", c.project);
+		project = realpath(c.project, NULL);
+		if (project == NULL)
+			return cli_err(EXIT_FAIL, "cannot resolve '%s': %s",
+			    c.project, strerror(errno));
+	}
+	if (!remove) {
+		code = find_hook(&c, &hook);
+		if (code != EXIT_OK)
+			goto out;
+	}
+	req.host = h;
+	req.project = project;
+	req.hook = hook;
+	req.dry_run = o.dry_run;
+	req.remove = remove;
+	st = pgn_install_apply(&req, &res, errbuf, sizeof(errbuf));
+	if (st != PGN_OK) {
+		code = cli_err(EXIT_FAIL, "%s", errbuf[0] != '\0' ? errbuf :
+		    pgn_status_name(st));
+		goto out;
+	}
+	if (!res.changed)
+		printf(remove ? "nothing to remove in %s\n" :
+		    "already installed in %s\n", res.path);
+	else if (o.dry_run)
+		printf(remove ? "would remove Pigeon's hooks for %s from %s\n" :
+		    "would install Pigeon's hooks for %s in %s\n", name,
+		    res.path);
+	else if (remove && stat(res.path, &sb) != 0)
+		printf("removed Pigeon's hooks for %s: deleted %s, which "
+		    "Pigeon had created\n", name, res.path);
+	else
+		printf(remove ? "removed Pigeon's hooks for %s from %s\n" :
+		    "installed Pigeon's hooks for %s in %s\n", name,
+		    res.path);
+	if (o.dry_run && res.changed) {
+		fputs(res.diff, stdout);
+		puts("dry run: nothing written");
+	}
+	if (res.note != NULL)
+		printf("note: %s\n", res.note);
+	code = cli_finish(EXIT_OK);
+out:
+	pgn_install_result_release(&res);
+	free(hook);
+	free(project);
+	return code;
+}
+
+int
+cmd_install(int argc, char **argv)
+{
+	return run(argc, argv, 0);
+}
+
+int
+cmd_uninstall(int argc, char **argv)
+{
+	return run(argc, argv, 1);
+}

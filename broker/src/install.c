@@ -1,0 +1,1417 @@
+/*
+ * The one place that edits host configs: recognising Pigeon's hook
+ * commands, the pure install/uninstall merges over a config's bytes, a
+ * line diff, and applying a merge atomically with a '.bak' of the first
+ * original.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "pgn_int.h"
+
+/* Bound on the LCS table of a diff (cells); past it the middle is replaced. */
+#define DIFF_MAX_CELLS	(1u << 22)
+
+/* A line of text, with its '\n' when it has one. */
+struct line {
+	const char	*p;
+	size_t		 n;
+};
+
+static void errf(char *errbuf, size_t errlen, const char *fmt, ...)
+    PGN_PRINTF(3, 4);
+
+/* Error lines may be cut at 'errlen'; a cut message still names the file. */
+static void
+errf(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errbuf == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(errbuf, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- recognising Pigeon's commands ---------------------------------- */
+
+#define HOOK_NAME	"pigeon-hook"
+#define HOOK_NAME_LEN	(sizeof(HOOK_NAME) - 1)
+
+/* Tracks the last path segment of the first word, bounded. */
+struct word {
+	size_t	 seglen;		/* may exceed sizeof(seg) */
+	char	 seg[HOOK_NAME_LEN + 1];
+};
+
+static void
+word_add(struct word *w, int first, char c)
+{
+	if (!first)
+		return;
+	if (c == '/') {
+		w->seglen = 0;
+		return;
+	}
+	if (w->seglen < sizeof(w->seg))
+		w->seg[w->seglen] = c;
+	w->seglen++;
+}
+
+static int
+word_is_hook(const struct word *w)
+{
+	return w->seglen == HOOK_NAME_LEN &&
+	    memcmp(w->seg, HOOK_NAME, HOOK_NAME_LEN) == 0;
+}
+
+static int
+is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+static int
+is_operator(char c)
+{
+	return c == ';' || c == '&' || c == '|' || c == '<' || c == '>' ||
+	    c == '(' || c == ')';
+}
+
+/*
+ * Split 'command' as a POSIX shell would for quoting ('...', "...",
+ * backslash), without expansions. The whole string must parse: an
+ * unbalanced quote or a trailing backslash means "not Pigeon's".
+ */
+int
+pgn_command_is_pigeon(const char *command)
+{
+	struct word w = {0};
+	const char *p;
+	int inword = 0, nwords = 0, first, is = 0;
+
+	if (command == NULL)
+		return 0;
+	for (p = command; *p != '\0'; p++) {
+		/* A backslash-newline joins lines before any splitting. */
+		if (p[0] == '\\' && p[1] == '\n') {
+			p++;
+			continue;
+		}
+		if (!inword) {
+			if (is_blank(*p) || is_operator(*p)) {
+				/* An operator first: an empty first word. */
+				if (is_operator(*p) && nwords == 0)
+					nwords = 1;
+				continue;
+			}
+			inword = 1;
+		}
+		first = nwords == 0;
+		if (is_blank(*p) || is_operator(*p)) {
+			if (first)
+				is = word_is_hook(&w);
+			inword = 0;
+			nwords++;
+			continue;
+		}
+		if (*p == '\\') {
+			if (p[1] == '\0')
+				return 0;
+			word_add(&w, first, *++p);
+		} else if (*p == '\'') {
+			for (p++; *p != '\''; p++) {
+				if (*p == '\0')
+					return 0;
+				word_add(&w, first, *p);
+			}
+		} else if (*p == '"') {
+			for (p++; *p != '"'; p++) {
+				if (*p == '\0')
+					return 0;
+				if (*p == '\\' && p[1] == '\n') {
+					p++;
+					continue;
+				}
+				if (*p == '\\' && (p[1] == '$' || p[1] == '`' ||
+				    p[1] == '"' || p[1] == '\\'))
+					p++;
+				word_add(&w, first, *p);
+			}
+		} else {
+			word_add(&w, first, *p);
+		}
+	}
+	if (inword && nwords == 0)
+		is = word_is_hook(&w);
+	return is;
+}
+
+/* ---- the entries Pigeon writes -------------------------------------- */
+
+static int
+shell_safe(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || strchr("/._-+,:@%=", c) != NULL;
+}
+
+/* "<hook> <host> <event>", the hook quoted only if it needs it. */
+static char *
+hook_command(const char *hook, const char *host, const char *event)
+{
+	struct pgn_buf b;
+	const char *p;
+	int quote = 0;
+
+	for (p = hook; *p != '\0'; p++)
+		if (!shell_safe(*p))
+			quote = 1;
+	pgn_buf_init(&b, PGN_MAX_PATH * 4 + 128);
+	if (quote) {
+		pgn_buf_adds(&b, "'");
+		for (p = hook; *p != '\0'; p++) {
+			if (*p == '\'')
+				pgn_buf_adds(&b, "'\\''");
+			else
+				pgn_buf_add(&b, p, 1);
+		}
+		pgn_buf_adds(&b, "'");
+	} else {
+		pgn_buf_adds(&b, hook);
+	}
+	pgn_buf_addf(&b, " %s %s", host, event);
+	return pgn_buf_take(&b, NULL);
+}
+
+/* The entry for event 'e' of host 'h': flat definition or nested group. */
+static cJSON *
+make_entry(pgn_host h, const char *hook, pgn_event e)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	cJSON *entry = NULL, *handler = NULL, *arr;
+	char *cmd = NULL;
+	double timeout;
+
+	cmd = hook_command(hook, hi->name, hi->events[e]);
+	if (cmd == NULL)
+		goto fail;
+	timeout = hi->timeout_ms ? PGN_HOOK_TIMEOUT_S * 1000.0 :
+	    PGN_HOOK_TIMEOUT_S;
+	handler = cJSON_CreateObject();
+	if (handler == NULL)
+		goto fail;
+	if (hi->shape == PGN_SHAPE_NESTED &&
+	    cJSON_AddStringToObject(handler, "type", "command") == NULL)
+		goto fail;
+	if (cJSON_AddStringToObject(handler, "command", cmd) == NULL ||
+	    cJSON_AddNumberToObject(handler, "timeout", timeout) == NULL)
+		goto fail;
+	free(cmd);
+	cmd = NULL;
+	if (hi->shape == PGN_SHAPE_FLAT)
+		return handler;
+	entry = cJSON_CreateObject();
+	arr = entry != NULL ? cJSON_AddArrayToObject(entry, "hooks") : NULL;
+	if (arr == NULL)
+		goto fail;
+	cJSON_AddItemToArray(arr, handler);
+	return entry;
+fail:
+	free(cmd);
+	cJSON_Delete(handler);
+	cJSON_Delete(entry);
+	return NULL;
+}
+
+/* ---- walking a config ----------------------------------------------- */
+
+/* Remove 'item' from 'parent' and free it. */
+static void
+drop(cJSON *parent, cJSON *item)
+{
+	cJSON_Delete(cJSON_DetachItemViaPointer(parent, item));
+}
+
+static int
+handler_is_pigeon(const cJSON *x)
+{
+	const cJSON *cmd;
+
+	if (!cJSON_IsObject(x))
+		return 0;
+	cmd = cJSON_GetObjectItemCaseSensitive(x, "command");
+	return cJSON_IsString(cmd) && pgn_command_is_pigeon(cmd->valuestring);
+}
+
+/*
+ * Count Pigeon's entries in event array 'arr' ('*holder' gets the item,
+ * flat definition or nested group, holding the last one).
+ */
+static size_t
+count_event(const cJSON *arr, pgn_config_shape shape, const cJSON **holder)
+{
+	const cJSON *it, *hs, *hd;
+	size_t n = 0;
+
+	*holder = NULL;
+	cJSON_ArrayForEach(it, arr) {
+		if (shape == PGN_SHAPE_FLAT) {
+			if (handler_is_pigeon(it)) {
+				n++;
+				*holder = it;
+			}
+			continue;
+		}
+		hs = cJSON_GetObjectItemCaseSensitive(it, "hooks");
+		if (!cJSON_IsArray(hs))
+			continue;
+		cJSON_ArrayForEach(hd, hs) {
+			if (handler_is_pigeon(hd)) {
+				n++;
+				*holder = it;
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * Remove Pigeon's entries from event array 'arr': flat definitions, or
+ * nested handlers and then the groups their removal left empty. Foreign
+ * items, including ones of shapes we do not know, stay in order.
+ * Returns the number of handlers removed.
+ */
+static size_t
+strip_event(cJSON *arr, pgn_config_shape shape)
+{
+	cJSON *it, *next, *hs, *hd, *hnext;
+	size_t n = 0, before;
+
+	for (it = arr->child; it != NULL; it = next) {
+		next = it->next;
+		if (shape == PGN_SHAPE_FLAT) {
+			if (handler_is_pigeon(it)) {
+				drop(arr, it);
+				n++;
+			}
+			continue;
+		}
+		hs = cJSON_GetObjectItemCaseSensitive(it, "hooks");
+		if (!cJSON_IsArray(hs))
+			continue;
+		before = n;
+		for (hd = hs->child; hd != NULL; hd = hnext) {
+			hnext = hd->next;
+			if (handler_is_pigeon(hd)) {
+				drop(hs, hd);
+				n++;
+			}
+		}
+		if (n > before && hs->child == NULL)
+			drop(arr, it);
+	}
+	return n;
+}
+
+/*
+ * Strip Pigeon's entries from every event of 'hooks', then drop the
+ * event arrays and the "hooks" object that this left empty (only those:
+ * an empty array the user wrote stays). With 'keep' (install), the
+ * host's own events and "hooks" stay in place to be refilled, and an
+ * event named in 'keep' (an up-to-date entry stays put) is not touched.
+ * Returns the handlers removed.
+ */
+static size_t
+strip_all(cJSON *root, const struct pgn_host_info *hi,
+    const char *const *keep)
+{
+	cJSON *hooks, *ev, *next;
+	size_t n = 0, k;
+	int e, ours, kept;
+
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	if (!cJSON_IsObject(hooks))
+		return 0;
+	for (ev = hooks->child; ev != NULL; ev = next) {
+		next = ev->next;
+		if (!cJSON_IsArray(ev))
+			continue;
+		ours = kept = 0;
+		for (e = 0; keep != NULL && e < PGN_NEVENTS; e++) {
+			if (strcmp(ev->string, hi->events[e]) != 0)
+				continue;
+			ours = 1;
+			kept = keep[e] != NULL;
+		}
+		if (kept)
+			continue;
+		k = strip_event(ev, hi->shape);
+		n += k;
+		if (k > 0 && ev->child == NULL && !ours)
+			drop(hooks, ev);
+	}
+	if (n > 0 && hooks->child == NULL && keep == NULL)
+		drop(root, hooks);
+	return n;
+}
+
+/* Drop every empty container of the hooks tree (for comparing). */
+static void
+prune_empty(cJSON *root)
+{
+	cJSON *hooks, *ev, *evnext, *it, *next, *hs;
+
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	if (!cJSON_IsObject(hooks))
+		return;
+	for (ev = hooks->child; ev != NULL; ev = evnext) {
+		evnext = ev->next;
+		if (!cJSON_IsArray(ev))
+			continue;
+		for (it = ev->child; it != NULL; it = next) {
+			next = it->next;
+			hs = cJSON_GetObjectItemCaseSensitive(it, "hooks");
+			if (cJSON_IsArray(hs) && hs->child == NULL)
+				drop(ev, it);
+		}
+		if (ev->child == NULL)
+			drop(hooks, ev);
+	}
+	if (hooks->child == NULL)
+		drop(root, hooks);
+}
+
+/*
+ * The form in which a .bak is compared with an uninstall result: no
+ * empty containers, and no Cursor "version":1 (Pigeon adds it to a file
+ * it fills from nothing; it is Cursor's default anyway).
+ */
+static void
+canonical(cJSON *root, pgn_config_shape shape)
+{
+	cJSON *v;
+
+	prune_empty(root);
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (shape == PGN_SHAPE_FLAT && cJSON_IsNumber(v) &&
+	    v->valuedouble == 1.0)
+		drop(root, v);
+}
+
+/*
+ * True if 'root' holds nothing but what Pigeon writes when it creates
+ * the file: {} or, for Cursor, {"version":1}, with "hooks" empty or absent.
+ */
+static int
+is_skeleton(const cJSON *root, pgn_config_shape shape)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(root))
+		return 0;
+	cJSON_ArrayForEach(it, root) {
+		if (strcmp(it->string, "hooks") == 0 && cJSON_IsObject(it) &&
+		    it->child == NULL)
+			continue;
+		if (shape == PGN_SHAPE_FLAT &&
+		    strcmp(it->string, "version") == 0 &&
+		    cJSON_IsNumber(it) && it->valuedouble == 1.0)
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- parsing -------------------------------------------------------- */
+
+static int
+blank_text(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!is_blank(s[i]) && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+static const char *
+json_type(const cJSON *x)
+{
+	if (cJSON_IsArray(x))
+		return "an array";
+	if (cJSON_IsObject(x))
+		return "an object";
+	if (cJSON_IsString(x))
+		return "a string";
+	if (cJSON_IsNumber(x))
+		return "a number";
+	if (cJSON_IsBool(x))
+		return "a boolean";
+	return "null";
+}
+
+/*
+ * Parse a config strictly into '*root' ({} for absent or blank text)
+ * and check the shape Pigeon relies on: a top-level object, "hooks" an
+ * object if present, the host's two events arrays if present. Other
+ * keys under "hooks" may be anything (Gemini has kept settings there);
+ * only arrays among them are searched for Pigeon's entries. Errors are
+ * written to 'errbuf' as a phrase with the file as subject ("is not
+ * valid JSON (line 3, column 7)").
+ */
+static pgn_status
+parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
+    char *errbuf, size_t errlen)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	const char *end = NULL, *p;
+	cJSON *hooks, *ev;
+	char *text = NULL;
+	size_t line = 1, col = 1;
+	pgn_status rc = PGN_OK;
+	int e;
+
+	*root = NULL;
+	if (len > PGN_MAX_CONFIG) {
+		errf(errbuf, errlen, "is larger than %d bytes", PGN_MAX_CONFIG);
+		return PGN_ETOOBIG;
+	}
+	if (in == NULL || blank_text(in, len)) {
+		*root = cJSON_CreateObject();
+		return *root == NULL ? PGN_ENOMEM : PGN_OK;
+	}
+	if (memchr(in, '\0', len) != NULL) {
+		errf(errbuf, errlen, "is not valid JSON (it holds a NUL byte)");
+		return PGN_EINVAL;
+	}
+	/* cJSON wants the terminating NUL inside the length it is given. */
+	text = pgn_strndup(in, len);
+	if (text == NULL)
+		return PGN_ENOMEM;
+	*root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+	if (*root == NULL) {
+		if (end == NULL || end < text || end > text + len)
+			end = text + len;
+		for (p = text; p < end; p++) {
+			if (*p == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		errf(errbuf, errlen, "is not valid JSON (line %zu, column %zu)",
+		    line, col);
+		rc = PGN_EINVAL;
+		goto out;
+	}
+	if (!cJSON_IsObject(*root)) {
+		errf(errbuf, errlen, "holds %s at the top level, not an object",
+		    json_type(*root));
+		rc = PGN_EINVAL;
+		goto out;
+	}
+	hooks = cJSON_GetObjectItemCaseSensitive(*root, "hooks");
+	if (hooks != NULL && !cJSON_IsObject(hooks)) {
+		errf(errbuf, errlen, "has \"hooks\" as %s, not an object",
+		    json_type(hooks));
+		rc = PGN_EINVAL;
+		goto out;
+	}
+	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
+		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
+		if (ev != NULL && !cJSON_IsArray(ev)) {
+			errf(errbuf, errlen, "has \"hooks\".\"%s\" as %s, "
+			    "not an array", hi->events[e], json_type(ev));
+			rc = PGN_EINVAL;
+			goto out;
+		}
+	}
+out:
+	if (rc != PGN_OK) {
+		cJSON_Delete(*root);
+		*root = NULL;
+	}
+	free(text);
+	return rc;
+}
+
+/* ---- the merges ----------------------------------------------------- */
+
+struct merged {
+	cJSON	*root;		/* the result as a tree */
+	char	*out;		/* its bytes; NULL if 'in' was */
+	size_t	 outlen;
+	int	 changed;
+};
+
+static void
+merged_release(struct merged *m)
+{
+	cJSON_Delete(m->root);
+	free(m->out);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Install Pigeon's entries into 'root' (already shape-checked). */
+static pgn_status
+add_entries(pgn_host h, cJSON *root, int created, const char *hook)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	const char *keep[PGN_NEVENTS] = {NULL};
+	cJSON *fresh[PGN_NEVENTS] = {NULL};
+	const cJSON *holder;
+	cJSON *hooks, *ev, *v;
+	pgn_status rc = PGN_ENOMEM;
+	int e;
+
+	for (e = 0; e < PGN_NEVENTS; e++) {
+		fresh[e] = make_entry(h, hook, (pgn_event)e);
+		if (fresh[e] == NULL)
+			goto out;
+	}
+	if (created && hi->shape == PGN_SHAPE_FLAT) {
+		v = cJSON_CreateNumber(1);
+		if (v == NULL)
+			goto out;
+		cJSON_AddItemToObject(root, "version", v);
+	}
+	/*
+	 * An event holding exactly one Pigeon entry, already the one we
+	 * would write, keeps it where it is: a second install changes nothing
+	 * even after the user reordered entries.
+	 */
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
+		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
+		if (ev != NULL && count_event(ev, hi->shape, &holder) == 1 &&
+		    cJSON_Compare(holder, fresh[e], 1))
+			keep[e] = hi->events[e];
+	}
+	(void)strip_all(root, hi, keep);
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	if (hooks == NULL) {
+		hooks = cJSON_AddObjectToObject(root, "hooks");
+		if (hooks == NULL)
+			goto out;
+	}
+	for (e = 0; e < PGN_NEVENTS; e++) {
+		if (keep[e] != NULL)
+			continue;
+		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
+		if (ev == NULL) {
+			ev = cJSON_AddArrayToObject(hooks, hi->events[e]);
+			if (ev == NULL)
+				goto out;
+		}
+		cJSON_AddItemToArray(ev, fresh[e]);
+		fresh[e] = NULL;
+	}
+	rc = PGN_OK;
+out:
+	for (e = 0; e < PGN_NEVENTS; e++)
+		cJSON_Delete(fresh[e]);
+	return rc;
+}
+
+static int
+hook_path_ok(const char *hook)
+{
+	const char *p;
+
+	if (hook == NULL || hook[0] != '/' || strlen(hook) >= PGN_MAX_PATH)
+		return 0;
+	for (p = hook; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	/* Uninstall finds entries by this name: others would stay. */
+	p = strrchr(hook, '/');
+	return strcmp(p + 1, HOOK_NAME) == 0;
+}
+
+/*
+ * The merge behind both public functions ('hook' NULL: uninstall).
+ * Unchanged results keep the input's bytes, so a second run is a no-op
+ * down to the formatting.
+ */
+static pgn_status
+merge(pgn_host h, const char *in, size_t len, const char *hook,
+    struct merged *m, char *errbuf, size_t errlen)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	cJSON *orig = NULL;
+	char *s = NULL;
+	size_t n;
+	pgn_status rc;
+
+	memset(m, 0, sizeof(*m));
+	if (hi == NULL) {
+		errf(errbuf, errlen, "unknown host");
+		return PGN_EINVAL;
+	}
+	if (hook != NULL && !hook_path_ok(hook)) {
+		errf(errbuf, errlen, "hook '%s' is not an absolute path "
+		    "ending in /" HOOK_NAME, hook);
+		return PGN_EINVAL;
+	}
+	rc = parse_config(h, in, len, &m->root, errbuf, errlen);
+	if (rc != PGN_OK)
+		goto out;
+	rc = PGN_ENOMEM;
+	orig = cJSON_Duplicate(m->root, 1);
+	if (orig == NULL)
+		goto out;
+	if (hook != NULL) {
+		rc = add_entries(h, m->root, in == NULL || blank_text(in, len),
+		    hook);
+		if (rc != PGN_OK)
+			goto out;
+	} else {
+		(void)strip_all(m->root, hi, NULL);
+	}
+	m->changed = !cJSON_Compare(orig, m->root, 1);
+	if (!m->changed) {
+		rc = PGN_OK;
+		if (in == NULL)
+			goto out;
+		m->out = pgn_strndup(in, len);
+		m->outlen = len;
+		if (m->out == NULL)
+			rc = PGN_ENOMEM;
+		goto out;
+	}
+	rc = PGN_ENOMEM;
+	s = cJSON_Print(m->root);
+	if (s == NULL)
+		goto out;
+	n = strlen(s);
+	if (n + 1 > PGN_MAX_CONFIG) {
+		errf(errbuf, errlen, "would grow past %d bytes",
+		    PGN_MAX_CONFIG);
+		rc = PGN_ETOOBIG;
+		goto out;
+	}
+	m->out = malloc(n + 2);
+	if (m->out == NULL)
+		goto out;
+	memcpy(m->out, s, n);
+	m->out[n] = '\n';
+	m->out[n + 1] = '\0';
+	m->outlen = n + 1;
+	rc = PGN_OK;
+out:
+	cJSON_free(s);
+	cJSON_Delete(orig);
+	if (rc != PGN_OK)
+		merged_release(m);
+	return rc;
+}
+
+static pgn_status
+merge_public(pgn_host h, const char *in, size_t len, const char *hook,
+    char **out, int *changed, char *errbuf, size_t errlen)
+{
+	struct merged m;
+	pgn_status rc;
+
+	*out = NULL;
+	*changed = 0;
+	if (errbuf != NULL && errlen > 0)
+		errbuf[0] = '\0';
+	rc = merge(h, in, len, hook, &m, errbuf, errlen);
+	if (rc != PGN_OK)
+		return rc;
+	*out = m.out;
+	*changed = m.changed;
+	m.out = NULL;
+	merged_release(&m);
+	return PGN_OK;
+}
+
+pgn_status
+pgn_install_merge(pgn_host h, const char *in, size_t len, const char *hook,
+    char **out, int *changed, char *errbuf, size_t errlen)
+{
+	if (hook == NULL) {
+		*out = NULL;
+		*changed = 0;
+		errf(errbuf, errlen, "no hook path given");
+		return PGN_EINVAL;
+	}
+	return merge_public(h, in, len, hook, out, changed, errbuf, errlen);
+}
+
+pgn_status
+pgn_uninstall_merge(pgn_host h, const char *in, size_t len, char **out,
+    int *changed, char *errbuf, size_t errlen)
+{
+	return merge_public(h, in, len, NULL, out, changed, errbuf, errlen);
+}
+
+/* ---- line diff ------------------------------------------------------ */
+
+static pgn_status
+split_lines(const char *s, size_t len, struct line **v, size_t *n)
+{
+	size_t cap = 0, i, start;
+
+	*v = NULL;
+	*n = 0;
+	for (start = 0, i = 0; i < len; i++) {
+		if (s[i] != '\n' && i + 1 < len)
+			continue;
+		if (!pgn_vec_grow((void **)v, &cap, *n, sizeof(**v))) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return PGN_ENOMEM;
+		}
+		(*v)[*n].p = s + start;
+		(*v)[*n].n = i + 1 - start;
+		(*n)++;
+		start = i + 1;
+	}
+	return PGN_OK;
+}
+
+static int
+line_eq(const struct line *a, const struct line *b)
+{
+	return a->n == b->n && memcmp(a->p, b->p, a->n) == 0;
+}
+
+static void
+diff_line(struct pgn_buf *b, char sign, const struct line *l)
+{
+	pgn_buf_add(b, &sign, 1);
+	pgn_buf_add(b, l->p, l->n);
+	if (l->n == 0 || l->p[l->n - 1] != '\n')
+		pgn_buf_adds(b, "\n\\ No newline at end of file\n");
+}
+
+/* One hunk of -U0 unified diff: old lines [ai, ai+na), new [bi, bi+nb). */
+static void
+diff_hunk(struct pgn_buf *b, const struct line *a, size_t ai, size_t na,
+    const struct line *bl, size_t bi, size_t nb)
+{
+	size_t i;
+
+	/* With a count of 0 the start names the line before the hunk. */
+	pgn_buf_addf(b, "@@ -%zu,%zu +%zu,%zu @@\n", na ? ai + 1 : ai, na,
+	    nb ? bi + 1 : bi, nb);
+	for (i = 0; i < na; i++)
+		diff_line(b, '-', &a[ai + i]);
+	for (i = 0; i < nb; i++)
+		diff_line(b, '+', &bl[bi + i]);
+}
+
+/*
+ * A minimal line diff of 'old' and 'new' (either NULL: absent) as a
+ * zero-context unified diff, "" if equal. Common head and tail are
+ * trimmed first; an LCS over the rest is bounded by DIFF_MAX_CELLS,
+ * past which the middle is shown as replaced whole.
+ */
+static pgn_status
+line_diff(const char *path, const char *old, size_t oldlen, const char *new,
+    size_t newlen, char **out)
+{
+	struct line *a = NULL, *bl = NULL;
+	size_t na = 0, nb = 0, pre = 0, suf = 0, ma, mb, i, j, cells, w;
+	size_t hi, hj;
+	uint32_t *L = NULL;
+	struct pgn_buf b;
+	pgn_status rc;
+
+	*out = NULL;
+	pgn_buf_init(&b, 4 * (size_t)PGN_MAX_CONFIG + 4 * PGN_MAX_PATH);
+	rc = split_lines(old != NULL ? old : "", oldlen, &a, &na);
+	if (rc == PGN_OK)
+		rc = split_lines(new != NULL ? new : "", newlen, &bl, &nb);
+	if (rc != PGN_OK)
+		goto out;
+	if ((old == NULL) == (new == NULL) && oldlen == newlen &&
+	    (oldlen == 0 || memcmp(old, new, oldlen) == 0)) {
+		*out = pgn_buf_take(&b, NULL);
+		rc = *out == NULL ? PGN_ENOMEM : PGN_OK;
+		goto out;
+	}
+	pgn_buf_addf(&b, "--- %s\n+++ %s\n", old != NULL ? path : "/dev/null",
+	    new != NULL ? path : "/dev/null");
+	while (pre < na && pre < nb && line_eq(&a[pre], &bl[pre]))
+		pre++;
+	while (suf < na - pre && suf < nb - pre &&
+	    line_eq(&a[na - 1 - suf], &bl[nb - 1 - suf]))
+		suf++;
+	ma = na - pre - suf;
+	mb = nb - pre - suf;
+	if (!pgn_size_mul(ma + 1, mb + 1, &cells) || cells > DIFF_MAX_CELLS) {
+		diff_hunk(&b, a, pre, ma, bl, pre, mb);
+		goto take;
+	}
+	L = calloc(cells, sizeof(*L));
+	if (L == NULL) {
+		rc = PGN_ENOMEM;
+		goto out;
+	}
+	/* L[i][j]: LCS length of a[pre+i..] and bl[pre+j..] (middle only). */
+	w = mb + 1;
+	for (i = ma; i-- > 0;)
+		for (j = mb; j-- > 0;) {
+			if (line_eq(&a[pre + i], &bl[pre + j]))
+				L[i * w + j] = L[(i + 1) * w + j + 1] + 1;
+			else if (L[(i + 1) * w + j] >= L[i * w + j + 1])
+				L[i * w + j] = L[(i + 1) * w + j];
+			else
+				L[i * w + j] = L[i * w + j + 1];
+		}
+	i = 0;
+	j = 0;
+	while (i < ma || j < mb) {
+		if (i < ma && j < mb && line_eq(&a[pre + i], &bl[pre + j])) {
+			i++;
+			j++;
+			continue;
+		}
+		/* A run of changes up to the next common line. */
+		hi = i;
+		hj = j;
+		while (i < ma || j < mb) {
+			if (i < ma && j < mb &&
+			    line_eq(&a[pre + i], &bl[pre + j]))
+				break;
+			if (j >= mb || (i < ma &&
+			    L[(i + 1) * w + j] >= L[i * w + j + 1]))
+				i++;
+			else
+				j++;
+		}
+		diff_hunk(&b, a, pre + hi, i - hi, bl, pre + hj, j - hj);
+	}
+take:
+	if (b.err != PGN_OK) {
+		rc = b.err;
+		goto out;
+	}
+	*out = pgn_buf_take(&b, NULL);
+	rc = *out == NULL ? PGN_ENOMEM : PGN_OK;
+out:
+	free(L);
+	free(a);
+	free(bl);
+	pgn_buf_release(&b);
+	return rc;
+}
+
+/* ---- files ---------------------------------------------------------- */
+
+static char *
+path_join(const char *a, const char *b)
+{
+	struct pgn_buf p;
+
+	pgn_buf_init(&p, PGN_MAX_PATH);
+	pgn_buf_adds(&p, a);
+	if (p.len > 0 && p.data[p.len - 1] != '/')
+		pgn_buf_adds(&p, "/");
+	pgn_buf_adds(&p, b);
+	return pgn_buf_take(&p, NULL);
+}
+
+/* The directory part of 'path' ("." if none), as a new string. */
+static char *
+path_dir(const char *path)
+{
+	const char *slash;
+
+	slash = strrchr(path, '/');
+	if (slash == NULL)
+		return pgn_strdup(".");
+	if (slash == path)
+		return pgn_strdup("/");
+	return pgn_strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Read a regular file of at most 'max' bytes. '*exists' is 0 when it is
+ * absent (not an error). '*mode' gets its permission bits.
+ */
+static pgn_status
+read_file(const char *path, size_t max, char **data, size_t *len,
+    int *exists, mode_t *mode, char *errbuf, size_t errlen)
+{
+	struct pgn_buf b;
+	struct stat sb;
+	char chunk[8192];
+	ssize_t r;
+	int fd;
+	pgn_status rc = PGN_OK;
+
+	*data = NULL;
+	*len = 0;
+	*exists = 0;
+	pgn_buf_init(&b, max);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return PGN_OK;
+		errf(errbuf, errlen, "cannot open '%s': %s", path,
+		    strerror(errno));
+		return PGN_EIO;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		errf(errbuf, errlen, "'%s' is not a regular file: left "
+		    "untouched", path);
+		rc = PGN_EINVAL;
+		goto out;
+	}
+	*exists = 1;
+	*mode = sb.st_mode & 07777;
+	for (;;) {
+		r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			errf(errbuf, errlen, "cannot read '%s': %s", path,
+			    strerror(errno));
+			rc = PGN_EIO;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		pgn_buf_add(&b, chunk, (size_t)r);
+		if (b.err == PGN_ETOOBIG) {
+			errf(errbuf, errlen, "'%s' is larger than %zu bytes: "
+			    "left untouched", path, max);
+			rc = PGN_ETOOBIG;
+			goto out;
+		}
+		if (b.err != PGN_OK) {
+			rc = b.err;
+			goto out;
+		}
+	}
+	*data = pgn_buf_take(&b, len);
+	if (*data == NULL)
+		rc = PGN_ENOMEM;
+out:
+	close(fd);
+	pgn_buf_release(&b);
+	if (rc != PGN_OK)
+		*exists = 0;
+	return rc;
+}
+
+static int
+fsync_dir(const char *dir)
+{
+	int fd, r;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = fsync(fd);
+	close(fd);
+	return r;
+}
+
+/* Create 'dir' and its missing parents (0755: host config dirs). */
+static pgn_status
+mkdir_p(const char *dir, char *errbuf, size_t errlen)
+{
+	char *p;
+	size_t i;
+	pgn_status rc = PGN_OK;
+
+	p = pgn_strdup(dir);
+	if (p == NULL)
+		return PGN_ENOMEM;
+	for (i = 1; ; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		if (p[i] == '/') {
+			p[i] = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+				goto fail;
+			p[i] = '/';
+			continue;
+		}
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			goto fail;
+		break;
+	}
+	goto out;
+fail:
+	errf(errbuf, errlen, "cannot create directory '%s': %s", p,
+	    strerror(errno));
+	rc = PGN_EIO;
+out:
+	free(p);
+	return rc;
+}
+
+/*
+ * Replace 'path' with 'data' atomically: a temp file in the same
+ * directory, written in full, fsynced, given 'mode', renamed over
+ * 'path', then the directory fsynced.
+ */
+static pgn_status
+write_atomic(const char *path, const char *data, size_t len, mode_t mode,
+    char *errbuf, size_t errlen)
+{
+	struct pgn_buf t;
+	char *dir = NULL, *tmp = NULL;
+	const char *base;
+	size_t off = 0;
+	ssize_t w;
+	int fd = -1;
+	pgn_status rc = PGN_EIO;
+
+	pgn_buf_init(&t, PGN_MAX_PATH + 32);
+	dir = path_dir(path);
+	if (dir == NULL) {
+		rc = PGN_ENOMEM;
+		goto out;
+	}
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	pgn_buf_addf(&t, "%s/.%s.pigeon-XXXXXX", dir, base);
+	tmp = pgn_buf_take(&t, NULL);
+	if (tmp == NULL) {
+		rc = PGN_ENOMEM;
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		tmp = NULL;	/* nothing to unlink */
+		errf(errbuf, errlen, "cannot create a file next to '%s': %s",
+		    path, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto fail;
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+		goto fail;
+	w = close(fd);
+	fd = -1;
+	if (w != 0)
+		goto fail;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	tmp = NULL;
+	if (fsync_dir(dir) != 0)
+		goto fail;
+	rc = PGN_OK;
+	goto out;
+fail:
+	errf(errbuf, errlen, "cannot write '%s': %s", path, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL) {
+		(void)unlink(tmp);
+		free(tmp);
+	}
+	free(dir);
+	pgn_buf_release(&t);
+	return rc;
+}
+
+/* ---- apply ---------------------------------------------------------- */
+
+static char *
+bak_path(const char *path)
+{
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, PGN_MAX_PATH);
+	pgn_buf_addf(&b, "%s.bak", path);
+	return pgn_buf_take(&b, NULL);
+}
+
+/* The config file of the request: project, env override, or $HOME. */
+static pgn_status
+config_path(const struct pgn_install *req, char **path, char *errbuf,
+    size_t errlen)
+{
+	const struct pgn_host_info *hi = pgn_host_get(req->host);
+	const char *v;
+
+	*path = NULL;
+	if (req->project != NULL) {
+		if (req->project[0] == '\0') {
+			errf(errbuf, errlen, "empty project directory");
+			return PGN_EINVAL;
+		}
+		*path = path_join(req->project, hi->project_path);
+	} else if (hi->user_env != NULL &&
+	    (v = getenv(hi->user_env)) != NULL && *v != '\0') {
+		*path = path_join(v, hi->env_file);
+	} else if ((v = getenv("HOME")) != NULL && *v != '\0') {
+		*path = path_join(v, hi->user_path);
+	} else {
+		errf(errbuf, errlen, "cannot find the %s config: HOME is not "
+		    "set", hi->name);
+		return PGN_EINVAL;
+	}
+	if (*path == NULL) {
+		errf(errbuf, errlen, "the %s config path is too long",
+		    hi->name);
+		return PGN_ETOOBIG;
+	}
+	return PGN_OK;
+}
+
+/*
+ * True if the '.bak' bytes are what uninstall should bring back: valid
+ * JSON without Pigeon's entries, equal to 'result' once the empty
+ * containers install may have filled are ignored.
+ */
+static int
+bak_matches(pgn_host h, const char *bak, size_t baklen, const cJSON *result)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	cJSON *b = NULL, *r = NULL;
+	const cJSON *holder;
+	const cJSON *hooks, *ev;
+	int ok = 0;
+
+	if (parse_config(h, bak, baklen, &b, NULL, 0) != PGN_OK)
+		goto out;
+	hooks = cJSON_GetObjectItemCaseSensitive(b, "hooks");
+	cJSON_ArrayForEach(ev, hooks) {
+		if (cJSON_IsArray(ev) && count_event(ev, hi->shape,
+		    &holder) > 0)
+			goto out;
+	}
+	r = cJSON_Duplicate(result, 1);
+	if (r == NULL)
+		goto out;
+	canonical(b, hi->shape);
+	canonical(r, hi->shape);
+	ok = cJSON_Compare(b, r, 1);
+out:
+	cJSON_Delete(b);
+	cJSON_Delete(r);
+	return ok;
+}
+
+enum action {
+	ACT_NONE,
+	ACT_WRITE,	/* write the merged content */
+	ACT_RESTORE,	/* write the .bak bytes back, remove the .bak */
+	ACT_DELETE	/* remove the file Pigeon created */
+};
+
+void
+pgn_install_result_release(struct pgn_install_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->path);
+	free(r->diff);
+	free(r->note);
+	memset(r, 0, sizeof(*r));
+}
+
+pgn_status
+pgn_install_apply(const struct pgn_install *req,
+    struct pgn_install_result *res, char *errbuf, size_t errlen)
+{
+	const struct pgn_host_info *hi;
+	struct merged m = {0};
+	struct stat sb;
+	char *target = NULL, *bakpath = NULL, *in = NULL, *bak = NULL;
+	char *dir = NULL;
+	const char *newdata;
+	size_t len = 0, baklen = 0, newlen;
+	mode_t mode = 0644, bakmode = 0644;
+	int exists = 0, bakexists = 0;
+	enum action act = ACT_NONE;
+	char why[PGN_MAX_ERR];
+	pgn_status rc;
+
+	memset(res, 0, sizeof(*res));
+	if (errbuf != NULL && errlen > 0)
+		errbuf[0] = '\0';
+	hi = pgn_host_get(req->host);
+	if (hi == NULL) {
+		errf(errbuf, errlen, "unknown host");
+		return PGN_EINVAL;
+	}
+	if (!req->remove && !hook_path_ok(req->hook)) {
+		errf(errbuf, errlen, "hook '%s' is not an absolute path "
+		    "ending in /" HOOK_NAME,
+		    req->hook != NULL ? req->hook : "");
+		return PGN_EINVAL;
+	}
+	rc = config_path(req, &res->path, errbuf, errlen);
+	if (rc != PGN_OK)
+		goto out;
+	/* A symlinked config (dotfiles) stays a link: edit its target. */
+	rc = PGN_ENOMEM;
+	if (lstat(res->path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		target = realpath(res->path, NULL);
+		if (target == NULL) {
+			errf(errbuf, errlen, "'%s' is a symbolic link that "
+			    "cannot be followed (%s): left untouched",
+			    res->path, strerror(errno));
+			rc = PGN_EIO;
+			goto out;
+		}
+	} else {
+		target = pgn_strdup(res->path);
+	}
+	if (target == NULL)
+		goto out;
+	bakpath = bak_path(target);
+	if (bakpath == NULL) {
+		errf(errbuf, errlen, "the %s config path is too long",
+		    hi->name);
+		rc = PGN_ETOOBIG;
+		goto out;
+	}
+	rc = read_file(target, PGN_MAX_CONFIG, &in, &len, &exists, &mode,
+	    errbuf, errlen);
+	if (rc != PGN_OK)
+		goto out;
+	rc = merge(req->host, exists ? in : NULL, len,
+	    req->remove ? NULL : req->hook, &m, why, sizeof(why));
+	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
+		errf(errbuf, errlen, "'%s' %s: left untouched; fix or move it",
+		    res->path, why);
+		goto out;
+	}
+	if (rc != PGN_OK)
+		goto out;
+	if (!req->remove && req->host == PGN_HOST_CODEX) {
+		res->note = pgn_strdup(req->project != NULL ?
+		    "Codex runs hooks only once they are trusted (and project "
+		    "hooks only in a trusted project): open codex and review "
+		    "them with /hooks (\"Trust all and continue\"), or pass "
+		    "--dangerously-bypass-hook-trust" :
+		    "Codex runs hooks only once they are trusted: open codex "
+		    "and review them with /hooks (\"Trust all and continue\"), "
+		    "or pass --dangerously-bypass-hook-trust");
+		if (res->note == NULL) {
+			rc = PGN_ENOMEM;
+			goto out;
+		}
+	}
+	res->changed = m.changed;
+	if (m.changed && !req->remove) {
+		act = ACT_WRITE;
+	} else if (m.changed) {
+		rc = read_file(bakpath, PGN_MAX_CONFIG, &bak, &baklen,
+		    &bakexists, &bakmode, why, sizeof(why));
+		if (rc == PGN_ENOMEM)
+			goto out;
+		if (rc != PGN_OK) {
+			/* An unreadable .bak is kept, never restored. */
+			bakexists = 1;
+			rc = PGN_OK;
+		}
+		if (bak != NULL && bak_matches(req->host, bak, baklen, m.root))
+			act = ACT_RESTORE;
+		else if (!bakexists && is_skeleton(m.root, hi->shape))
+			act = ACT_DELETE;
+		else
+			act = ACT_WRITE;
+	}
+	newdata = act == ACT_RESTORE ? bak : act == ACT_DELETE ? NULL :
+	    act == ACT_NONE && exists ? in : m.out;
+	newlen = act == ACT_RESTORE ? baklen : act == ACT_DELETE ? 0 :
+	    act == ACT_NONE ? len : m.outlen;
+	rc = line_diff(res->path, exists ? in : NULL, len, newdata, newlen,
+	    &res->diff);
+	if (rc != PGN_OK || act == ACT_NONE || req->dry_run)
+		goto out;
+
+	switch (act) {
+	case ACT_WRITE:
+		if (!exists) {
+			dir = path_dir(target);
+			if (dir == NULL) {
+				rc = PGN_ENOMEM;
+				goto out;
+			}
+			rc = mkdir_p(dir, errbuf, errlen);
+			if (rc != PGN_OK)
+				goto out;
+		}
+		/* Only the first original is kept: a .bak is never replaced. */
+		if (!req->remove && exists && access(bakpath, F_OK) != 0) {
+			rc = write_atomic(bakpath, in, len, mode, errbuf,
+			    errlen);
+			if (rc != PGN_OK)
+				goto out;
+		}
+		rc = write_atomic(target, m.out, m.outlen, mode, errbuf,
+		    errlen);
+		break;
+	case ACT_RESTORE:
+		rc = write_atomic(target, bak, baklen, mode, errbuf, errlen);
+		if (rc != PGN_OK)
+			goto out;
+		if (unlink(bakpath) != 0) {
+			errf(errbuf, errlen, "cannot remove '%s': %s", bakpath,
+			    strerror(errno));
+			rc = PGN_EIO;
+			goto out;
+		}
+		dir = path_dir(target);
+		if (dir != NULL)
+			(void)fsync_dir(dir);
+		break;
+	case ACT_DELETE:
+		if (unlink(target) != 0) {
+			errf(errbuf, errlen, "cannot remove '%s': %s", target,
+			    strerror(errno));
+			rc = PGN_EIO;
+			goto out;
+		}
+		dir = path_dir(target);
+		if (dir != NULL)
+			(void)fsync_dir(dir);
+		break;
+	case ACT_NONE:
+		break;
+	}
+out:
+	if (rc == PGN_ENOMEM && errbuf != NULL && errlen > 0 &&
+	    errbuf[0] == '\0')
+		errf(errbuf, errlen, "out of memory");
+	if (rc != PGN_OK) {
+		res->changed = 0;
+		free(res->diff);
+		res->diff = NULL;
+		free(res->note);
+		res->note = NULL;
+	}
+	merged_release(&m);
+	free(target);
+	free(bakpath);
+	free(in);
+	free(bak);
+	free(dir);
+	return rc;
+}

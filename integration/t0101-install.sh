@@ -1,0 +1,256 @@
+#!/bin/sh
+# pigeon install / uninstall against real files under a temporary HOME:
+# the config path of each host (user, --project, CLAUDE_CONFIG_DIR,
+# CODEX_HOME), idempotency, --dry-run, the exact inverse on uninstall,
+# and the refusals (invalid JSON, unknown host, bad options).
+. "$(dirname "$0")/lib.sh"
+
+mkdir "$TEST_DIR/bin" "$TEST_DIR/proj" || exit 2
+HOOK=$TEST_DIR/bin/pigeon-hook
+printf '#!/bin/sh\nexit 0\n' >"$HOOK" && chmod 755 "$HOOK" || exit 2
+PIGEON_HOOK=$HOOK
+export PIGEON_HOOK
+unset CLAUDE_CONFIG_DIR CODEX_HOME
+
+# cfg HOST: the user config file of HOST under $HOME.
+cfg() {
+	case $1 in
+	cursor) echo "$HOME/.cursor/hooks.json" ;;
+	claude) echo "$HOME/.claude/settings.json" ;;
+	codex) echo "$HOME/.codex/hooks.json" ;;
+	gemini) echo "$HOME/.gemini/settings.json" ;;
+	esac
+}
+# events HOST: the two event names Pigeon registers.
+events() {
+	case $1 in
+	cursor) echo "sessionStart beforeSubmitPrompt" ;;
+	claude | codex) echo "SessionStart UserPromptSubmit" ;;
+	gemini) echo "SessionStart BeforeAgent" ;;
+	esac
+}
+# has_hooks FILE HOST: one Pigeon command per event, both events.
+has_hooks() {
+	for hh_e in $(events "$2"); do
+		hh_n=$(grep -c -F "\"$HOOK $2 $hh_e\"" "$1") || return 1
+		[ "$hh_n" -eq 1 ] || {
+			echo "error: $hh_n entries for $2 $hh_e in $1" >&9
+			return 1
+		}
+	done
+}
+
+test_case 'install writes both events for each host in the user config' '
+	for h in cursor claude codex gemini; do
+		f=$(cfg $h) &&
+		test ! -e "$f" &&
+		pigeon install $h >out 2>err &&
+		expect_empty err &&
+		head -n 1 out >line &&
+		echo "installed Pigeon${SQ}s hooks for $h in $f" >expect &&
+		test_cmp expect line &&
+		has_hooks "$f" $h &&
+		test ! -e "$f.bak" &&
+		test "$(stat -c %a "$f")" = 644 || return 1
+	done &&
+	grep -q "\"version\":	1" "$(cfg cursor)" &&
+	grep -q "\"timeout\":	5000" "$(cfg gemini)" &&
+	grep -q "\"timeout\":	5$" "$(cfg claude)"
+'
+
+test_case 'a second install changes nothing' '
+	for h in cursor claude codex gemini; do
+		f=$(cfg $h) &&
+		cp "$f" before &&
+		pigeon install $h >out &&
+		head -n 1 out >line &&
+		echo "already installed in $f" >expect &&
+		test_cmp expect line &&
+		cmp before "$f" || return 1
+	done
+'
+
+test_case 'codex install says the hooks must be trusted' '
+	pigeon install codex >out &&
+	grep -q "^note: Codex runs hooks only once they are trusted" out &&
+	grep -q -e "--dangerously-bypass-hook-trust" out &&
+	pigeon install claude >out &&
+	! grep -q "^note:" out
+'
+
+test_case 'uninstall removes a file pigeon created, and nothing else' '
+	for h in cursor claude codex gemini; do
+		f=$(cfg $h) &&
+		pigeon uninstall $h >out 2>err &&
+		expect_empty err &&
+		grep -q "^removed Pigeon${SQ}s hooks for $h" out &&
+		test ! -e "$f" && test ! -e "$f.bak" &&
+		test -d "$(dirname "$f")" &&
+		expect_output "nothing to remove in $f" pigeon uninstall $h ||
+		return 1
+	done
+'
+
+test_case 'install then uninstall gives back an odd file byte for byte' '
+	f=$(cfg claude) &&
+	{
+		printf "{ \"model\" :\"x\",\r\n  \"hooks\":{\"Stop\":[ "
+		printf "{\"hooks\":[{\"type\":\"command\",\"command\":"
+		printf "\"say done\"}]}],\n \"SessionStart\": [ ] } }"
+	} >"$f" &&
+	cp "$f" orig &&
+	pigeon install claude >/dev/null &&
+	has_hooks "$f" claude &&
+	grep -q "say done" "$f" &&
+	cmp orig "$f.bak" &&
+	pigeon uninstall claude >out &&
+	grep -q "^removed" out &&
+	cmp orig "$f" &&
+	test ! -e "$f.bak"
+'
+
+test_case 'the same round trip for every host, user and project' '
+	for h in cursor claude codex gemini; do
+		for where in user project; do
+			if [ $where = user ]; then
+				f=$(cfg $h) && opt=--user
+			else
+				f=$(cfg $h) &&
+				f=$TEST_DIR/proj/${f#"$HOME"/} &&
+				opt="--project proj"
+			fi &&
+			mkdir -p "$(dirname "$f")" &&
+			printf "{\"a\" : [1, 2 ],\n\t\"hooks\" : {}}" >"$f" &&
+			cp "$f" orig &&
+			pigeon install $h $opt >/dev/null &&
+			has_hooks "$f" $h &&
+			pigeon uninstall $h $opt >/dev/null &&
+			cmp orig "$f" && test ! -e "$f.bak" &&
+			rm "$f" || return 1
+		done
+	done
+'
+
+test_case 'install --project writes the project config' '
+	for h in cursor claude codex gemini; do
+		rel=$(cfg $h) && rel=${rel#"$HOME"/} &&
+		pigeon install $h --project proj >out &&
+		head -n 1 out >line &&
+		echo "installed Pigeon${SQ}s hooks for $h in $TEST_DIR/proj/$rel" \
+			>expect &&
+		test_cmp expect line &&
+		has_hooks "proj/$rel" $h &&
+		test ! -e "$(cfg $h)" || return 1
+	done &&
+	for h in cursor claude codex gemini; do
+		pigeon uninstall $h --project "$TEST_DIR/proj" >/dev/null ||
+		return 1
+	done &&
+	test -z "$(find proj -type f)"
+'
+
+test_case '--dry-run prints the diff and writes nothing' '
+	f=$(cfg gemini) &&
+	pigeon install gemini --dry-run >out 2>err &&
+	expect_empty err &&
+	test ! -e "$f" &&
+	grep -q "^would install Pigeon${SQ}s hooks for gemini in $f" out &&
+	grep -q "^--- /dev/null$" out &&
+	grep -q "^+++ $f$" out &&
+	grep -q "^+.*$HOOK gemini BeforeAgent" out &&
+	tail -n 1 out | grep -q "^dry run: nothing written$" &&
+	echo "{\"ui\": {}}" >"$f" &&
+	cp "$f" orig &&
+	pigeon install gemini --dry-run >out &&
+	grep -q "^-{\"ui\": {}}$" out &&
+	cmp orig "$f" && test ! -e "$f.bak" &&
+	pigeon install gemini >/dev/null &&
+	cp "$f" installed &&
+	pigeon uninstall gemini --dry-run >out &&
+	grep -q "^would remove" out &&
+	grep -q "^+{\"ui\": {}}$" out &&
+	cmp installed "$f" && cmp orig "$f.bak" &&
+	pigeon uninstall gemini >/dev/null &&
+	cmp orig "$f"
+'
+
+test_case 'uninstall keeps an entry the user added after install' '
+	f=$(cfg cursor) &&
+	pigeon install cursor >/dev/null &&
+	sed "s|\"sessionStart\":	\[{|\"sessionStart\":	[{\"command\": \"mine\"}, {|" \
+		"$f" >edited &&
+	cp edited "$f" &&
+	grep -q "\"mine\"" "$f" &&
+	pigeon uninstall cursor >/dev/null &&
+	grep -q "\"mine\"" "$f" &&
+	! grep -q pigeon-hook "$f" &&
+	rm "$f"
+'
+
+test_case 'invalid JSON is refused and left untouched' '
+	f=$(cfg codex) &&
+	printf "{\n  \"hooks\": {\n    \"Stop\": [,]\n}\n" >"$f" &&
+	cp "$f" orig &&
+	expect_error 1 "is not valid JSON (line 3" pigeon install codex &&
+	expect_one_error err "$f" &&
+	cmp orig "$f" && test ! -e "$f.bak" &&
+	expect_error 1 "left untouched" pigeon uninstall codex &&
+	cmp orig "$f" &&
+	echo "{\"hooks\": []}" >"$f" &&
+	expect_error 1 "\"hooks\" as an array" pigeon install codex &&
+	rm "$f"
+'
+
+test_case 'CLAUDE_CONFIG_DIR and CODEX_HOME name the user config' '
+	CLAUDE_CONFIG_DIR=$TEST_DIR/cc CODEX_HOME=$TEST_DIR/cx &&
+	export CLAUDE_CONFIG_DIR CODEX_HOME &&
+	expect_output "installed Pigeon${SQ}s hooks for claude in $TEST_DIR/cc/settings.json" \
+		pigeon install claude &&
+	pigeon install codex >out &&
+	grep -q "in $TEST_DIR/cx/hooks.json$" out &&
+	has_hooks cc/settings.json claude &&
+	has_hooks cx/hooks.json codex &&
+	test ! -e "$(cfg claude)" && test ! -e "$(cfg codex)"
+'
+
+test_case 'unknown host and bad options exit 2' '
+	expect_error 2 "unknown host ${SQ}opencode${SQ}: say cursor, claude, codex or gemini" \
+		pigeon install opencode &&
+	expect_error 2 "cursor, claude, codex or gemini" pigeon uninstall &&
+	expect_error 2 "exclusive" pigeon install claude --user --project proj &&
+	expect_error 2 "no such directory" pigeon install claude --project nope &&
+	expect_error 2 "unexpected argument" pigeon install claude codex &&
+	expect_error 2 "--bogus" pigeon install claude --bogus &&
+	(PIGEON_HOOK=bin/pigeon-hook &&
+	    expect_error 2 "absolute path" pigeon install claude) &&
+	(PIGEON_HOOK=/bin/true &&
+	    expect_error 2 "/pigeon-hook" pigeon install claude) &&
+	test ! -e "$(cfg claude)"
+'
+
+test_case '--help prints the usage on stdout' '
+	pigeon install --help >out 2>err &&
+	expect_empty err &&
+	head -n 1 out | grep -q "^usage: pigeon install HOST" &&
+	pigeon uninstall -h >out &&
+	head -n 1 out | grep -q "^usage: pigeon uninstall HOST" &&
+	pigeon --help >out &&
+	grep -q "^  install " out && grep -q "^  uninstall " out
+'
+
+test_case 'without PIGEON_HOOK the hook is found next to pigeon' '
+	unset PIGEON_HOOK &&
+	if [ -x "$PGN_BIN/hookcli/pigeon-hook" ]; then
+		want=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
+		pigeon install claude >/dev/null &&
+		grep -q -F "\"$want claude SessionStart\"" "$(cfg claude)" &&
+		pigeon uninstall claude >/dev/null &&
+		test ! -e "$(cfg claude)"
+	else
+		test_note "no pigeon-hook built: checking the refusal" &&
+		expect_error 1 "no pigeon-hook found" pigeon install claude &&
+		test ! -e "$(cfg claude)"
+	fi
+'
+
+test_done

@@ -1,0 +1,1328 @@
+/*
+ * Unit tests of install.c: recognising Pigeon's commands, the install and
+ * uninstall merges against golden files in fixtures/install/, and
+ * pgn_install_apply on real files under a temporary HOME.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "harness.h"
+
+#define HOOK		"/opt/pigeon/bin/pigeon-hook"
+#define OTHER_HOOK	"/usr/local/lib/pigeon/pigeon-hook"
+
+static const char *const env_vars[] = {"HOME", "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME"};
+static char *saved_env[3];
+
+/* ---- helpers -------------------------------------------------------- */
+
+static void
+env_save(void)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(env_vars); i++) {
+		v = getenv(env_vars[i]);
+		saved_env[i] = v != NULL ? strdup(v) : NULL;
+	}
+}
+
+/* Put the environment back as the test found it. */
+static void
+env_restore(void)
+{
+	size_t i;
+
+	for (i = 0; i < H_COUNT(env_vars); i++) {
+		if (saved_env[i] != NULL)
+			setenv(env_vars[i], saved_env[i], 1);
+		else
+			unsetenv(env_vars[i]);
+	}
+}
+
+/* HOME = h_tmp/home (created), no host overrides. */
+static void
+use_home(char *home, size_t len)
+{
+	h_join(home, len, h_tmp, "home");
+	h_mkdir(home);
+	REQUIRE(setenv("HOME", home, 1) == 0);
+	unsetenv("CLAUDE_CONFIG_DIR");
+	unsetenv("CODEX_HOME");
+}
+
+/* The user config of host 'h' under $HOME. */
+static void
+user_config(pgn_host h, char *out, size_t len)
+{
+	h_join(out, len, getenv("HOME"), pgn_host_get(h)->user_path);
+}
+
+static void
+bak_of(const char *path, char *out, size_t len)
+{
+	int n;
+
+	n = snprintf(out, len, "%s.bak", path);
+	REQUIRE(n > 0 && (size_t)n < len);
+}
+
+/* A file of fixtures/install/; a missing one stops the test. */
+static char *
+fixture(const char *name, size_t *len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	const char *base, *slash;
+	char *data;
+
+	base = getenv("PGN_TEST_FIXTURES");
+	if (base == NULL || *base == '\0') {
+		/* Run by hand: fixtures sit next to this file. */
+		slash = strrchr(__FILE__, '/');
+		REQUIRE(slash != NULL);
+		REQUIRE(snprintf(dir, sizeof(dir), "%.*s/fixtures",
+		    (int)(slash - __FILE__), __FILE__) < (int)sizeof(dir));
+		base = dir;
+	}
+	REQUIRE(snprintf(path, sizeof(path), "%s/install/%s", base, name) <
+	    (int)sizeof(path));
+	data = h_read_file(path, len);
+	if (data == NULL)
+		printf("fixture %s: %s\n", path, strerror(errno));
+	REQUIRE(data != NULL);
+	return data;
+}
+
+static char *
+host_fixture(pgn_host h, const char *suffix, size_t *len)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s-%s", pgn_host_get(h)->name, suffix);
+	return fixture(name, len);
+}
+
+static size_t
+count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	const char *p;
+
+	for (p = hay; p != NULL && (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+static int
+file_is(const char *path, const char *data, size_t len)
+{
+	char *got;
+	size_t n;
+	int same;
+
+	got = h_read_file(path, &n);
+	same = got != NULL && n == len && memcmp(got, data, len) == 0;
+	free(got);
+	return same;
+}
+
+static int
+absent(const char *path)
+{
+	struct stat sb;
+
+	return lstat(path, &sb) != 0 && errno == ENOENT;
+}
+
+static pgn_status
+apply(pgn_host h, const char *project, const char *hook, int remove,
+    int dry_run, struct pgn_install_result *res, char *err)
+{
+	struct pgn_install req = {0};
+
+	req.host = h;
+	req.project = project;
+	req.hook = hook;
+	req.remove = remove;
+	req.dry_run = dry_run;
+	return pgn_install_apply(&req, res, err, PGN_MAX_ERR);
+}
+
+/* Install then uninstall through files; each must succeed. */
+static void
+install_ok(pgn_host h, const char *project, const char *hook)
+{
+	struct pgn_install_result res;
+	char err[PGN_MAX_ERR];
+
+	CHECK_INT(apply(h, project, hook, 0, 0, &res, err), PGN_OK);
+	CHECK_STR(err, "");
+	pgn_install_result_release(&res);
+}
+
+static void
+uninstall_ok(pgn_host h, const char *project)
+{
+	struct pgn_install_result res;
+	char err[PGN_MAX_ERR];
+
+	CHECK_INT(apply(h, project, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_STR(err, "");
+	pgn_install_result_release(&res);
+}
+
+static char *
+merge_in(pgn_host h, const char *in, const char *hook, int *changed)
+{
+	char err[PGN_MAX_ERR], *out = NULL;
+	pgn_status st;
+
+	st = pgn_install_merge(h, in, in != NULL ? strlen(in) : 0, hook, &out,
+	    changed, err, sizeof(err));
+	if (!CHECK_INT(st, PGN_OK))
+		printf("  %s\n", err);
+	return out;
+}
+
+static char *
+merge_out(pgn_host h, const char *in, int *changed)
+{
+	char err[PGN_MAX_ERR], *out = NULL;
+	pgn_status st;
+
+	st = pgn_uninstall_merge(h, in, in != NULL ? strlen(in) : 0, &out,
+	    changed, err, sizeof(err));
+	if (!CHECK_INT(st, PGN_OK))
+		printf("  %s\n", err);
+	return out;
+}
+
+/* ---- recognising Pigeon's commands ---------------------------------- */
+
+static void
+test_command_is_pigeon_by_first_word_basename(void)
+{
+	CHECK(pgn_command_is_pigeon("/usr/bin/pigeon-hook claude "
+	    "SessionStart"));
+	CHECK(pgn_command_is_pigeon("pigeon-hook"));
+	CHECK(pgn_command_is_pigeon("pigeon-hook cursor sessionStart"));
+	CHECK(pgn_command_is_pigeon("  \t/opt/p/pigeon-hook x"));
+	CHECK(pgn_command_is_pigeon("'/opt/my dir/pigeon-hook' gemini "
+	    "BeforeAgent"));
+	CHECK(pgn_command_is_pigeon("\"/opt/my dir/pigeon-hook\" codex x"));
+	CHECK(pgn_command_is_pigeon("/opt/my\\ dir/pigeon-hook codex x"));
+	CHECK(pgn_command_is_pigeon("'/it'\\''s/pigeon-hook' claude x"));
+	CHECK(pgn_command_is_pigeon("\"$CLAUDE_PROJECT_DIR\"/bin/pigeon-hook"
+	    " claude SessionStart"));
+	CHECK(pgn_command_is_pigeon("/a/pigeon-hook;echo x"));
+	CHECK(pgn_command_is_pigeon("pig\"eon\"-hook"));
+}
+
+static void
+test_command_is_not_pigeon_for_others(void)
+{
+	CHECK(!pgn_command_is_pigeon(NULL));
+	CHECK(!pgn_command_is_pigeon(""));
+	CHECK(!pgn_command_is_pigeon("   "));
+	CHECK(!pgn_command_is_pigeon("/usr/bin/pigeon-hooks claude x"));
+	CHECK(!pgn_command_is_pigeon("/usr/bin/xpigeon-hook claude x"));
+	CHECK(!pgn_command_is_pigeon("pigeon claude x"));
+	CHECK(!pgn_command_is_pigeon("sh -c pigeon-hook"));
+	CHECK(!pgn_command_is_pigeon("env pigeon-hook claude x"));
+	CHECK(!pgn_command_is_pigeon("/usr/bin/pigeon-hook/ x"));
+	CHECK(!pgn_command_is_pigeon("'' pigeon-hook"));
+	CHECK(!pgn_command_is_pigeon("; pigeon-hook"));
+	CHECK(!pgn_command_is_pigeon("PIGEON_AGENT=x pigeon-hook"));
+	/* Unbalanced quoting cannot be parsed: never Pigeon's. */
+	CHECK(!pgn_command_is_pigeon("'/opt/my dir/pigeon-hook claude x"));
+	CHECK(!pgn_command_is_pigeon("\"/opt/pigeon-hook claude x"));
+	CHECK(!pgn_command_is_pigeon("/opt/pigeon-hook claude 'x"));
+	CHECK(!pgn_command_is_pigeon("/opt/pigeon-hook claude \\"));
+}
+
+/* ---- install merge -------------------------------------------------- */
+
+static void
+test_install_into_missing_file_matches_golden(void)
+{
+	char *want, *out;
+	size_t n;
+	int h, changed;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		want = host_fixture((pgn_host)h, "new.json", &n);
+		out = merge_in((pgn_host)h, NULL, HOOK, &changed);
+		CHECK_STR(out, want);
+		CHECK_INT(changed, 1);
+		free(out);
+		free(want);
+	}
+}
+
+static void
+test_install_into_empty_or_blank_file_creates_the_object(void)
+{
+	static const char *const blanks[] = {"", " \n\t\r\n  "};
+	char *want, *out;
+	size_t n, i;
+	int h, changed;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		want = host_fixture((pgn_host)h, "new.json", &n);
+		for (i = 0; i < H_COUNT(blanks); i++) {
+			out = merge_in((pgn_host)h, blanks[i], HOOK, &changed);
+			CHECK_STR(out, want);
+			CHECK_INT(changed, 1);
+			free(out);
+		}
+		free(want);
+	}
+}
+
+static void
+test_install_keeps_foreign_entries_and_unknown_keys_in_order(void)
+{
+	char *in, *want, *out;
+	size_t n;
+	int h, changed;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		in = host_fixture((pgn_host)h, "foreign.in.json", &n);
+		want = host_fixture((pgn_host)h, "foreign.out.json", &n);
+		out = merge_in((pgn_host)h, in, HOOK, &changed);
+		CHECK_STR(out, want);
+		CHECK_INT(changed, 1);
+		free(out);
+		free(want);
+		free(in);
+	}
+}
+
+static void
+test_install_keeps_an_existing_cursor_version(void)
+{
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CURSOR, "{\"version\":2,\"hooks\":{}}", HOOK,
+	    &changed);
+	CHECK_CONTAINS(out, "\"version\":\t2");
+	CHECK_INT(count(out, "\"version\""), 1);
+	free(out);
+	/* An existing object without a version gets none added. */
+	out = merge_in(PGN_HOST_CURSOR, "{}", HOOK, &changed);
+	CHECK_INT(count(out, "\"version\""), 0);
+	free(out);
+}
+
+static void
+test_install_twice_changes_nothing(void)
+{
+	char *in, *once, *twice;
+	size_t n;
+	int h, changed;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		in = host_fixture((pgn_host)h, "odd.json", &n);
+		once = merge_in((pgn_host)h, in, HOOK, &changed);
+		CHECK_INT(changed, 1);
+		twice = merge_in((pgn_host)h, once, HOOK, &changed);
+		CHECK_INT(changed, 0);
+		CHECK_STR(twice, once);
+		free(twice);
+		free(once);
+		free(in);
+	}
+}
+
+static void
+test_second_install_keeps_bytes_even_if_reformatted(void)
+{
+	static const char in[] =
+	    "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"" HOOK " claude SessionStart\",\"timeout\":5}]}],"
+	    "\"UserPromptSubmit\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"" HOOK " claude UserPromptSubmit\","
+	    "\"timeout\":5}]}]}}";
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CLAUDE, in, HOOK, &changed);
+	CHECK_INT(changed, 0);
+	CHECK_STR(out, in);
+	free(out);
+}
+
+static void
+test_up_to_date_entry_keeps_its_place_after_a_reorder(void)
+{
+	static const char in[] =
+	    "{\"version\":1,\"hooks\":{\"sessionStart\":[{\"command\":\""
+	    HOOK " cursor sessionStart\",\"timeout\":5},{\"command\":\"b\"}],"
+	    "\"beforeSubmitPrompt\":[{\"command\":\"" HOOK " cursor "
+	    "beforeSubmitPrompt\",\"timeout\":5}]}}";
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CURSOR, in, HOOK, &changed);
+	CHECK_INT(changed, 0);
+	CHECK_STR(out, in);
+	free(out);
+}
+
+static void
+test_install_replaces_an_old_pigeon_entry(void)
+{
+	static const char in[] =
+	    "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"/old/place/pigeon-hook claude SessionStart\"}]},"
+	    "{\"hooks\":[{\"type\":\"command\",\"command\":\"mine\"}]}],"
+	    "\"UserPromptSubmit\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"'/old place/pigeon-hook' claude "
+	    "UserPromptSubmit\"}]},{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"/old/place/pigeon-hook claude "
+	    "UserPromptSubmit\"}]}]}}";
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CLAUDE, in, OTHER_HOOK, &changed);
+	CHECK_INT(changed, 1);
+	CHECK_INT(count(out, "pigeon-hook"), 2);
+	CHECK_INT(count(out, "old"), 0);
+	CHECK_INT(count(out, OTHER_HOOK " claude SessionStart"), 1);
+	CHECK_INT(count(out, OTHER_HOOK " claude UserPromptSubmit"), 1);
+	CHECK_INT(count(out, "\"mine\""), 1);
+	/* The foreign entry now comes before Pigeon's. */
+	CHECK(out != NULL && strstr(out, "\"mine\"") <
+	    strstr(out, OTHER_HOOK " claude SessionStart"));
+	free(out);
+}
+
+static void
+test_install_removes_pigeon_entries_from_other_events(void)
+{
+	static const char in[] =
+	    "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"/x/pigeon-hook claude Stop\"}]}],"
+	    "\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"/x/pigeon-hook claude PreToolUse\"},"
+	    "{\"type\":\"command\",\"command\":\"keep-me\"}]}]}}";
+	cJSON *root, *hooks;
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CLAUDE, in, HOOK, &changed);
+	CHECK_INT(changed, 1);
+	root = cJSON_Parse(out);
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	CHECK(cJSON_GetObjectItemCaseSensitive(hooks, "Stop") == NULL);
+	CHECK(cJSON_GetObjectItemCaseSensitive(hooks, "PreToolUse") != NULL);
+	CHECK_INT(count(out, "keep-me"), 1);
+	CHECK_INT(count(out, "pigeon-hook"), 2);
+	cJSON_Delete(root);
+	free(out);
+}
+
+static void
+test_install_writes_only_the_hosts_two_events(void)
+{
+	const struct pgn_host_info *hi;
+	cJSON *root, *hooks, *ev;
+	char *out;
+	int h, changed, n;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		hi = pgn_host_get((pgn_host)h);
+		out = merge_in((pgn_host)h, NULL, HOOK, &changed);
+		root = cJSON_Parse(out);
+		hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+		n = 0;
+		cJSON_ArrayForEach(ev, hooks) {
+			CHECK(strcmp(ev->string, hi->events[0]) == 0 ||
+			    strcmp(ev->string, hi->events[1]) == 0);
+			n++;
+		}
+		CHECK_INT(n, 2);
+		CHECK_INT(cJSON_GetArraySize(root), h == PGN_HOST_CURSOR ? 2 :
+		    1);
+		cJSON_Delete(root);
+		free(out);
+	}
+}
+
+static void
+test_hook_path_is_quoted_only_when_needed(void)
+{
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CURSOR, NULL, "/opt/my dir/it's/pigeon-hook",
+	    &changed);
+	CHECK_CONTAINS(out, "\"'/opt/my dir/it'\\\\''s/pigeon-hook' cursor "
+	    "sessionStart\"");
+	free(out);
+	out = merge_in(PGN_HOST_CURSOR, NULL, "/opt/a-b_c.d+1/pigeon-hook",
+	    &changed);
+	CHECK_CONTAINS(out, "\"/opt/a-b_c.d+1/pigeon-hook cursor "
+	    "sessionStart\"");
+	free(out);
+}
+
+static void
+test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook(void)
+{
+	static const char *const bad[] = {"pigeon-hook", "bin/pigeon-hook",
+	    "/bin/true", "", "/a/pigeon-hook\n"};
+	char err[PGN_MAX_ERR], *out = NULL;
+	size_t i;
+	int changed;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, NULL, 0, bad[i],
+		    &out, &changed, err, sizeof(err)), PGN_EINVAL);
+		CHECK(out == NULL);
+		CHECK_CONTAINS(err, "absolute path");
+	}
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, NULL, 0, NULL, &out,
+	    &changed, err, sizeof(err)), PGN_EINVAL);
+	CHECK_INT(pgn_install_merge(PGN_HOST_NONE, NULL, 0, HOOK, &out,
+	    &changed, err, sizeof(err)), PGN_EINVAL);
+}
+
+/* ---- refusals ------------------------------------------------------- */
+
+static void
+test_invalid_json_is_refused_saying_where(void)
+{
+	static const char *const bad[] = {"{", "{\"hooks\":{}} x",
+	    "{\"a\":1,}", "{\n\"a\": [1, 2\n,]\n}", "nul", "// c\n{}"};
+	char err[PGN_MAX_ERR], *out = NULL;
+	size_t i;
+	int changed = 7;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		CHECK_INT(pgn_install_merge(PGN_HOST_CODEX, bad[i],
+		    strlen(bad[i]), HOOK, &out, &changed, err, sizeof(err)),
+		    PGN_EINVAL);
+		CHECK(out == NULL);
+		CHECK_CONTAINS(err, "not valid JSON (line ");
+		CHECK_INT(pgn_uninstall_merge(PGN_HOST_CODEX, bad[i],
+		    strlen(bad[i]), &out, &changed, err, sizeof(err)),
+		    PGN_EINVAL);
+		CHECK(out == NULL);
+	}
+	CHECK_INT(pgn_install_merge(PGN_HOST_CODEX, bad[3], strlen(bad[3]),
+	    HOOK, &out, &changed, err, sizeof(err)), PGN_EINVAL);
+	CHECK_CONTAINS(err, "(line 3, column ");
+}
+
+static void
+test_nul_byte_is_refused(void)
+{
+	static const char in[] = "{}\0{\"x\":1}";
+	char err[PGN_MAX_ERR], *out = NULL;
+	int changed;
+
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1,
+	    HOOK, &out, &changed, err, sizeof(err)), PGN_EINVAL);
+	CHECK_CONTAINS(err, "NUL");
+	CHECK(out == NULL);
+}
+
+static void
+test_wrong_shapes_are_refused(void)
+{
+	static const struct {
+		pgn_host	 h;
+		const char	*in;
+		const char	*why;
+	} bad[] = {
+		{PGN_HOST_CLAUDE, "[]", "top level"},
+		{PGN_HOST_CLAUDE, "\"x\"", "top level"},
+		{PGN_HOST_CLAUDE, "{\"hooks\":[]}", "\"hooks\" as an array"},
+		{PGN_HOST_CURSOR, "{\"hooks\":null}", "\"hooks\" as null"},
+		{PGN_HOST_CURSOR, "{\"hooks\":{\"sessionStart\":\"x\"}}",
+		    "\"sessionStart\" as a string"},
+		{PGN_HOST_CODEX, "{\"hooks\":{\"UserPromptSubmit\":{}}}",
+		    "\"UserPromptSubmit\" as an object"},
+		{PGN_HOST_GEMINI, "{\"hooks\":{\"BeforeAgent\":1}}",
+		    "\"BeforeAgent\" as a number"},
+	};
+	char err[PGN_MAX_ERR], *out = NULL;
+	size_t i;
+	int changed;
+
+	for (i = 0; i < H_COUNT(bad); i++) {
+		CHECK_INT(pgn_install_merge(bad[i].h, bad[i].in,
+		    strlen(bad[i].in), HOOK, &out, &changed, err,
+		    sizeof(err)), PGN_EINVAL);
+		CHECK_CONTAINS(err, bad[i].why);
+		CHECK(out == NULL);
+		CHECK_INT(pgn_uninstall_merge(bad[i].h, bad[i].in,
+		    strlen(bad[i].in), &out, &changed, err, sizeof(err)),
+		    PGN_EINVAL);
+		CHECK(out == NULL);
+	}
+}
+
+static void
+test_other_keys_under_hooks_may_be_anything(void)
+{
+	/* Gemini has kept settings such as "enabled" inside "hooks". */
+	static const char in[] =
+	    "{\"hooks\":{\"enabled\":true,\"disabled\":[\"x\"]}}";
+	char *out, *back;
+	int changed;
+
+	out = merge_in(PGN_HOST_GEMINI, in, HOOK, &changed);
+	CHECK_INT(changed, 1);
+	CHECK_CONTAINS(out, "\"enabled\":\ttrue");
+	back = merge_out(PGN_HOST_GEMINI, out, &changed);
+	CHECK_INT(changed, 1);
+	CHECK_INT(count(back, "pigeon-hook"), 0);
+	CHECK_CONTAINS(back, "\"disabled\"");
+	free(back);
+	free(out);
+}
+
+static void
+test_config_over_max_is_refused(void)
+{
+	char err[PGN_MAX_ERR], *big, *out = NULL;
+	size_t n = PGN_MAX_CONFIG + 1;
+	int changed;
+
+	big = malloc(n);
+	REQUIRE(big != NULL);
+	memset(big, ' ', n);
+	big[0] = '{';
+	big[n - 1] = '}';
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, big, n, HOOK, &out,
+	    &changed, err, sizeof(err)), PGN_ETOOBIG);
+	CHECK(out == NULL);
+	CHECK_INT(pgn_uninstall_merge(PGN_HOST_CLAUDE, big, n, &out,
+	    &changed, err, sizeof(err)), PGN_ETOOBIG);
+	/* Exactly the limit is fine. */
+	big[n - 2] = '}';
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, big, n - 1, HOOK, &out,
+	    &changed, err, sizeof(err)), PGN_OK);
+	free(out);
+	free(big);
+}
+
+/* ---- uninstall merge ------------------------------------------------ */
+
+static void
+test_uninstall_without_pigeon_entries_changes_nothing(void)
+{
+	char *in, *out;
+	size_t n;
+	int h, changed;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		in = host_fixture((pgn_host)h, "foreign.in.json", &n);
+		out = merge_out((pgn_host)h, in, &changed);
+		CHECK_INT(changed, 0);
+		CHECK_STR(out, in);
+		free(out);
+		free(in);
+		out = merge_out((pgn_host)h, NULL, &changed);
+		CHECK_INT(changed, 0);
+		CHECK(out == NULL);
+		out = merge_out((pgn_host)h, "", &changed);
+		CHECK_INT(changed, 0);
+		CHECK_STR(out, "");
+		free(out);
+	}
+}
+
+static void
+test_uninstall_merge_is_the_inverse_of_install_semantically(void)
+{
+	cJSON *a, *b;
+	char *in, *once, *back;
+	size_t n;
+	int h, changed;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		in = host_fixture((pgn_host)h, "foreign.in.json", &n);
+		once = merge_in((pgn_host)h, in, HOOK, &changed);
+		back = merge_out((pgn_host)h, once, &changed);
+		CHECK_INT(changed, 1);
+		a = cJSON_Parse(in);
+		b = cJSON_Parse(back);
+		CHECK(cJSON_Compare(a, b, 1));
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+		free(back);
+		free(once);
+		free(in);
+	}
+}
+
+static void
+test_uninstall_leaves_the_skeleton_of_a_new_file(void)
+{
+	char *once, *back;
+	int changed;
+
+	once = merge_in(PGN_HOST_CURSOR, NULL, HOOK, &changed);
+	back = merge_out(PGN_HOST_CURSOR, once, &changed);
+	CHECK_INT(changed, 1);
+	CHECK_STR(back, "{\n\t\"version\":\t1\n}\n");
+	free(back);
+	free(once);
+	once = merge_in(PGN_HOST_CLAUDE, NULL, HOOK, &changed);
+	back = merge_out(PGN_HOST_CLAUDE, once, &changed);
+	CHECK_STR(back, "{\n}\n");
+	free(back);
+	free(once);
+}
+
+static void
+test_uninstall_keeps_foreign_handlers_sharing_a_group(void)
+{
+	static const char in[] =
+	    "{\"hooks\":{\"SessionStart\":[{\"matcher\":\"startup\","
+	    "\"hooks\":[{\"type\":\"command\",\"command\":\"/a/pigeon-hook "
+	    "codex SessionStart\"},{\"type\":\"command\",\"command\":\"x\"}]"
+	    "}],\"UserPromptSubmit\":[]}}";
+	cJSON *root, *ss, *g;
+	char *out;
+	int changed;
+
+	out = merge_out(PGN_HOST_CODEX, in, &changed);
+	CHECK_INT(changed, 1);
+	root = cJSON_Parse(out);
+	ss = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(root, "hooks"), "SessionStart");
+	CHECK_INT(cJSON_GetArraySize(ss), 1);
+	g = cJSON_GetArrayItem(ss, 0);
+	CHECK_INT(cJSON_GetArraySize(
+	    cJSON_GetObjectItemCaseSensitive(g, "hooks")), 1);
+	CHECK(cJSON_GetObjectItemCaseSensitive(g, "matcher") != NULL);
+	/* An empty array the user wrote is not ours to remove. */
+	CHECK_CONTAINS(out, "\"UserPromptSubmit\":\t[]");
+	cJSON_Delete(root);
+	free(out);
+}
+
+/* ---- apply: files --------------------------------------------------- */
+
+static void
+test_install_uninstall_on_missing_file_leaves_it_absent(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], *want;
+	size_t n;
+	int h;
+
+	use_home(home, sizeof(home));
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		user_config((pgn_host)h, path, sizeof(path));
+		bak_of(path, bak, sizeof(bak));
+		install_ok((pgn_host)h, NULL, HOOK);
+		want = host_fixture((pgn_host)h, "new.json", &n);
+		CHECK(file_is(path, want, n));
+		CHECK(absent(bak));
+		free(want);
+		uninstall_ok((pgn_host)h, NULL);
+		CHECK(absent(path));
+		CHECK(absent(bak));
+	}
+	env_restore();
+}
+
+static void
+test_install_uninstall_on_odd_file_is_byte_identical(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], dir[PATH_MAX];
+	char *orig;
+	size_t n;
+	int h;
+
+	use_home(home, sizeof(home));
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		user_config((pgn_host)h, path, sizeof(path));
+		bak_of(path, bak, sizeof(bak));
+		snprintf(dir, sizeof(dir), "%s", path);
+		*strrchr(dir, '/') = '\0';
+		h_mkdir(dir);
+		orig = host_fixture((pgn_host)h, "odd.json", &n);
+		h_write_file(path, orig, n);
+		install_ok((pgn_host)h, NULL, HOOK);
+		CHECK(!file_is(path, orig, n));
+		CHECK(file_is(bak, orig, n));
+		uninstall_ok((pgn_host)h, NULL);
+		CHECK(file_is(path, orig, n));
+		CHECK(absent(bak));
+		free(orig);
+	}
+	env_restore();
+}
+
+static void
+test_install_uninstall_on_blank_file_is_byte_identical(void)
+{
+	static const char *const blanks[] = {"", "\n  \n"};
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX];
+	size_t i;
+	int h;
+
+	use_home(home, sizeof(home));
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		user_config((pgn_host)h, path, sizeof(path));
+		bak_of(path, bak, sizeof(bak));
+		install_ok((pgn_host)h, NULL, HOOK);	/* makes the dir */
+		uninstall_ok((pgn_host)h, NULL);
+		for (i = 0; i < H_COUNT(blanks); i++) {
+			h_write_file(path, blanks[i], strlen(blanks[i]));
+			install_ok((pgn_host)h, NULL, HOOK);
+			CHECK(file_is(bak, blanks[i], strlen(blanks[i])));
+			uninstall_ok((pgn_host)h, NULL);
+			CHECK(file_is(path, blanks[i], strlen(blanks[i])));
+			CHECK(absent(bak));
+		}
+	}
+	env_restore();
+}
+
+static void
+test_install_uninstall_on_foreign_file_is_byte_identical(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], *orig, *want;
+	size_t n, wn;
+	int h;
+
+	use_home(home, sizeof(home));
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		user_config((pgn_host)h, path, sizeof(path));
+		bak_of(path, bak, sizeof(bak));
+		orig = host_fixture((pgn_host)h, "foreign.in.json", &n);
+		want = host_fixture((pgn_host)h, "foreign.out.json", &wn);
+		/* The directory is created by the first install. */
+		install_ok((pgn_host)h, NULL, HOOK);
+		uninstall_ok((pgn_host)h, NULL);
+		h_write_file(path, orig, n);
+		install_ok((pgn_host)h, NULL, HOOK);
+		CHECK(file_is(path, want, wn));
+		install_ok((pgn_host)h, NULL, HOOK);
+		CHECK(file_is(path, want, wn));
+		uninstall_ok((pgn_host)h, NULL);
+		CHECK(file_is(path, orig, n));
+		CHECK(absent(bak));
+		free(want);
+		free(orig);
+	}
+	env_restore();
+}
+
+/* Add a foreign entry to the first event of the host's installed file. */
+static void
+user_adds_entry(pgn_host h, const char *path)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	cJSON *root, *ev, *item;
+	char *data, *s;
+	size_t n;
+
+	data = h_read_file(path, &n);
+	REQUIRE(data != NULL);
+	root = cJSON_Parse(data);
+	free(data);
+	REQUIRE(root != NULL);
+	ev = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(root, "hooks"), hi->events[0]);
+	item = cJSON_Parse(hi->shape == PGN_SHAPE_FLAT ?
+	    "{\"command\":\"user-added\"}" :
+	    "{\"hooks\":[{\"type\":\"command\",\"command\":\"user-added\"}]}");
+	cJSON_AddItemToArray(ev, item);
+	s = cJSON_Print(root);
+	h_write_file(path, s, strlen(s));
+	cJSON_free(s);
+	cJSON_Delete(root);
+}
+
+static void
+test_uninstall_keeps_a_user_edit_made_after_install(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], *data, *orig;
+	size_t n, on;
+	int h;
+
+	use_home(home, sizeof(home));
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		user_config((pgn_host)h, path, sizeof(path));
+		bak_of(path, bak, sizeof(bak));
+		/* A file Pigeon created. */
+		install_ok((pgn_host)h, NULL, HOOK);
+		user_adds_entry((pgn_host)h, path);
+		uninstall_ok((pgn_host)h, NULL);
+		data = h_read_file(path, &n);
+		CHECK_INT(count(data, "user-added"), 1);
+		CHECK_INT(count(data, "pigeon-hook"), 0);
+		CHECK(absent(bak));
+		free(data);
+		/* A file that was there before: the .bak stays. */
+		orig = host_fixture((pgn_host)h, "foreign.in.json", &on);
+		h_write_file(path, orig, on);
+		install_ok((pgn_host)h, NULL, HOOK);
+		user_adds_entry((pgn_host)h, path);
+		uninstall_ok((pgn_host)h, NULL);
+		data = h_read_file(path, &n);
+		CHECK_INT(count(data, "user-added"), 1);
+		CHECK_INT(count(data, "pigeon-hook"), 0);
+		CHECK(file_is(bak, orig, on));
+		free(data);
+		free(orig);
+	}
+	env_restore();
+}
+
+static void
+test_bak_is_written_only_for_the_first_original(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], *data;
+	static const char first[] = "{\"model\":\"first\"}\n";
+	size_t n;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	bak_of(path, bak, sizeof(bak));
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	uninstall_ok(PGN_HOST_CLAUDE, NULL);
+	h_write_file(path, first, strlen(first));
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	CHECK(file_is(bak, first, strlen(first)));
+	/* The user edits; a reinstall with another hook keeps the .bak. */
+	data = h_read_file(path, &n);
+	REQUIRE(data != NULL);
+	*strstr(data, "first") = 'F';
+	h_write_file(path, data, n);
+	free(data);
+	install_ok(PGN_HOST_CLAUDE, NULL, OTHER_HOOK);
+	CHECK(file_is(bak, first, strlen(first)));
+	data = h_read_file(path, &n);
+	CHECK_INT(count(data, OTHER_HOOK), 2);
+	CHECK_INT(count(data, "First"), 1);
+	free(data);
+	env_restore();
+}
+
+static void
+test_unreadable_bak_is_kept_not_restored(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], *data;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	bak_of(path, bak, sizeof(bak));
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	uninstall_ok(PGN_HOST_CLAUDE, NULL);
+	h_write_file(path, "{\"a\":1}", 7);
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	REQUIRE(unlink(bak) == 0);
+	h_mkdir(bak);
+	uninstall_ok(PGN_HOST_CLAUDE, NULL);
+	data = h_read_file(path, &n);
+	CHECK_STR(data, "{\n\t\"a\":\t1\n}\n");
+	free(data);
+	CHECK(!absent(bak));
+	env_restore();
+}
+
+static void
+test_install_creates_the_config_directory_and_a_0644_file(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+	struct stat sb;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_GEMINI, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".gemini");
+	CHECK(absent(dir));
+	install_ok(PGN_HOST_GEMINI, NULL, HOOK);
+	CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0644);
+	/* Deep directories too ($CODEX_HOME may not exist yet). */
+	h_join(dir, sizeof(dir), h_tmp, "a/b/codex");
+	REQUIRE(setenv("CODEX_HOME", dir, 1) == 0);
+	install_ok(PGN_HOST_CODEX, NULL, HOOK);
+	h_join(path, sizeof(path), dir, "hooks.json");
+	CHECK(!absent(path));
+	env_restore();
+}
+
+static void
+test_install_keeps_the_files_mode(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+	struct stat sb;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	h_mkdir(dir);
+	h_write_file(path, "{}", 2);
+	REQUIRE(chmod(path, 0600) == 0);
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0600);
+	uninstall_ok(PGN_HOST_CLAUDE, NULL);
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0600);
+	CHECK(file_is(path, "{}", 2));
+	env_restore();
+}
+
+static void
+test_user_env_overrides_are_respected(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], dir[PATH_MAX], want[PATH_MAX], err[PGN_MAX_ERR];
+
+	use_home(home, sizeof(home));
+	h_join(dir, sizeof(dir), h_tmp, "claude-config");
+	REQUIRE(setenv("CLAUDE_CONFIG_DIR", dir, 1) == 0);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err),
+	    PGN_OK);
+	h_join(want, sizeof(want), dir, "settings.json");
+	CHECK_STR(res.path, want);
+	CHECK(!absent(want));
+	pgn_install_result_release(&res);
+
+	h_join(dir, sizeof(dir), h_tmp, "codex-home");
+	REQUIRE(setenv("CODEX_HOME", dir, 1) == 0);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 0, &res, err),
+	    PGN_OK);
+	h_join(want, sizeof(want), dir, "hooks.json");
+	CHECK_STR(res.path, want);
+	CHECK(!absent(want));
+	pgn_install_result_release(&res);
+
+	/* Empty means unset: back to $HOME. */
+	REQUIRE(setenv("CODEX_HOME", "", 1) == 0);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 1, &res, err),
+	    PGN_OK);
+	h_join(want, sizeof(want), home, ".codex/hooks.json");
+	CHECK_STR(res.path, want);
+	pgn_install_result_release(&res);
+	env_restore();
+}
+
+static void
+test_project_config_paths(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], proj[PATH_MAX], want[PATH_MAX], err[PGN_MAX_ERR];
+	int h;
+
+	use_home(home, sizeof(home));
+	h_join(proj, sizeof(proj), h_tmp, "proj");
+	h_mkdir(proj);
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		CHECK_INT(apply((pgn_host)h, proj, HOOK, 0, 0, &res, err),
+		    PGN_OK);
+		h_join(want, sizeof(want), proj,
+		    pgn_host_get((pgn_host)h)->project_path);
+		CHECK_STR(res.path, want);
+		CHECK(!absent(want));
+		pgn_install_result_release(&res);
+		uninstall_ok((pgn_host)h, proj);
+		CHECK(absent(want));
+	}
+	env_restore();
+}
+
+static void
+test_dry_run_writes_nothing_and_shows_the_diff(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR];
+	static const char orig[] = "{\"x\":1}";
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CURSOR, path, sizeof(path));
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err),
+	    PGN_OK);
+	CHECK_INT(res.changed, 1);
+	CHECK(absent(path));
+	CHECK(res.diff != NULL && strncmp(res.diff, "--- /dev/null\n+++ ",
+	    18) == 0);
+	CHECK_CONTAINS(res.diff, "@@ -0,0 +1,13 @@\n+{\n+\t\"version\":\t1,\n");
+	pgn_install_result_release(&res);
+
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_write_file(path, orig, strlen(orig));
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, err),
+	    PGN_OK);
+	CHECK(file_is(path, orig, strlen(orig)));
+	CHECK_CONTAINS(res.diff, "-{\"x\":1}\n\\ No newline at end of file\n");
+	pgn_install_result_release(&res);
+	env_restore();
+}
+
+static void
+test_diff_is_minimal(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *text;
+	char want[4 * PATH_MAX];
+	size_t n;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CURSOR, path, sizeof(path));
+	install_ok(PGN_HOST_CURSOR, NULL, HOOK);
+	/* Removing a file Pigeon created shows every line removed. */
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, err),
+	    PGN_OK);
+	snprintf(want, sizeof(want), "--- %s\n+++ /dev/null\n"
+	    "@@ -1,13 +0,0 @@\n-{\n-\t\"version\":\t1,\n", path);
+	CHECK(res.diff != NULL && strncmp(res.diff, want, strlen(want)) == 0);
+	CHECK_INT(count(res.diff, "\n-"), 13);
+	CHECK_INT(count(res.diff, "\n+"), 1);	/* "+++" */
+	pgn_install_result_release(&res);
+	/* A one-line change is one hunk of one line each way. */
+	text = h_read_file(path, &n);
+	REQUIRE(text != NULL);
+	strstr(text, "\"timeout\":\t5")[11] = '9';
+	h_write_file(path, text, n);
+	free(text);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err),
+	    PGN_OK);
+	snprintf(want, sizeof(want), "--- %s\n+++ %s\n@@ -6,1 +6,1 @@\n"
+	    "-\t\t\t\t\"timeout\":\t9\n+\t\t\t\t\"timeout\":\t5\n", path,
+	    path);
+	CHECK_STR(res.diff, want);
+	pgn_install_result_release(&res);
+	env_restore();
+}
+
+static void
+test_invalid_json_file_is_left_untouched(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], dir[PATH_MAX];
+	char err[PGN_MAX_ERR];
+	static const char bad[] = "{\n  \"hooks\": {\n    \"Stop\": [,]\n}\n";
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	bak_of(path, bak, sizeof(bak));
+	h_join(dir, sizeof(dir), home, ".claude");
+	h_mkdir(dir);
+	h_write_file(path, bad, strlen(bad));
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err),
+	    PGN_EINVAL);
+	CHECK(file_is(path, bad, strlen(bad)));
+	CHECK(absent(bak));
+	CHECK_CONTAINS(err, path);
+	CHECK_CONTAINS(err, "is not valid JSON (line 3, column ");
+	CHECK_CONTAINS(err, "left untouched");
+	CHECK(strchr(err, '\n') == NULL);
+	CHECK(res.diff == NULL);
+	pgn_install_result_release(&res);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, NULL, 1, 0, &res, err),
+	    PGN_EINVAL);
+	CHECK(file_is(path, bad, strlen(bad)));
+	pgn_install_result_release(&res);
+	/* Wrong shape: the same refusal. */
+	h_write_file(path, "{\"hooks\":[]}", 12);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "\"hooks\" as an array");
+	CHECK(file_is(path, "{\"hooks\":[]}", 12));
+	pgn_install_result_release(&res);
+	env_restore();
+}
+
+static void
+test_oversized_file_is_refused_untouched(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], err[PGN_MAX_ERR];
+	char *big;
+	size_t n = PGN_MAX_CONFIG + 10;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CURSOR, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".cursor");
+	h_mkdir(dir);
+	big = malloc(n);
+	REQUIRE(big != NULL);
+	memset(big, ' ', n);
+	big[0] = '{';
+	big[n - 1] = '}';
+	h_write_file(path, big, n);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 0, &res, err),
+	    PGN_ETOOBIG);
+	CHECK_CONTAINS(err, path);
+	CHECK(file_is(path, big, n));
+	pgn_install_result_release(&res);
+	free(big);
+	env_restore();
+}
+
+static void
+test_uninstall_of_missing_or_foreign_file_changes_nothing(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *orig;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CODEX, path, sizeof(path));
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(res.changed, 0);
+	CHECK_STR(res.diff, "");
+	CHECK(res.note == NULL);
+	CHECK(absent(path));
+	pgn_install_result_release(&res);
+	/* A skeleton the user wrote is not deleted: it changes nothing. */
+	install_ok(PGN_HOST_CODEX, NULL, HOOK);
+	h_write_file(path, "{}\n", 3);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(res.changed, 0);
+	CHECK(file_is(path, "{}\n", 3));
+	pgn_install_result_release(&res);
+	orig = host_fixture(PGN_HOST_CODEX, "foreign.in.json", &n);
+	h_write_file(path, orig, n);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(res.changed, 0);
+	CHECK(file_is(path, orig, n));
+	pgn_install_result_release(&res);
+	free(orig);
+	env_restore();
+}
+
+static void
+test_codex_install_explains_trust(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], err[PGN_MAX_ERR];
+	int h;
+
+	use_home(home, sizeof(home));
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		CHECK_INT(apply((pgn_host)h, NULL, HOOK, 0, 1, &res, err),
+		    PGN_OK);
+		if (h == PGN_HOST_CODEX) {
+			CHECK_CONTAINS(res.note, "/hooks");
+			CHECK_CONTAINS(res.note,
+			    "--dangerously-bypass-hook-trust");
+		} else {
+			CHECK(res.note == NULL);
+		}
+		pgn_install_result_release(&res);
+	}
+	env_restore();
+}
+
+static void
+test_symlinked_config_stays_a_link(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+	char bak[PATH_MAX];
+	struct stat sb;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	h_mkdir(dir);
+	h_join(real, sizeof(real), h_tmp, "dotfiles.json");
+	h_write_file(real, "{}", 2);
+	REQUIRE(symlink(real, path) == 0);
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	CHECK(lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode));
+	bak_of(real, bak, sizeof(bak));
+	CHECK(file_is(bak, "{}", 2));
+	uninstall_ok(PGN_HOST_CLAUDE, NULL);
+	CHECK(lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode));
+	CHECK(file_is(real, "{}", 2));
+	CHECK(absent(bak));
+	env_restore();
+}
+
+static void
+test_missing_home_is_an_error(void)
+{
+	struct pgn_install_result res;
+	char err[PGN_MAX_ERR];
+
+	unsetenv("HOME");
+	unsetenv("CLAUDE_CONFIG_DIR");
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, err),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "HOME");
+	pgn_install_result_release(&res);
+	pgn_install_result_release(NULL);
+	env_restore();
+}
+
+static const struct h_test tests[] = {
+	H_TEST(test_command_is_pigeon_by_first_word_basename),
+	H_TEST(test_command_is_not_pigeon_for_others),
+	H_TEST(test_install_into_missing_file_matches_golden),
+	H_TEST(test_install_into_empty_or_blank_file_creates_the_object),
+	H_TEST(test_install_keeps_foreign_entries_and_unknown_keys_in_order),
+	H_TEST(test_install_keeps_an_existing_cursor_version),
+	H_TEST(test_install_twice_changes_nothing),
+	H_TEST(test_second_install_keeps_bytes_even_if_reformatted),
+	H_TEST(test_up_to_date_entry_keeps_its_place_after_a_reorder),
+	H_TEST(test_install_replaces_an_old_pigeon_entry),
+	H_TEST(test_install_removes_pigeon_entries_from_other_events),
+	H_TEST(test_install_writes_only_the_hosts_two_events),
+	H_TEST(test_hook_path_is_quoted_only_when_needed),
+	H_TEST(test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook),
+	H_TEST(test_invalid_json_is_refused_saying_where),
+	H_TEST(test_nul_byte_is_refused),
+	H_TEST(test_wrong_shapes_are_refused),
+	H_TEST(test_other_keys_under_hooks_may_be_anything),
+	H_TEST(test_config_over_max_is_refused),
+	H_TEST(test_uninstall_without_pigeon_entries_changes_nothing),
+	H_TEST(test_uninstall_merge_is_the_inverse_of_install_semantically),
+	H_TEST(test_uninstall_leaves_the_skeleton_of_a_new_file),
+	H_TEST(test_uninstall_keeps_foreign_handlers_sharing_a_group),
+	H_TEST(test_install_uninstall_on_missing_file_leaves_it_absent),
+	H_TEST(test_install_uninstall_on_odd_file_is_byte_identical),
+	H_TEST(test_install_uninstall_on_blank_file_is_byte_identical),
+	H_TEST(test_install_uninstall_on_foreign_file_is_byte_identical),
+	H_TEST(test_uninstall_keeps_a_user_edit_made_after_install),
+	H_TEST(test_bak_is_written_only_for_the_first_original),
+	H_TEST(test_unreadable_bak_is_kept_not_restored),
+	H_TEST(test_install_creates_the_config_directory_and_a_0644_file),
+	H_TEST(test_install_keeps_the_files_mode),
+	H_TEST(test_user_env_overrides_are_respected),
+	H_TEST(test_project_config_paths),
+	H_TEST(test_dry_run_writes_nothing_and_shows_the_diff),
+	H_TEST(test_diff_is_minimal),
+	H_TEST(test_invalid_json_file_is_left_untouched),
+	H_TEST(test_oversized_file_is_refused_untouched),
+	H_TEST(test_uninstall_of_missing_or_foreign_file_changes_nothing),
+	H_TEST(test_codex_install_explains_trust),
+	H_TEST(test_symlinked_config_stays_a_link),
+	H_TEST(test_missing_home_is_an_error),
+};
+
+int
+main(void)
+{
+	int code;
+	size_t i;
+
+	env_save();
+	code = h_run(tests, H_COUNT(tests));
+	env_restore();
+	for (i = 0; i < H_COUNT(env_vars); i++)
+		free(saved_env[i]);
+	return code;
+}
