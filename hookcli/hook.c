@@ -731,6 +731,9 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd)
 	st = hook_parse_payload(r.payload, len, o, &r.in, r.why,
 	    sizeof(r.why));
 	if (st != PGN_OK) {
+		/* Detected before the failure: that host's neutral output. */
+		if (r.in.host != PGN_HOST_NONE && r.in.event != PGN_EVENT_NONE)
+			set_neutral(r.in.host, r.in.event);
 		fail(&r, "bad-input", r.why);
 		goto neutral;
 	}

@@ -3,6 +3,7 @@
  * database in the caller's scope, error lines, JSON and text output.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,4 +262,70 @@ cli_finish(int code)
 		    strerror(errno));
 	}
 	return code;
+}
+
+/* 'dir'/'name' into 'out'; 0 if it does not fit. */
+static int
+join(char *out, size_t len, const char *dir, const char *name)
+{
+	int n;
+
+	n = snprintf(out, len, "%s/%s", dir, name);
+	return n >= 0 && (size_t)n < len;
+}
+
+static int
+is_exec(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+/*
+ * The absolute path of pigeon-hook: $PIGEON_HOOK, else next to this
+ * binary (the build tree's ../hookcli/pigeon-hook, then the installed
+ * layout's ./pigeon-hook). '*hook' is the caller's; exit code.
+ */
+int
+cli_find_hook(struct cli *c, char **hook)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 32], *slash;
+	const char *env;
+
+	*hook = NULL;
+	env = getenv("PIGEON_HOOK");
+	if (env != NULL && *env != '\0') {
+		slash = strrchr(env, '/');
+		if (env[0] != '/' || strcmp(slash + 1, "pigeon-hook") != 0)
+			return cli_usage(c, "PIGEON_HOOK '%s' is not an "
+			    "absolute path ending in /pigeon-hook", env);
+		if (!is_exec(env))
+			fprintf(stderr, "pigeon: warning: PIGEON_HOOK '%s' is "
+			    "not an executable file yet\n", env);
+		*hook = strdup(env);
+		return *hook != NULL ? EXIT_OK :
+		    cli_err(EXIT_FAIL, "out of memory");
+	}
+	if (realpath("/proc/self/exe", exe) == NULL)
+		return cli_err(EXIT_FAIL, "cannot find this program's "
+		    "directory (%s): set PIGEON_HOOK to the absolute path of "
+		    "pigeon-hook", strerror(errno));
+	slash = strrchr(exe, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	if (join(cand, sizeof(cand), exe, "../hookcli/pigeon-hook") &&
+	    is_exec(cand)) {
+		*hook = realpath(cand, NULL);
+		if (*hook != NULL)
+			return EXIT_OK;
+	}
+	if (join(cand, sizeof(cand), exe, "pigeon-hook") && is_exec(cand)) {
+		*hook = strdup(cand);
+		return *hook != NULL ? EXIT_OK :
+		    cli_err(EXIT_FAIL, "out of memory");
+	}
+	return cli_err(EXIT_FAIL, "no pigeon-hook found next to '%s': build "
+	    "or install it, or set PIGEON_HOOK to its absolute path", exe);
 }

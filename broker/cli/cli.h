@@ -80,6 +80,12 @@ void cli_print_body(FILE *f, const char *body);
 void cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now);
 void cli_age(int64_t ms, int64_t now, char *buf, size_t len);
 
+/*
+ * The absolute path of pigeon-hook: $PIGEON_HOOK, else next to this
+ * binary. '*hook' is the caller's; returns an exit code after a line.
+ */
+int cli_find_hook(struct cli *c, char **hook);
+
 /* Flush stdout; a write error (closed pipe, full disk) is a failure. */
 int cli_finish(int code);
 
@@ -90,6 +96,7 @@ int cmd_agents(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 

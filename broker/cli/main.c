@@ -21,6 +21,7 @@ static const struct command {
 	{"journal", cmd_journal, "one agent's journal"},
 	{"install", cmd_install, "register Pigeon's hooks with a host"},
 	{"uninstall", cmd_uninstall, "remove Pigeon's hooks from a host"},
+	{"doctor", cmd_doctor, "check hooks, database and hook log"},
 };
 
 static int

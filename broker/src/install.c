@@ -48,10 +48,10 @@ errf(char *errbuf, size_t errlen, const char *fmt, ...)
 #define HOOK_NAME	"pigeon-hook"
 #define HOOK_NAME_LEN	(sizeof(HOOK_NAME) - 1)
 
-/* Tracks the last path segment of the first word, bounded. */
+/* The first word of a command, bounded; 'len' may exceed the buffer. */
 struct word {
-	size_t	 seglen;		/* may exceed sizeof(seg) */
-	char	 seg[HOOK_NAME_LEN + 1];
+	size_t	 len;
+	char	 buf[PGN_MAX_PATH];
 };
 
 static void
@@ -59,20 +59,22 @@ word_add(struct word *w, int first, char c)
 {
 	if (!first)
 		return;
-	if (c == '/') {
-		w->seglen = 0;
-		return;
-	}
-	if (w->seglen < sizeof(w->seg))
-		w->seg[w->seglen] = c;
-	w->seglen++;
+	if (w->len < sizeof(w->buf) - 1)
+		w->buf[w->len] = c;
+	w->len++;
 }
 
 static int
 word_is_hook(const struct word *w)
 {
-	return w->seglen == HOOK_NAME_LEN &&
-	    memcmp(w->seg, HOOK_NAME, HOOK_NAME_LEN) == 0;
+	size_t i;
+
+	if (w->len >= sizeof(w->buf))
+		return 0;
+	for (i = w->len; i > 0 && w->buf[i - 1] != '/'; i--)
+		;
+	return w->len - i == HOOK_NAME_LEN &&
+	    memcmp(w->buf + i, HOOK_NAME, HOOK_NAME_LEN) == 0;
 }
 
 static int
@@ -93,8 +95,8 @@ is_operator(char c)
  * backslash), without expansions. The whole string must parse: an
  * unbalanced quote or a trailing backslash means "not Pigeon's".
  */
-int
-pgn_command_is_pigeon(const char *command)
+static int
+command_word(const char *command, struct word *wp)
 {
 	struct word w = {0};
 	const char *p;
@@ -154,7 +156,29 @@ pgn_command_is_pigeon(const char *command)
 	}
 	if (inword && nwords == 0)
 		is = word_is_hook(&w);
+	if (is) {
+		w.buf[w.len] = '\0';
+		*wp = w;
+	}
 	return is;
+}
+
+int
+pgn_command_is_pigeon(const char *command)
+{
+	struct word w;
+
+	return command_word(command, &w);
+}
+
+char *
+pgn_command_hook(const char *command)
+{
+	struct word w;
+
+	if (!command_word(command, &w))
+		return NULL;
+	return pgn_strdup(w.buf);
 }
 
 /* ---- the entries Pigeon writes -------------------------------------- */
@@ -1413,5 +1437,84 @@ out:
 	free(in);
 	free(bak);
 	free(dir);
+	return rc;
+}
+
+/* ---- inspect (pigeon doctor) ---------------------------------------- */
+
+void
+pgn_install_state_release(struct pgn_install_state *s)
+{
+	if (s == NULL)
+		return;
+	free(s->path);
+	free(s->problem);
+	free(s->hook);
+	memset(s, 0, sizeof(*s));
+}
+
+pgn_status
+pgn_install_inspect(pgn_host h, const char *project,
+    struct pgn_install_state *s)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	struct pgn_install req;
+	char err[PGN_MAX_ERR] = "";
+	const cJSON *hooks, *holder, *hs, *hd;
+	cJSON *root = NULL;
+	char *data = NULL;
+	size_t len = 0;
+	mode_t mode = 0;
+	pgn_status rc;
+	int e;
+
+	memset(s, 0, sizeof(*s));
+	if (hi == NULL)
+		return PGN_EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.host = h;
+	req.project = project;
+	rc = config_path(&req, &s->path, err, sizeof(err));
+	if (rc != PGN_OK)
+		goto problem;
+	rc = read_file(s->path, PGN_MAX_CONFIG, &data, &len, &s->exists,
+	    &mode, err, sizeof(err));
+	if (rc != PGN_OK || !s->exists)
+		goto problem;
+	rc = parse_config(h, data, len, &root, err, sizeof(err));
+	if (rc != PGN_OK)
+		goto problem;
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	for (e = 0; e < PGN_NEVENTS && hooks != NULL; e++) {
+		s->entries[e] = count_event(cJSON_GetObjectItemCaseSensitive(
+		    hooks, hi->events[e]), hi->shape, &holder);
+		if (holder == NULL || s->hook != NULL)
+			continue;
+		/* The program of the first Pigeon command found. */
+		if (hi->shape == PGN_SHAPE_FLAT) {
+			hd = cJSON_GetObjectItemCaseSensitive(holder, "command");
+			s->hook = pgn_command_hook(cJSON_GetStringValue(hd));
+			continue;
+		}
+		hs = cJSON_GetObjectItemCaseSensitive(holder, "hooks");
+		cJSON_ArrayForEach(hd, hs) {
+			if (handler_is_pigeon(hd)) {
+				s->hook = pgn_command_hook(cJSON_GetStringValue(
+				    cJSON_GetObjectItemCaseSensitive(hd,
+				    "command")));
+				break;
+			}
+		}
+	}
+	rc = PGN_OK;
+	goto out;
+problem:
+	if (err[0] != '\0') {
+		s->problem = pgn_strdup(err);
+		rc = s->problem == NULL ? PGN_ENOMEM : PGN_OK;
+	}
+out:
+	cJSON_Delete(root);
+	free(data);
 	return rc;
 }

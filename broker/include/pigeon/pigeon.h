@@ -497,6 +497,9 @@ char *pgn_render_context(const struct pgn_render *r, size_t max,
 /* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
 int pgn_command_is_pigeon(const char *command);
 
+/* The first word of Pigeon's 'command' (caller frees), or NULL. */
+char *pgn_command_hook(const char *command);
+
 /*
  * Pure merges over a config file's bytes ('in' NULL: the file is
  * absent). Install adds Pigeon's entries for both events of host 'h'
@@ -542,5 +545,23 @@ void pgn_install_result_release(struct pgn_install_result *r);
  */
 PGN_NODISCARD pgn_status pgn_install_apply(const struct pgn_install *req,
     struct pgn_install_result *res, char *errbuf, size_t errlen);
+
+struct pgn_install_state {
+	char	*path;		/* the config file */
+	int	 exists;
+	char	*problem;	/* why it cannot be read as the host's config */
+	size_t	 entries[PGN_NEVENTS];	/* Pigeon's entries per event */
+	char	*hook;		/* the program of Pigeon's first command */
+};
+
+void pgn_install_state_release(struct pgn_install_state *s);
+
+/*
+ * What the host's config file (user's, or 'project''s) holds of
+ * Pigeon's. A file that cannot be read or parsed is reported in
+ * s->problem, not as an error. Returns PGN_OK, PGN_EINVAL, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
+    struct pgn_install_state *s);
 
 #endif /* PIGEON_H */

@@ -1,0 +1,409 @@
+/*
+ * pigeon doctor: what is installed where, database health, the tail of
+ * hook.log, and host-specific warnings. Builds one JSON document, then
+ * prints it as is (--json) or as text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define LOG_TAIL_LINES	10
+#define LOG_TAIL_BYTES	8192
+#define MAX_TOML	(1 << 20)	/* Codex config.toml read for trust */
+
+static const char usage[] =
+    "usage: pigeon doctor [--project DIR] [--db PATH] [--json]\n\n"
+    "Report, for each host, where Pigeon's hooks are installed (user and\n"
+    "project) and whether they run this pigeon-hook; the database's health\n"
+    "(integrity, schema version, sizes, queued messages); the tail of\n"
+    "hook.log; and warnings. Exits 1 when the database or a host config is\n"
+    "broken, 0 otherwise.\n\n"
+    "  --project DIR    the project whose hooks to check (default: the\n"
+    "                   scope of the working directory)\n"
+    "  --db PATH, --json, -h/--help\n";
+
+static cJSON *warnings;
+
+static void
+warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+warn(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(line, sizeof(line), fmt, ap) >= 0)
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(line));
+	va_end(ap);
+}
+
+/* Read up to 'max' bytes of a file ("" if absent); NULL on failure. */
+static char *
+slurp(const char *path, size_t max, off_t from_end)
+{
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	size_t len = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? strdup("") : NULL;
+	if (fstat(fd, &sb) == 0 && from_end > 0 && sb.st_size > from_end)
+		(void)lseek(fd, sb.st_size - from_end, SEEK_SET);
+	buf = malloc(max + 1);
+	while (buf != NULL && len < max &&
+	    (n = read(fd, buf + len, max - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (buf != NULL)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* Has Codex recorded trust for Pigeon's hooks in config file 'hooks'? */
+static int
+codex_trusted(const char *hooks)
+{
+	char path[PGN_MAX_PATH], *toml, *p;
+	const char *dir = getenv("CODEX_HOME"), *home = getenv("HOME");
+	int n, found = 0;
+
+	if (dir != NULL && *dir != '\0')
+		n = snprintf(path, sizeof(path), "%s/config.toml", dir);
+	else if (home != NULL)
+		n = snprintf(path, sizeof(path), "%s/.codex/config.toml", home);
+	else
+		return 0;
+	if (n < 0 || n >= (int)sizeof(path))
+		return 0;
+	toml = slurp(path, MAX_TOML, 0);
+	if (toml == NULL)
+		return 0;
+	/* [hooks.state."<hooks.json>:user_prompt_submit:0:0"] trusted_hash=… */
+	for (p = strstr(toml, "hooks.state.\""); p != NULL && !found;
+	    p = strstr(p + 1, "hooks.state.\"")) {
+		p += strlen("hooks.state.\"");
+		if (strncmp(p, hooks, strlen(hooks)) == 0 &&
+		    strstr(p, "trusted_hash") != NULL)
+			found = 1;
+	}
+	free(toml);
+	return found;
+}
+
+static void
+check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
+{
+	struct pgn_install_state s;
+	const struct pgn_host_info *hi;
+	const char *where[2];
+	cJSON *o, *ev;
+	int h, w, e, installed, claude = 0, cursor = 0;
+
+	where[0] = NULL;
+	where[1] = project;
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		hi = pgn_host_get((pgn_host)h);
+		for (w = 0; w < 2; w++) {
+			if (w == 1 && project == NULL)
+				continue;
+			if (pgn_install_inspect((pgn_host)h, where[w], &s) !=
+			    PGN_OK)
+				continue;
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "host", hi->name);
+			cJSON_AddStringToObject(o, "level", w ? "project" :
+			    "user");
+			cJSON_AddStringToObject(o, "path", s.path ? s.path : "");
+			cJSON_AddBoolToObject(o, "exists", s.exists);
+			ev = cJSON_AddArrayToObject(o, "events");
+			installed = 0;
+			for (e = 0; e < PGN_NEVENTS; e++) {
+				if (s.entries[e] == 0)
+					continue;
+				installed = 1;
+				cJSON_AddItemToArray(ev,
+				    cJSON_CreateString(hi->events[e]));
+				if (s.entries[e] > 1)
+					warn("%s: %zu Pigeon entries for %s: "
+					    "run pigeon install %s again to "
+					    "leave one", s.path, s.entries[e],
+					    hi->events[e], hi->name);
+			}
+			cJSON_AddBoolToObject(o, "installed", installed);
+			if (s.hook != NULL)
+				cJSON_AddStringToObject(o, "hook", s.hook);
+			if (s.problem != NULL) {
+				cJSON_AddStringToObject(o, "problem",
+				    s.problem);
+				*broken = 1;
+			}
+			if (installed && s.hook != NULL &&
+			    access(s.hook, X_OK) != 0)
+				warn("%s: the hook '%s' is not an executable "
+				    "file: run pigeon install %s%s%s", s.path,
+				    s.hook, hi->name, w ? " --project " : "",
+				    w ? project : "");
+			else if (installed && s.hook != NULL && hook != NULL &&
+			    strcmp(s.hook, hook) != 0)
+				warn("%s runs '%s', not this pigeon's hook "
+				    "'%s'", s.path, s.hook, hook);
+			if (installed && (s.entries[0] == 0 ||
+			    s.entries[1] == 0))
+				warn("%s: only one of %s's two events has "
+				    "Pigeon's hook: run pigeon install %s",
+				    s.path, hi->name, hi->name);
+			if (installed && h == PGN_HOST_CODEX) {
+				int t = codex_trusted(s.path);
+
+				cJSON_AddBoolToObject(o, "trusted", t);
+				if (!t)
+					warn("codex: the hooks in %s are not "
+					    "trusted yet, so Codex skips them: "
+					    "run codex and review them with "
+					    "/hooks (\"Trust all and "
+					    "continue\")", s.path);
+			}
+			if (installed && h == PGN_HOST_CLAUDE)
+				claude = 1;
+			if (installed && h == PGN_HOST_CURSOR)
+				cursor = 1;
+			cJSON_AddItemToArray(out, o);
+			pgn_install_state_release(&s);
+		}
+	}
+	if (claude && cursor)
+		warn("Pigeon's hook is installed for both Claude Code and "
+		    "Cursor: Cursor also runs Claude's hooks when third-party "
+		    "hooks are on; Pigeon ignores those runs (their payload "
+		    "has cursor_version), so each prompt is injected once");
+}
+
+static void
+check_db(struct cli *c, cJSON *out, int *broken)
+{
+	struct pgn_health h;
+	struct stat sb;
+	char *path = NULL, *why = NULL, wal[PGN_MAX_PATH + 8];
+	pgn_db *db = NULL;
+	pgn_status st;
+
+	st = pgn_db_path(c->db_flag, &path, &why);
+	if (st != PGN_OK) {
+		cJSON_AddStringToObject(out, "problem", why ? why :
+		    "no database path: set PIGEON_HOME or HOME");
+		*broken = 1;
+		goto out;
+	}
+	cJSON_AddStringToObject(out, "path", path);
+	if (stat(path, &sb) != 0) {
+		cJSON_AddStringToObject(out, "problem", "no database yet: it "
+		    "is created by the first pigeon command or hook");
+		goto out;
+	}
+	cJSON_AddNumberToObject(out, "bytes", (double)sb.st_size);
+	if (snprintf(wal, sizeof(wal), "%s-wal", path) < (int)sizeof(wal) &&
+	    stat(wal, &sb) == 0)
+		cJSON_AddNumberToObject(out, "wal_bytes", (double)sb.st_size);
+	st = pgn_db_open(path, 0, PGN_BUSY_DEADLINE_MS, &db);
+	if (st == PGN_OK)
+		st = pgn_db_health(db, &h);
+	if (st != PGN_OK) {
+		cJSON_AddStringToObject(out, "problem", pgn_errmsg(db));
+		*broken = 1;
+		goto out;
+	}
+	cJSON_AddNumberToObject(out, "schema_version", h.schema_version);
+	cJSON_AddNumberToObject(out, "schema_supported", pgn_schema_version());
+	cJSON_AddStringToObject(out, "integrity", h.integrity);
+	if (strcmp(h.integrity, "ok") != 0) {
+		*broken = 1;
+		warn("database %s fails its integrity check: %s; copy it "
+		    "aside before anything else", path, h.integrity);
+	}
+	cJSON_AddNumberToObject(out, "scopes", (double)h.scopes);
+	cJSON_AddNumberToObject(out, "agents", (double)h.agents);
+	cJSON_AddNumberToObject(out, "sessions", (double)h.sessions);
+	cJSON_AddNumberToObject(out, "queued", (double)h.queued);
+	cJSON_AddNumberToObject(out, "deliveries", (double)h.deliveries);
+	cJSON_AddNumberToObject(out, "journal", (double)h.journal);
+	pgn_health_release(&h);
+out:
+	pgn_db_close(db);
+	free(path);
+	free(why);
+}
+
+static void
+check_log(cJSON *out)
+{
+	char *home = NULL, path[PGN_MAX_PATH + 16], *text = NULL, *p, *nl;
+	cJSON *lines;
+	int n = 0;
+
+	lines = cJSON_AddArrayToObject(out, "tail");
+	if (pgn_home_path(&home) != PGN_OK ||
+	    snprintf(path, sizeof(path), "%s/hook.log", home) >=
+	    (int)sizeof(path))
+		goto out;
+	cJSON_AddStringToObject(out, "path", path);
+	text = slurp(path, LOG_TAIL_BYTES, LOG_TAIL_BYTES);
+	if (text == NULL)
+		goto out;
+	/* Keep the last LOG_TAIL_LINES complete lines. */
+	for (p = text + strlen(text); p > text && n <= LOG_TAIL_LINES; p--)
+		if (p[-1] == '\n')
+			n++;
+	if (n > LOG_TAIL_LINES) {
+		p = strchr(p, '\n');
+		p = p != NULL ? p + 1 : text;
+	}
+	for (; *p != '\0'; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		cJSON_AddItemToArray(lines, cJSON_CreateString(p));
+	}
+out:
+	free(text);
+	free(home);
+}
+
+static void
+print_text(const cJSON *doc)
+{
+	const cJSON *it, *ev, *db, *log, *w, *x;
+	const char *s;
+
+	printf("hooks:\n");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks")) {
+		printf("  %-6s %-7s %s: ",
+		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "host")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "level")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "path")));
+		if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(it,
+		    "problem"))) != NULL)
+			printf("%s\n", s);
+		else if (!cJSON_IsTrue(cJSON_GetObjectItem(it, "installed")))
+			printf("%s\n", cJSON_IsTrue(cJSON_GetObjectItem(it,
+			    "exists")) ? "not installed" : "not installed "
+			    "(no file)");
+		else {
+			printf("installed (");
+			cJSON_ArrayForEach(ev, cJSON_GetObjectItem(it,
+			    "events"))
+				printf("%s%s", ev == cJSON_GetObjectItem(it,
+				    "events")->child ? "" : ", ",
+				    ev->valuestring);
+			printf(") -> %s", cJSON_GetStringValue(
+			    cJSON_GetObjectItem(it, "hook")));
+			x = cJSON_GetObjectItem(it, "trusted");
+			if (x != NULL)
+				printf(", %s", cJSON_IsTrue(x) ? "trusted" :
+				    "NOT trusted");
+			printf("\n");
+		}
+	}
+	db = cJSON_GetObjectItem(doc, "database");
+	printf("database: %s\n", (s = cJSON_GetStringValue(
+	    cJSON_GetObjectItem(db, "path"))) != NULL ? s : "-");
+	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(db, "problem"))) !=
+	    NULL) {
+		printf("  %s\n", s);
+	} else {
+		printf("  schema version %d (this pigeon: %d), integrity %s\n",
+		    cJSON_GetObjectItem(db, "schema_version")->valueint,
+		    cJSON_GetObjectItem(db, "schema_supported")->valueint,
+		    cJSON_GetStringValue(cJSON_GetObjectItem(db,
+		    "integrity")));
+		x = cJSON_GetObjectItem(db, "wal_bytes");
+		printf("  %.0f bytes (WAL %.0f), %.0f scopes, %.0f agents, "
+		    "%.0f sessions, %.0f queued, %.0f deliveries, %.0f "
+		    "journal entries\n",
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "bytes")),
+		    x != NULL ? cJSON_GetNumberValue(x) : 0.0,
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "scopes")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "agents")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "sessions")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "queued")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db,
+		    "deliveries")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "journal")));
+	}
+	log = cJSON_GetObjectItem(doc, "hook_log");
+	printf("hook log: %s\n", (s = cJSON_GetStringValue(
+	    cJSON_GetObjectItem(log, "path"))) != NULL ? s : "-");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(log, "tail")) == 0)
+		printf("  (empty)\n");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(log, "tail"))
+		printf("  %s\n", it->valuestring);
+	w = cJSON_GetObjectItem(doc, "warnings");
+	if (cJSON_GetArraySize(w) > 0)
+		printf("warnings:\n");
+	cJSON_ArrayForEach(it, w)
+		printf("  - %s\n", it->valuestring);
+}
+
+int
+cmd_doctor(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_COMMON_OPTS,
+		{NULL, 0, NULL, 0}
+	};
+	struct cli c = {.cmd = "doctor", .usage = usage};
+	char *hook = NULL, *cwd = NULL, *scope = NULL;
+	cJSON *doc;
+	int code, broken = 0;
+
+	code = cli_parse(&c, argc, argv, "h", longopts, NULL, NULL);
+	if (code >= 0)
+		return code;
+	if (optind < argc)
+		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	doc = cJSON_CreateObject();
+	warnings = cJSON_CreateArray();
+	if (doc == NULL || warnings == NULL) {
+		cJSON_Delete(doc);
+		cJSON_Delete(warnings);
+		return cli_err(EXIT_FAIL, "out of memory");
+	}
+	if (c.project == NULL) {
+		cwd = getcwd(NULL, 0);
+		if (pgn_scope_find(cwd, &scope) == PGN_OK && scope[0] != '\0')
+			c.project = scope;
+	}
+	if (cli_find_hook(&c, &hook) != EXIT_OK)
+		warn("no pigeon-hook next to this pigeon: hooks cannot be "
+		    "installed from here");
+	check_hosts(c.project, hook, cJSON_AddArrayToObject(doc, "hooks"),
+	    &broken);
+	check_db(&c, cJSON_AddObjectToObject(doc, "database"), &broken);
+	check_log(cJSON_AddObjectToObject(doc, "hook_log"));
+	cJSON_AddItemToObject(doc, "warnings", warnings);
+	cJSON_AddBoolToObject(doc, "ok", !broken);
+	code = EXIT_OK;
+	if (c.json) {
+		code = cli_json_print(doc);
+	} else {
+		print_text(doc);
+		cJSON_Delete(doc);
+	}
+	warnings = NULL;
+	free(hook);
+	free(cwd);
+	free(scope);
+	return cli_finish(code != EXIT_OK ? code : broken ? EXIT_FAIL :
+	    EXIT_OK);
+}

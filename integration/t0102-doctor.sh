@@ -1,0 +1,76 @@
+#!/bin/sh
+# pigeon doctor: where hooks are installed and whether they run this
+# pigeon-hook, Codex trust, database health, the hook log, warnings, and
+# exit 1 for a broken database or host config.
+. "$(dirname "$0")/lib.sh"
+
+HOOK=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook
+unset CLAUDE_CONFIG_DIR CODEX_HOME PIGEON_HOOK
+mkdir -p "$TEST_DIR/proj/.git" || exit 2
+
+test_case 'a fresh machine: nothing installed, no database yet, exit 0' '
+	expect_code 0 pigeon doctor >out 2>err &&
+	grep -q "cursor user    $HOME/.cursor/hooks.json: not installed (no file)" out &&
+	grep -q "no database yet" out &&
+	test ! -e "$DB"
+'
+
+test_case 'installed hooks point at this pigeon-hook' '
+	pigeon install cursor >/dev/null &&
+	(cd proj && pigeon install claude --project . >/dev/null) &&
+	(cd proj && expect_code 0 pigeon doctor >../out) &&
+	grep -q "cursor user .*installed (sessionStart, beforeSubmitPrompt) -> $HOOK" out &&
+	grep -q "claude project $TEST_DIR/proj/.claude/settings.json: installed" out &&
+	grep -q "installed for both Claude Code and Cursor" out
+'
+
+test_case 'codex hooks are reported untrusted until Codex records trust' '
+	pigeon install codex >/dev/null &&
+	pigeon doctor --json >out.json &&
+	test "$(jq -r ".hooks[] | select(.host==\"codex\" and .level==\"user\") | .trusted" out.json)" = false &&
+	jq -r ".warnings[]" out.json | grep -q "not trusted yet" &&
+	printf "[hooks.state.\"%s:user_prompt_submit:0:0\"]\ntrusted_hash = \"sha256:00\"\n" \
+	    "$HOME/.codex/hooks.json" >"$HOME/.codex/config.toml" &&
+	pigeon doctor --json >out.json &&
+	test "$(jq -r ".hooks[] | select(.host==\"codex\" and .level==\"user\") | .trusted" out.json)" = true &&
+	! jq -r ".warnings[]" out.json | grep -q "not trusted"
+'
+
+test_case 'a hook that no longer exists is a warning' '
+	mkdir -p "$HOME/.gemini" &&
+	printf "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/gone/pigeon-hook gemini SessionStart\"}]}]}}\n" \
+	    >"$HOME/.gemini/settings.json" &&
+	pigeon doctor >out &&
+	grep -q "/gone/pigeon-hook. is not an executable file" out &&
+	grep -q "only one of gemini.s two events" out
+'
+
+test_case 'database health and the hook log tail' '
+	pigeon agent add bob >/dev/null &&
+	pigeon send --to bob hello >/dev/null &&
+	echo garbage | pigeon-hook cursor beforeSubmitPrompt >/dev/null;
+	pigeon doctor --json >out.json &&
+	test "$(jq -r .database.integrity out.json)" = ok &&
+	test "$(jq -r .database.schema_version out.json)" = "$(jq -r .database.schema_supported out.json)" &&
+	test "$(jq -r .database.queued out.json)" = 1 &&
+	test "$(jq -r .database.agents out.json)" = 1 &&
+	jq -r ".hook_log.tail[]" out.json | grep -q "status=bad-input" &&
+	test "$(jq -r .ok out.json)" = true
+' 
+
+test_case 'a host config that is not JSON makes doctor exit 1' '
+	cp "$HOME/.gemini/settings.json" gemini.keep &&
+	echo "{nope" >"$HOME/.gemini/settings.json" &&
+	expect_code 1 pigeon doctor >out &&
+	grep -q "gemini user .*is not valid JSON" out &&
+	cp gemini.keep "$HOME/.gemini/settings.json"
+'
+
+test_case 'a corrupt database makes doctor exit 1 and is left as it was' '
+	head -c 8192 /dev/urandom >bad.db && cp bad.db bad.keep &&
+	expect_code 1 pigeon doctor --db bad.db >out &&
+	grep -q "bad.db" out && grep -q "not a database" out &&
+	cmp bad.db bad.keep
+'
+
+test_done
