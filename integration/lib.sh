@@ -52,9 +52,13 @@ exec 9>&2	# where helpers explain a failure: the case's output
 
 lib_cleanup() {
 	lib_rc=$?
+	# Background processes a failed case left running: only those
+	# still working in $TEST_DIR, so a reused pid is never hit.
 	if [ -s "$TEST_DIR/.pids" ]; then
 		while read -r lib_pid; do
-			kill "$lib_pid" 2>/dev/null
+			case $(readlink "/proc/$lib_pid/cwd" 2>/dev/null) in
+			"$TEST_DIR"*) kill "$lib_pid" 2>/dev/null ;;
+			esac
 		done <"$TEST_DIR/.pids"
 	fi
 	if [ "$lib_rc" -eq 0 ] && [ "$test_failed" -eq 0 ]; then
@@ -95,9 +99,18 @@ test_note() {
 	echo "# $*" >&8
 }
 
-# bg_track PID: kill PID at exit if it is still running.
+# bg_track PID: kill PID at exit if it is still running then.
 bg_track() {
 	echo "$1" >>"$TEST_DIR/.pids"
+}
+
+# bg_wait PID: wait for a tracked PID, return its exit status, untrack it.
+bg_wait() {
+	wait "$1"
+	bw_rc=$?
+	grep -vx "$1" "$TEST_DIR/.pids" >"$TEST_DIR/.pids.new"
+	mv "$TEST_DIR/.pids.new" "$TEST_DIR/.pids"
+	return "$bw_rc"
 }
 
 # expect_code N CMD...: run CMD; it must exit N.

@@ -285,7 +285,7 @@ queued_count(pgn_db *db, int64_t agent, int64_t *n)
  * one, so the user can fix a typo in one step.
  */
 static pgn_status
-fail_unknown(pgn_db *db, int64_t sid, const char *name)
+fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 {
 	sqlite3_stmt *st = NULL;
 	struct pgn_buf known;
@@ -313,10 +313,10 @@ fail_unknown(pgn_db *db, int64_t sid, const char *name)
 	sqlite3_finalize(st);
 	if (rc == PGN_OK) {
 		rc = pgn_fail(db, PGN_ENOTFOUND, "no agent '%s' in scope '%s'"
-		    " (known: %s).%s%s%s --create queues it for an agent that "
-		    "will appear later", name, SCOPE_LABEL(db),
+		    " (known: %s).%s%s%s%s", name, SCOPE_LABEL(db),
 		    n ? known.data : "none", best[0] ? " Did you mean '" : "",
-		    best, best[0] ? "'?" : "");
+		    best, best[0] ? "'?" : "", sending ? " --create queues it "
+		    "for an agent that will appear later" : "");
 	}
 	pgn_buf_release(&known);
 	return rc;
@@ -337,7 +337,7 @@ need_agent(pgn_db *db, const char *name, int any, int64_t *id)
 		return rc;
 	rc = agent_id(db, sid, name, any, id);
 	if (rc == PGN_ENOTFOUND)
-		return fail_unknown(db, sid, name);
+		return fail_unknown(db, sid, name, 0);
 	return rc;
 }
 
@@ -465,7 +465,7 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 			rc = agent_insert(db, sid, c->to[i], "created by "
 			    "--create", now, &id);
 		else if (rc == PGN_ENOTFOUND)
-			rc = fail_unknown(db, sid, c->to[i]);
+			rc = fail_unknown(db, sid, c->to[i], 1);
 		if (rc == PGN_OK)
 			rc = add_rcpt(db, c, id, c->to[i]);
 	}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Where state lives: $PIGEON_HOME (made 0700, parents too), else
+# $XDG_STATE_HOME/pigeon, else ~/.local/state/pigeon; pigeon.db is 0600;
+# PIGEON_DB and --db name another database, --db first.
+. "$(dirname "$0")/lib.sh"
+
+mode() {
+	stat -c %a "$1"
+}
+agents_in() {	# agents_in DB: names of its agents, one line
+	sql "SELECT group_concat(name, ${SQ} ${SQ}) FROM agent" "$1"
+}
+
+test_case 'PIGEON_HOME is created 0700, with its missing parents' '
+	umask 022 &&
+	PIGEON_HOME=$TEST_DIR/deep/er/home pigeon agent add alice >/dev/null &&
+	test "$(mode deep/er/home)" = 700 &&
+	test "$(mode deep/er/home/pigeon.db)" = 600 &&
+	test "$(agents_in deep/er/home/pigeon.db)" = alice
+'
+
+test_case 'an existing PIGEON_HOME is tightened to 0700' '
+	mkdir -m 755 open &&
+	PIGEON_HOME=$TEST_DIR/open pigeon agents >/dev/null &&
+	test "$(mode open)" = 700 &&
+	test "$(mode open/pigeon.db)" = 600
+'
+
+test_case 'pigeon.db is 0600 whatever the umask' '
+	umask 000 &&
+	PIGEON_HOME=$TEST_DIR/loose pigeon agents >/dev/null &&
+	test "$(mode loose)" = 700 &&
+	test "$(mode loose/pigeon.db)" = 600
+'
+
+test_case 'without PIGEON_HOME: $XDG_STATE_HOME/pigeon' '
+	unset PIGEON_HOME &&
+	XDG_STATE_HOME=$TEST_DIR/xdg pigeon agent add bob >/dev/null &&
+	test "$(mode xdg/pigeon)" = 700 &&
+	test "$(mode xdg/pigeon/pigeon.db)" = 600 &&
+	test "$(agents_in xdg/pigeon/pigeon.db)" = bob &&
+	test ! -e "$HOME/.local"
+'
+
+test_case 'PIGEON_HOME wins over XDG_STATE_HOME' '
+	PIGEON_HOME=$TEST_DIR/mine XDG_STATE_HOME=$TEST_DIR/xdg2 \
+		pigeon agent add carol >/dev/null &&
+	test "$(agents_in mine/pigeon.db)" = carol &&
+	test ! -e xdg2
+'
+
+test_case 'without either: $HOME/.local/state/pigeon' '
+	unset PIGEON_HOME XDG_STATE_HOME &&
+	HOME=$TEST_DIR/user pigeon agent add dave >/dev/null &&
+	test "$(mode user/.local/state/pigeon)" = 700 &&
+	test "$(mode user/.local/state/pigeon/pigeon.db)" = 600 &&
+	test "$(agents_in user/.local/state/pigeon/pigeon.db)" = dave
+'
+
+test_case 'a relative XDG_STATE_HOME is ignored (the spec wants absolute)' '
+	unset PIGEON_HOME &&
+	mkdir rel &&
+	cd rel &&
+	HOME=$TEST_DIR/user2 XDG_STATE_HOME=relative \
+		pigeon agent add erin >/dev/null &&
+	test ! -e relative &&
+	test "$(agents_in "$TEST_DIR/user2/.local/state/pigeon/pigeon.db")" = erin
+'
+
+test_case 'PIGEON_DB names another database' '
+	PIGEON_DB=$TEST_DIR/env.db pigeon agent add frank >/dev/null &&
+	test "$(mode env.db)" = 600 &&
+	test "$(agents_in env.db)" = frank &&
+	PIGEON_DB=$TEST_DIR/env.db pigeon send --to frank "via env" >/dev/null &&
+	sql_is "SELECT body FROM message" "via env" env.db &&
+	test ! -e "$DB"
+'
+
+test_case '--db names another database, and wins over PIGEON_DB' '
+	pigeon agent add --db "$TEST_DIR/flag.db" gina >/dev/null &&
+	test "$(mode flag.db)" = 600 &&
+	PIGEON_DB=$TEST_DIR/env.db pigeon agent add --db flag.db hank >/dev/null &&
+	test "$(agents_in flag.db)" = "gina hank" &&
+	test "$(agents_in env.db)" = frank &&
+	PIGEON_DB=$TEST_DIR/env.db pigeon agents --json --db flag.db |
+		jq -e "map(.name) == [\"gina\", \"hank\"]" &&
+	test ! -e "$DB"
+'
+
+test_case 'the default database holds none of the above' '
+	pigeon agents >out &&
+	echo "no agents in scope global" >expect && test_cmp expect out &&
+	test "$(mode "$PIGEON_HOME")" = 700 &&
+	test "$(mode "$DB")" = 600
+'
+
+test_done
