@@ -246,6 +246,8 @@ hook_input_release(struct hook_input *in)
 		return;
 	free(in->dir);
 	in->dir = NULL;
+	free(in->prompt);
+	in->prompt = NULL;
 }
 
 pgn_host
@@ -381,6 +383,18 @@ hook_parse_payload(const char *buf, size_t len, const struct hook_opts *o,
 			goto out;
 		}
 	}
+	if (in->event == PGN_EVENT_PROMPT && field(root, "prompt") != NULL) {
+		in->prompt = strdup(field(root, "prompt"));
+		if (in->prompt == NULL) {
+			rc = PGN_ENOMEM;
+			goto out;
+		}
+	}
+	/* Subagents (Claude, Codex) and Cursor background agents. */
+	in->subagent = field(root, "agent_id") != NULL ||
+	    field(root, "agent_type") != NULL ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root,
+	    "is_background_agent"));
 	if (turn != NULL && id_ok(turn)) {
 		snprintf(in->turn, sizeof(in->turn), "%s:%s",
 		    hi->events[in->event], turn);
@@ -569,6 +583,8 @@ struct run {
 	pgn_db			*db;
 	struct pgn_turn_out	 turn;
 	struct pgn_agents	 peers;
+	struct pgn_config	 cfg;
+	struct pgn_provider_result prov;
 	char			*context;
 	char			*line;
 	int64_t			 start;
@@ -623,6 +639,57 @@ open_db(struct run *r)
 	return st;
 }
 
+/* Non-empty once surrounding whitespace is gone. */
+static int
+has_text(const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 1;
+	return 0;
+}
+
+/*
+ * The project's reminder and provider, for a prompt. Failures turn the
+ * feature off and are logged (status, duration, bytes, a keyed
+ * fingerprint: never the text, never the prompt).
+ */
+static void
+project_context(struct run *r)
+{
+	struct pgn_provider_request rq;
+	long left;
+
+	if (r->scope == NULL || r->scope[0] == '\0')
+		return;
+	if (pgn_config_load(r->scope, &r->cfg) != PGN_OK)
+		return;
+	if (r->cfg.problem != NULL)
+		fail(r, "config", r->cfg.problem);
+	if (r->cfg.reminder_problem != NULL)
+		fail(r, "config", r->cfg.reminder_problem);
+	if (r->cfg.provider_problem != NULL)
+		fail(r, "config", r->cfg.provider_problem);
+	if (r->cfg.argc == 0 || r->in.subagent || !has_text(r->in.prompt) ||
+	    r->home == NULL)
+		return;
+	memset(&rq, 0, sizeof(rq));
+	rq.host = pgn_host_get(r->in.host)->name;
+	rq.session = r->in.session;
+	rq.turn = r->in.turn;
+	rq.cwd = r->in.dir != NULL ? r->in.dir : r->scope;
+	rq.prompt = r->in.prompt;
+	/* The provider's time counts against the hook's own deadline. */
+	left = (long)(r->deadline - mono_ms()) - 150;
+	pgn_provider_run(r->home, r->scope, &r->cfg, &rq, left > 0 ? left : 0,
+	    &r->prov);
+	hook_log(r->home, "host=%s event=%s session=%s provider=%s ms=%ld "
+	    "bytes=%zu%s%s%s%s", rq.host, ev_name(r), r->in.session,
+	    pgn_provider_status_name(r->prov.status), r->prov.ms,
+	    r->prov.bytes, r->prov.fingerprint[0] ? " fp=" : "",
+	    r->prov.fingerprint, r->prov.why[0] ? " " : "", r->prov.why);
+}
+
 static pgn_status
 deliver(struct run *r)
 {
@@ -663,6 +730,8 @@ deliver(struct run *r)
 		goto dberr;
 	if (r->turn.duplicate)
 		return PGN_OK;
+	if (r->in.event == PGN_EVENT_PROMPT)
+		project_context(r);
 	if (r->in.event == PGN_EVENT_SESSION_START) {
 		/* Messages are claimed: a failure now must not hide them. */
 		if (pgn_agents_list(r->db, &r->peers) != PGN_OK)
@@ -676,6 +745,8 @@ deliver(struct run *r)
 	rd.pigeon = pigeon;
 	rd.peers = r->in.event == PGN_EVENT_SESSION_START ? &r->peers : NULL;
 	rd.msgs = &r->turn.msgs;
+	rd.reminder = r->cfg.reminder;
+	rd.provider = r->prov.context;
 	rd.now_ms = pgn_now_ms();
 	r->context = pgn_render_context(&rd, PGN_MAX_CONTEXT, &st);
 	if (r->context == NULL)
@@ -781,6 +852,8 @@ out:
 	free(line);
 	free(r.context);
 	pgn_agents_release(&r.peers);
+	pgn_config_release(&r.cfg);
+	pgn_provider_result_release(&r.prov);
 	pgn_msgs_release(&r.turn.msgs);
 	pgn_db_close(r.db);
 	free(r.dbpath);

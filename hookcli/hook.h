@@ -55,6 +55,8 @@ struct hook_input {
 	char		 turn[PGN_MAX_SESSION_KEY + 1];
 	int64_t		 turn_window_ms;
 	char		*dir;		/* the project directory, or NULL */
+	char		*prompt;	/* the submitted prompt, or NULL */
+	int		 subagent;	/* not a top-level session */
 };
 
 void hook_input_release(struct hook_input *in);

@@ -97,6 +97,7 @@ int cmd_agent(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_provider(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 

@@ -22,6 +22,7 @@ static const struct command {
 	{"install", cmd_install, "register Pigeon's hooks with a host"},
 	{"uninstall", cmd_uninstall, "remove Pigeon's hooks from a host"},
 	{"doctor", cmd_doctor, "check hooks, database and hook log"},
+	{"provider", cmd_provider, "approve the project's prompt-context provider"},
 };
 
 static int

@@ -9,19 +9,6 @@
 
 #include "pgn_int.h"
 
-static char *
-join(const char *a, const char *b)
-{
-	struct pgn_buf p;
-
-	pgn_buf_init(&p, PGN_MAX_PATH);
-	pgn_buf_adds(&p, a);
-	if (p.len > 0 && p.data[p.len - 1] != '/')
-		pgn_buf_adds(&p, "/");
-	pgn_buf_adds(&p, b);
-	return pgn_buf_take(&p, NULL);
-}
-
 pgn_status
 pgn_home_path(char **dir)
 {
@@ -34,9 +21,9 @@ pgn_home_path(char **dir)
 			return PGN_ETOOBIG;
 		*dir = pgn_strdup(v);
 	} else if ((v = getenv("XDG_STATE_HOME")) != NULL && v[0] == '/') {
-		*dir = join(v, "pigeon");
+		*dir = pgn_path_join(v, "pigeon");
 	} else if ((v = getenv("HOME")) != NULL && v[0] == '/') {
-		*dir = join(v, ".local/state/pigeon");
+		*dir = pgn_path_join(v, ".local/state/pigeon");
 	} else {
 		return PGN_EINVAL;
 	}
@@ -120,7 +107,7 @@ pgn_db_path(const char *flag, char **path, char **why)
 		return rc;
 	rc = pgn_home_ensure(home, why);
 	if (rc == PGN_OK) {
-		*path = join(home, "pigeon.db");
+		*path = pgn_path_join(home, "pigeon.db");
 		if (*path == NULL)
 			rc = PGN_ENOMEM;
 	}

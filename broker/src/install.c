@@ -27,22 +27,6 @@ struct line {
 	size_t		 n;
 };
 
-static void errf(char *errbuf, size_t errlen, const char *fmt, ...)
-    PGN_PRINTF(3, 4);
-
-/* Error lines may be cut at 'errlen'; a cut message still names the file. */
-static void
-errf(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errbuf == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	(void)vsnprintf(errbuf, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- recognising Pigeon's commands ---------------------------------- */
 
 #define HOOK_NAME	"pigeon-hook"
@@ -509,7 +493,7 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 
 	*root = NULL;
 	if (len > PGN_MAX_CONFIG) {
-		errf(errbuf, errlen, "is larger than %d bytes", PGN_MAX_CONFIG);
+		pgn_errf(errbuf, errlen, "is larger than %d bytes", PGN_MAX_CONFIG);
 		return PGN_ETOOBIG;
 	}
 	if (in == NULL || blank_text(in, len)) {
@@ -517,7 +501,7 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 		return *root == NULL ? PGN_ENOMEM : PGN_OK;
 	}
 	if (memchr(in, '\0', len) != NULL) {
-		errf(errbuf, errlen, "is not valid JSON (it holds a NUL byte)");
+		pgn_errf(errbuf, errlen, "is not valid JSON (it holds a NUL byte)");
 		return PGN_EINVAL;
 	}
 	/* cJSON wants the terminating NUL inside the length it is given. */
@@ -536,20 +520,20 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 				col++;
 			}
 		}
-		errf(errbuf, errlen, "is not valid JSON (line %zu, column %zu)",
+		pgn_errf(errbuf, errlen, "is not valid JSON (line %zu, column %zu)",
 		    line, col);
 		rc = PGN_EINVAL;
 		goto out;
 	}
 	if (!cJSON_IsObject(*root)) {
-		errf(errbuf, errlen, "holds %s at the top level, not an object",
+		pgn_errf(errbuf, errlen, "holds %s at the top level, not an object",
 		    json_type(*root));
 		rc = PGN_EINVAL;
 		goto out;
 	}
 	hooks = cJSON_GetObjectItemCaseSensitive(*root, "hooks");
 	if (hooks != NULL && !cJSON_IsObject(hooks)) {
-		errf(errbuf, errlen, "has \"hooks\" as %s, not an object",
+		pgn_errf(errbuf, errlen, "has \"hooks\" as %s, not an object",
 		    json_type(hooks));
 		rc = PGN_EINVAL;
 		goto out;
@@ -557,7 +541,7 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
 		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
 		if (ev != NULL && !cJSON_IsArray(ev)) {
-			errf(errbuf, errlen, "has \"hooks\".\"%s\" as %s, "
+			pgn_errf(errbuf, errlen, "has \"hooks\".\"%s\" as %s, "
 			    "not an array", hi->events[e], json_type(ev));
 			rc = PGN_EINVAL;
 			goto out;
@@ -682,11 +666,11 @@ merge(pgn_host h, const char *in, size_t len, const char *hook,
 
 	memset(m, 0, sizeof(*m));
 	if (hi == NULL) {
-		errf(errbuf, errlen, "unknown host");
+		pgn_errf(errbuf, errlen, "unknown host");
 		return PGN_EINVAL;
 	}
 	if (hook != NULL && !hook_path_ok(hook)) {
-		errf(errbuf, errlen, "hook '%s' is not an absolute path "
+		pgn_errf(errbuf, errlen, "hook '%s' is not an absolute path "
 		    "ending in /" HOOK_NAME, hook);
 		return PGN_EINVAL;
 	}
@@ -722,7 +706,7 @@ merge(pgn_host h, const char *in, size_t len, const char *hook,
 		goto out;
 	n = strlen(s);
 	if (n + 1 > PGN_MAX_CONFIG) {
-		errf(errbuf, errlen, "would grow past %d bytes",
+		pgn_errf(errbuf, errlen, "would grow past %d bytes",
 		    PGN_MAX_CONFIG);
 		rc = PGN_ETOOBIG;
 		goto out;
@@ -771,7 +755,7 @@ pgn_install_merge(pgn_host h, const char *in, size_t len, const char *hook,
 	if (hook == NULL) {
 		*out = NULL;
 		*changed = 0;
-		errf(errbuf, errlen, "no hook path given");
+		pgn_errf(errbuf, errlen, "no hook path given");
 		return PGN_EINVAL;
 	}
 	return merge_public(h, in, len, hook, out, changed, errbuf, errlen);
@@ -938,228 +922,6 @@ out:
 	return rc;
 }
 
-/* ---- files ---------------------------------------------------------- */
-
-static char *
-path_join(const char *a, const char *b)
-{
-	struct pgn_buf p;
-
-	pgn_buf_init(&p, PGN_MAX_PATH);
-	pgn_buf_adds(&p, a);
-	if (p.len > 0 && p.data[p.len - 1] != '/')
-		pgn_buf_adds(&p, "/");
-	pgn_buf_adds(&p, b);
-	return pgn_buf_take(&p, NULL);
-}
-
-/* The directory part of 'path' ("." if none), as a new string. */
-static char *
-path_dir(const char *path)
-{
-	const char *slash;
-
-	slash = strrchr(path, '/');
-	if (slash == NULL)
-		return pgn_strdup(".");
-	if (slash == path)
-		return pgn_strdup("/");
-	return pgn_strndup(path, (size_t)(slash - path));
-}
-
-/*
- * Read a regular file of at most 'max' bytes. '*exists' is 0 when it is
- * absent (not an error). '*mode' gets its permission bits.
- */
-static pgn_status
-read_file(const char *path, size_t max, char **data, size_t *len,
-    int *exists, mode_t *mode, char *errbuf, size_t errlen)
-{
-	struct pgn_buf b;
-	struct stat sb;
-	char chunk[8192];
-	ssize_t r;
-	int fd;
-	pgn_status rc = PGN_OK;
-
-	*data = NULL;
-	*len = 0;
-	*exists = 0;
-	pgn_buf_init(&b, max);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return PGN_OK;
-		errf(errbuf, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
-		return PGN_EIO;
-	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		errf(errbuf, errlen, "'%s' is not a regular file: left "
-		    "untouched", path);
-		rc = PGN_EINVAL;
-		goto out;
-	}
-	*exists = 1;
-	*mode = sb.st_mode & 07777;
-	for (;;) {
-		r = read(fd, chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			errf(errbuf, errlen, "cannot read '%s': %s", path,
-			    strerror(errno));
-			rc = PGN_EIO;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		pgn_buf_add(&b, chunk, (size_t)r);
-		if (b.err == PGN_ETOOBIG) {
-			errf(errbuf, errlen, "'%s' is larger than %zu bytes: "
-			    "left untouched", path, max);
-			rc = PGN_ETOOBIG;
-			goto out;
-		}
-		if (b.err != PGN_OK) {
-			rc = b.err;
-			goto out;
-		}
-	}
-	*data = pgn_buf_take(&b, len);
-	if (*data == NULL)
-		rc = PGN_ENOMEM;
-out:
-	close(fd);
-	pgn_buf_release(&b);
-	if (rc != PGN_OK)
-		*exists = 0;
-	return rc;
-}
-
-static int
-fsync_dir(const char *dir)
-{
-	int fd, r;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = fsync(fd);
-	close(fd);
-	return r;
-}
-
-/* Create 'dir' and its missing parents (0755: host config dirs). */
-static pgn_status
-mkdir_p(const char *dir, char *errbuf, size_t errlen)
-{
-	char *p;
-	size_t i;
-	pgn_status rc = PGN_OK;
-
-	p = pgn_strdup(dir);
-	if (p == NULL)
-		return PGN_ENOMEM;
-	for (i = 1; ; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		if (p[i] == '/') {
-			p[i] = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
-				goto fail;
-			p[i] = '/';
-			continue;
-		}
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			goto fail;
-		break;
-	}
-	goto out;
-fail:
-	errf(errbuf, errlen, "cannot create directory '%s': %s", p,
-	    strerror(errno));
-	rc = PGN_EIO;
-out:
-	free(p);
-	return rc;
-}
-
-/*
- * Replace 'path' with 'data' atomically: a temp file in the same
- * directory, written in full, fsynced, given 'mode', renamed over
- * 'path', then the directory fsynced.
- */
-static pgn_status
-write_atomic(const char *path, const char *data, size_t len, mode_t mode,
-    char *errbuf, size_t errlen)
-{
-	struct pgn_buf t;
-	char *dir = NULL, *tmp = NULL;
-	const char *base;
-	size_t off = 0;
-	ssize_t w;
-	int fd = -1;
-	pgn_status rc = PGN_EIO;
-
-	pgn_buf_init(&t, PGN_MAX_PATH + 32);
-	dir = path_dir(path);
-	if (dir == NULL) {
-		rc = PGN_ENOMEM;
-		goto out;
-	}
-	base = strrchr(path, '/');
-	base = base != NULL ? base + 1 : path;
-	pgn_buf_addf(&t, "%s/.%s.pigeon-XXXXXX", dir, base);
-	tmp = pgn_buf_take(&t, NULL);
-	if (tmp == NULL) {
-		rc = PGN_ENOMEM;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
-		tmp = NULL;	/* nothing to unlink */
-		errf(errbuf, errlen, "cannot create a file next to '%s': %s",
-		    path, strerror(errno));
-		goto out;
-	}
-	while (off < len) {
-		w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
-		goto fail;
-	w = close(fd);
-	fd = -1;
-	if (w != 0)
-		goto fail;
-	if (rename(tmp, path) != 0)
-		goto fail;
-	free(tmp);
-	tmp = NULL;
-	if (fsync_dir(dir) != 0)
-		goto fail;
-	rc = PGN_OK;
-	goto out;
-fail:
-	errf(errbuf, errlen, "cannot write '%s': %s", path, strerror(errno));
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp != NULL) {
-		(void)unlink(tmp);
-		free(tmp);
-	}
-	free(dir);
-	pgn_buf_release(&t);
-	return rc;
-}
-
 /* ---- apply ---------------------------------------------------------- */
 
 static char *
@@ -1183,22 +945,22 @@ config_path(const struct pgn_install *req, char **path, char *errbuf,
 	*path = NULL;
 	if (req->project != NULL) {
 		if (req->project[0] == '\0') {
-			errf(errbuf, errlen, "empty project directory");
+			pgn_errf(errbuf, errlen, "empty project directory");
 			return PGN_EINVAL;
 		}
-		*path = path_join(req->project, hi->project_path);
+		*path = pgn_path_join(req->project, hi->project_path);
 	} else if (hi->user_env != NULL &&
 	    (v = getenv(hi->user_env)) != NULL && *v != '\0') {
-		*path = path_join(v, hi->env_file);
+		*path = pgn_path_join(v, hi->env_file);
 	} else if ((v = getenv("HOME")) != NULL && *v != '\0') {
-		*path = path_join(v, hi->user_path);
+		*path = pgn_path_join(v, hi->user_path);
 	} else {
-		errf(errbuf, errlen, "cannot find the %s config: HOME is not "
+		pgn_errf(errbuf, errlen, "cannot find the %s config: HOME is not "
 		    "set", hi->name);
 		return PGN_EINVAL;
 	}
 	if (*path == NULL) {
-		errf(errbuf, errlen, "the %s config path is too long",
+		pgn_errf(errbuf, errlen, "the %s config path is too long",
 		    hi->name);
 		return PGN_ETOOBIG;
 	}
@@ -1279,11 +1041,11 @@ pgn_install_apply(const struct pgn_install *req,
 		errbuf[0] = '\0';
 	hi = pgn_host_get(req->host);
 	if (hi == NULL) {
-		errf(errbuf, errlen, "unknown host");
+		pgn_errf(errbuf, errlen, "unknown host");
 		return PGN_EINVAL;
 	}
 	if (!req->remove && !hook_path_ok(req->hook)) {
-		errf(errbuf, errlen, "hook '%s' is not an absolute path "
+		pgn_errf(errbuf, errlen, "hook '%s' is not an absolute path "
 		    "ending in /" HOOK_NAME,
 		    req->hook != NULL ? req->hook : "");
 		return PGN_EINVAL;
@@ -1296,7 +1058,7 @@ pgn_install_apply(const struct pgn_install *req,
 	if (lstat(res->path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 		target = realpath(res->path, NULL);
 		if (target == NULL) {
-			errf(errbuf, errlen, "'%s' is a symbolic link that "
+			pgn_errf(errbuf, errlen, "'%s' is a symbolic link that "
 			    "cannot be followed (%s): left untouched",
 			    res->path, strerror(errno));
 			rc = PGN_EIO;
@@ -1309,19 +1071,19 @@ pgn_install_apply(const struct pgn_install *req,
 		goto out;
 	bakpath = bak_path(target);
 	if (bakpath == NULL) {
-		errf(errbuf, errlen, "the %s config path is too long",
+		pgn_errf(errbuf, errlen, "the %s config path is too long",
 		    hi->name);
 		rc = PGN_ETOOBIG;
 		goto out;
 	}
-	rc = read_file(target, PGN_MAX_CONFIG, &in, &len, &exists, &mode,
+	rc = pgn_read_file(target, PGN_MAX_CONFIG, &in, &len, &exists, &mode,
 	    errbuf, errlen);
 	if (rc != PGN_OK)
 		goto out;
 	rc = merge(req->host, exists ? in : NULL, len,
 	    req->remove ? NULL : req->hook, &m, why, sizeof(why));
 	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
-		errf(errbuf, errlen, "'%s' %s: left untouched; fix or move it",
+		pgn_errf(errbuf, errlen, "'%s' %s: left untouched; fix or move it",
 		    res->path, why);
 		goto out;
 	}
@@ -1345,7 +1107,7 @@ pgn_install_apply(const struct pgn_install *req,
 	if (m.changed && !req->remove) {
 		act = ACT_WRITE;
 	} else if (m.changed) {
-		rc = read_file(bakpath, PGN_MAX_CONFIG, &bak, &baklen,
+		rc = pgn_read_file(bakpath, PGN_MAX_CONFIG, &bak, &baklen,
 		    &bakexists, &bakmode, why, sizeof(why));
 		if (rc == PGN_ENOMEM)
 			goto out;
@@ -1373,49 +1135,49 @@ pgn_install_apply(const struct pgn_install *req,
 	switch (act) {
 	case ACT_WRITE:
 		if (!exists) {
-			dir = path_dir(target);
+			dir = pgn_path_dir(target);
 			if (dir == NULL) {
 				rc = PGN_ENOMEM;
 				goto out;
 			}
-			rc = mkdir_p(dir, errbuf, errlen);
+			rc = pgn_mkdir_p(dir, errbuf, errlen);
 			if (rc != PGN_OK)
 				goto out;
 		}
 		/* Only the first original is kept: a .bak is never replaced. */
 		if (!req->remove && exists && access(bakpath, F_OK) != 0) {
-			rc = write_atomic(bakpath, in, len, mode, errbuf,
+			rc = pgn_write_atomic(bakpath, in, len, mode, errbuf,
 			    errlen);
 			if (rc != PGN_OK)
 				goto out;
 		}
-		rc = write_atomic(target, m.out, m.outlen, mode, errbuf,
+		rc = pgn_write_atomic(target, m.out, m.outlen, mode, errbuf,
 		    errlen);
 		break;
 	case ACT_RESTORE:
-		rc = write_atomic(target, bak, baklen, mode, errbuf, errlen);
+		rc = pgn_write_atomic(target, bak, baklen, mode, errbuf, errlen);
 		if (rc != PGN_OK)
 			goto out;
 		if (unlink(bakpath) != 0) {
-			errf(errbuf, errlen, "cannot remove '%s': %s", bakpath,
+			pgn_errf(errbuf, errlen, "cannot remove '%s': %s", bakpath,
 			    strerror(errno));
 			rc = PGN_EIO;
 			goto out;
 		}
-		dir = path_dir(target);
+		dir = pgn_path_dir(target);
 		if (dir != NULL)
-			(void)fsync_dir(dir);
+			(void)pgn_fsync_dir(dir);
 		break;
 	case ACT_DELETE:
 		if (unlink(target) != 0) {
-			errf(errbuf, errlen, "cannot remove '%s': %s", target,
+			pgn_errf(errbuf, errlen, "cannot remove '%s': %s", target,
 			    strerror(errno));
 			rc = PGN_EIO;
 			goto out;
 		}
-		dir = path_dir(target);
+		dir = pgn_path_dir(target);
 		if (dir != NULL)
-			(void)fsync_dir(dir);
+			(void)pgn_fsync_dir(dir);
 		break;
 	case ACT_NONE:
 		break;
@@ -1423,7 +1185,7 @@ pgn_install_apply(const struct pgn_install *req,
 out:
 	if (rc == PGN_ENOMEM && errbuf != NULL && errlen > 0 &&
 	    errbuf[0] == '\0')
-		errf(errbuf, errlen, "out of memory");
+		pgn_errf(errbuf, errlen, "out of memory");
 	if (rc != PGN_OK) {
 		res->changed = 0;
 		free(res->diff);
@@ -1477,7 +1239,7 @@ pgn_install_inspect(pgn_host h, const char *project,
 	rc = config_path(&req, &s->path, err, sizeof(err));
 	if (rc != PGN_OK)
 		goto problem;
-	rc = read_file(s->path, PGN_MAX_CONFIG, &data, &len, &s->exists,
+	rc = pgn_read_file(s->path, PGN_MAX_CONFIG, &data, &len, &s->exists,
 	    &mode, err, sizeof(err));
 	if (rc != PGN_OK || !s->exists)
 		goto problem;

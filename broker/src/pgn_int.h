@@ -6,7 +6,9 @@
 #define PGN_INT_H
 
 #include <stdarg.h>
+#include <sys/types.h>
 #include <sqlite3.h>
+#include <sodium.h>
 
 #include "pigeon/pigeon.h"
 #include "banned.h"
@@ -53,6 +55,59 @@ char *pgn_strndup(const char *s, size_t n);
 
 /* Grow a vector of 'size'-byte items to hold n + 1. 0 on ENOMEM. */
 int pgn_vec_grow(void **v, size_t *cap, size_t n, size_t size);
+
+/* ---- files (file.c) ------------------------------------------------- */
+
+/* Format a one-line error into errbuf (may cut it at errlen). */
+void pgn_errf(char *errbuf, size_t errlen, const char *fmt, ...)
+    PGN_PRINTF(3, 4);
+/* 'a'/'b' as a new string (NULL on ENOMEM or over PGN_MAX_PATH). */
+char *pgn_path_join(const char *a, const char *b);
+/* The directory part of 'path' ("." if none), as a new string. */
+char *pgn_path_dir(const char *path);
+/* A regular file of at most 'max' bytes; absent: '*exists' 0, PGN_OK. */
+pgn_status pgn_read_file(const char *path, size_t max, char **data,
+    size_t *len, int *exists, mode_t *mode, char *errbuf, size_t errlen);
+int pgn_fsync_dir(const char *dir);
+/* Create 'dir' and missing parents, 0755. */
+pgn_status pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen);
+/* Replace 'path' atomically: temp file, fsync, rename, fsync the dir. */
+pgn_status pgn_write_atomic(const char *path, const char *data, size_t len,
+    mode_t mode, char *errbuf, size_t errlen);
+
+/* ---- secrets (crypto.c) --------------------------------------------- */
+
+#define PGN_KEY_BYTES	32		/* $PIGEON_HOME/key */
+#define PGN_FP_BYTES	16		/* keyed fingerprints in hook.log */
+#define PGN_MAX_STATE	(256 * 1024)	/* sealed provider state, bytes */
+
+/*
+ * Load the key of 'home' into sodium_malloc memory (free with
+ * pgn_key_free, which wipes it), creating it when 'create'. PGN_ENOTFOUND
+ * (absent, !create), PGN_EINVAL (wrong size or readable by others),
+ * PGN_EIO, PGN_ENOMEM.
+ */
+pgn_status pgn_key_load(const char *home, int create, unsigned char **key,
+    char *err, size_t errlen);
+void pgn_key_free(unsigned char *key);
+/* Wipe 'len' bytes at 'p', then free it. */
+void pgn_secret_free(void *p, size_t len);
+/* Start a keyed BLAKE2b of 'outlen' bytes under the subkey for 'tag'. */
+void pgn_mac_start(crypto_generichash_state *h, const unsigned char *key,
+    const char *tag, size_t outlen);
+/* A keyed fingerprint of 'data', as hex. */
+void pgn_fingerprint(const unsigned char *key, const char *data, size_t len,
+    char hex[2 * PGN_FP_BYTES + 1]);
+/*
+ * Open the sealed provider state: '*plain' (free with pgn_secret_free)
+ * is NULL when there is none. PGN_ETAMPER when it fails to decrypt or
+ * authenticate — the caller treats the state as absent.
+ */
+pgn_status pgn_state_read(const char *home, const unsigned char *key,
+    char **plain, size_t *len, char *err, size_t errlen);
+/* Seal and write the provider state atomically, 0600. */
+pgn_status pgn_state_write(const char *home, const unsigned char *key,
+    const char *plain, size_t len, char *err, size_t errlen);
 
 /* ---- errors (db.c) ------------------------------------------------- */
 

@@ -141,6 +141,24 @@ add_intro(struct pgn_buf *b, const struct pgn_render *r)
 	    "\"text\"\n", r->pigeon, r->agent, r->pigeon, r->agent);
 }
 
+/* Append a labelled section whole, or leave it out if it cannot fit. */
+static void
+add_section(struct pgn_buf *b, size_t max, const char *label,
+    const char *text, const char *end)
+{
+	size_t need;
+
+	need = (b->len > 0 ? 1 : 0) + strlen(label) + strlen(text) +
+	    strlen(end);
+	if (b->err != PGN_OK || need > max - b->len)
+		return;
+	if (b->len > 0)
+		pgn_buf_adds(b, "\n");
+	pgn_buf_adds(b, label);
+	pgn_buf_adds(b, text);
+	pgn_buf_adds(b, end);
+}
+
 char *
 pgn_render_context(const struct pgn_render *r, size_t max, pgn_status *st)
 {
@@ -181,6 +199,11 @@ pgn_render_context(const struct pgn_render *r, size_t max, pgn_status *st)
 			    "%s\n", m->left, m->left == 1 ? "" : "s",
 			    m->left == 1 ? "s" : "", r->pigeon, r->agent);
 	}
+	if (r->reminder != NULL && r->reminder[0] != '\0')
+		add_section(&b, max, "Project reminder: ", r->reminder, "\n");
+	if (r->provider != NULL && r->provider[0] != '\0')
+		add_section(&b, max, "Project context (from this project's "
+		    "prompt-context provider):\n", r->provider, "\n");
 	err = b.err;
 	s = pgn_buf_take(&b, NULL);
 	*st = s != NULL ? PGN_OK : err != PGN_OK ? err : PGN_ENOMEM;

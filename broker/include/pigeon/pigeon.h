@@ -467,6 +467,8 @@ struct pgn_render {
 	const char		*pigeon;	/* how to run the CLI */
 	const struct pgn_agents	*peers;		/* non-NULL: session intro */
 	const struct pgn_msgs	*msgs;
+	const char		*reminder;	/* the project's, or NULL */
+	const char		*provider;	/* provider context, or NULL */
 	int64_t			 now_ms;
 };
 
@@ -482,8 +484,10 @@ size_t pgn_render_cost(const struct pgn_msg *m, void *arg);
  * Render the context: the introduction (when r->peers is set), then
  * the messages oldest first — each a header line and its body with
  * every line indented, so no body can forge a header — then how many
- * still wait (r->msgs->left). At most 'max' bytes: a message too big
- * to fit whole is cut with a note. Returns a string the caller frees
+ * still wait (r->msgs->left), then the project reminder, then the
+ * provider's context, each labelled. At most 'max' bytes: a message too
+ * big to fit whole is cut with a note; a reminder or provider section
+ * that does not fit whole is left out (the provider first). Returns a string the caller frees
  * ("" when there is nothing to say), or NULL with '*st' set.
  */
 char *pgn_render_context(const struct pgn_render *r, size_t max,
@@ -563,5 +567,132 @@ void pgn_install_state_release(struct pgn_install_state *s);
  */
 PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
     struct pgn_install_state *s);
+
+/* ---- project config (config.c): <project>/.pigeon/config.json ----- */
+
+#define PGN_MAX_PROJECT_CONFIG	(64 * 1024)	/* config.json, bytes */
+#define PGN_MAX_REMINDER	500	/* promptReminder, characters */
+#define PGN_MAX_PROVIDER_ARGS	32	/* promptContext.command entries */
+#define PGN_MAX_PROVIDER_ARG	1024	/* bytes of one entry */
+#define PGN_PROVIDER_TIMEOUT_MAX	5000	/* timeoutMs: 1..5000 */
+#define PGN_PROVIDER_TIMEOUT_DEFAULT	1000
+#define PGN_PROVIDER_OUTPUT_MAX		65536	/* maxOutputBytes: 1..65536 */
+#define PGN_PROVIDER_OUTPUT_DEFAULT	8192
+
+struct pgn_config {
+	char	*reminder;	/* the valid one-line reminder, or NULL */
+	char	*reminder_problem;	/* why the reminder is off */
+	char	**argv;		/* the provider command (NULL-terminated) */
+	size_t	 argc;		/* 0: no provider */
+	long	 timeout_ms;
+	size_t	 max_output;
+	char	*provider_problem;	/* why the provider is off */
+	char	*problem;	/* the file itself: unreadable, not JSON */
+	char	*unknown;	/* unknown keys, comma-separated, or NULL */
+};
+
+void pgn_config_release(struct pgn_config *c);
+
+/*
+ * Parse a project config strictly. Each feature is all or nothing: an
+ * invalid reminder leaves only the reminder off, an invalid
+ * promptContext leaves only the provider off, invalid JSON both; the
+ * reasons go to the *_problem fields. Unknown keys are listed in
+ * c->unknown and change nothing. Returns PGN_OK or PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_config_parse(const char *text, size_t len,
+    struct pgn_config *c);
+
+/* Read <root>/.pigeon/config.json (absent: nothing configured). */
+PGN_NODISCARD pgn_status pgn_config_load(const char *root,
+    struct pgn_config *c);
+
+/* ---- provider (provider.c): approval, bounded run, validation ------ */
+
+#define PGN_MAX_PROVIDER_EXE	(16 << 20)	/* executable hashed, bytes */
+#define PGN_MAX_APPROVALS	1000		/* projects in the state */
+
+typedef enum pgn_provider_status {
+	PGN_PROVIDER_OFF,	/* no provider configured */
+	PGN_PROVIDER_OK,
+	PGN_PROVIDER_EMPTY,	/* valid, empty context */
+	PGN_PROVIDER_TIMEOUT,
+	PGN_PROVIDER_TOO_BIG,
+	PGN_PROVIDER_INVALID,
+	PGN_PROVIDER_CRASHED,	/* non-zero exit, signal, or no exec */
+	PGN_PROVIDER_NOT_ALLOWED,
+	PGN_PROVIDER_ERROR	/* Pigeon could not run it */
+} pgn_provider_status;
+
+/* "ok", "timeout", "too-big", "invalid", "crashed", "not-allowed", ... */
+const char *pgn_provider_status_name(pgn_provider_status st);
+
+struct pgn_approval {
+	int	 allowed;
+	char	 why[512];	/* why not allowed (or "allowed at ...") */
+	char	*path;		/* the resolved executable, or NULL */
+	char	 digest[65];	/* BLAKE2b-256 of its content, hex */
+};
+
+void pgn_approval_release(struct pgn_approval *a);
+
+/*
+ * Is the provider of 'cfg' approved for project 'root' under the key
+ * and state in 'home'? Approval is a keyed BLAKE2b MAC over the root,
+ * the provider config and the executable's content; a change to any
+ * withdraws it, and a->why says which. State that fails to decrypt
+ * counts as no approval. Returns PGN_OK (see a->allowed), PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_provider_check(const char *home, const char *root,
+    const struct pgn_config *cfg, struct pgn_approval *a);
+
+/* Record an approval (creating the key); PGN_EINVAL with 'err' set. */
+PGN_NODISCARD pgn_status pgn_provider_allow(const char *home, const char *root,
+    const struct pgn_config *cfg, struct pgn_approval *a, char *err,
+    size_t errlen);
+
+/* Remove the approval of 'root'; '*removed' says whether there was one. */
+PGN_NODISCARD pgn_status pgn_provider_deny(const char *home, const char *root,
+    int *removed, char *err, size_t errlen);
+
+struct pgn_provider_request {
+	const char	*host;
+	const char	*session;
+	const char	*turn;
+	const char	*cwd;
+	const char	*prompt;
+};
+
+struct pgn_provider_result {
+	pgn_provider_status	 status;
+	char			*context;	/* validated, or NULL */
+	size_t			 bytes;		/* output bytes read */
+	long			 ms;
+	char			 fingerprint[2 * 16 + 1];	/* keyed, hex */
+	char			 why[256];
+};
+
+void pgn_provider_result_release(struct pgn_provider_result *r);
+
+/*
+ * Run the approved provider of 'cfg' in 'root': no shell, its own
+ * process group, an allow-listed environment, the request as one JSON
+ * object on stdin, stderr discarded. Past min(cfg->timeout_ms,
+ * 'budget_ms') or cfg->max_output the group is killed. Only output
+ * passing pgn_provider_validate is kept. Never fails the caller:
+ * everything is in r->status.
+ */
+void pgn_provider_run(const char *home, const char *root,
+    const struct pgn_config *cfg, const struct pgn_provider_request *rq,
+    long budget_ms, struct pgn_provider_result *r);
+
+/*
+ * Validate provider output: exactly {"schema":"pigeon.prompt-context/v1",
+ * "context":STRING} (whitespace around it allowed), the context valid
+ * UTF-8 with no control character but newline and tab. '*context' (the
+ * caller's) gets it. Returns PGN_EINVAL with 'why' set.
+ */
+PGN_NODISCARD pgn_status pgn_provider_validate(const char *out, size_t len,
+    char **context, char *why, size_t whylen);
 
 #endif /* PIGEON_H */

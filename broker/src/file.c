@@ -1,0 +1,250 @@
+/*
+ * Small file helpers shared by the modules that write files outside the
+ * database (host configs, provider state): bounded reads, atomic writes
+ * (temp file, fsync, rename, fsync of the directory), directories.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgn_int.h"
+
+void
+pgn_errf(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errbuf == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(errbuf, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- files ---------------------------------------------------------- */
+
+char *
+pgn_path_join(const char *a, const char *b)
+{
+	struct pgn_buf p;
+
+	pgn_buf_init(&p, PGN_MAX_PATH);
+	pgn_buf_adds(&p, a);
+	if (p.len > 0 && p.data[p.len - 1] != '/')
+		pgn_buf_adds(&p, "/");
+	pgn_buf_adds(&p, b);
+	return pgn_buf_take(&p, NULL);
+}
+
+/* The directory part of 'path' ("." if none), as a new string. */
+char *
+pgn_path_dir(const char *path)
+{
+	const char *slash;
+
+	slash = strrchr(path, '/');
+	if (slash == NULL)
+		return pgn_strdup(".");
+	if (slash == path)
+		return pgn_strdup("/");
+	return pgn_strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Read a regular file of at most 'max' bytes. '*exists' is 0 when it is
+ * absent (not an error). '*mode' gets its permission bits.
+ */
+pgn_status
+pgn_read_file(const char *path, size_t max, char **data, size_t *len,
+    int *exists, mode_t *mode, char *errbuf, size_t errlen)
+{
+	struct pgn_buf b;
+	struct stat sb;
+	char chunk[8192];
+	ssize_t r;
+	int fd;
+	pgn_status rc = PGN_OK;
+
+	*data = NULL;
+	*len = 0;
+	*exists = 0;
+	pgn_buf_init(&b, max);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return PGN_OK;
+		pgn_errf(errbuf, errlen, "cannot open '%s': %s", path,
+		    strerror(errno));
+		return PGN_EIO;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		pgn_errf(errbuf, errlen, "'%s' is not a regular file: left "
+		    "untouched", path);
+		rc = PGN_EINVAL;
+		goto out;
+	}
+	*exists = 1;
+	*mode = sb.st_mode & 07777;
+	for (;;) {
+		r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			pgn_errf(errbuf, errlen, "cannot read '%s': %s", path,
+			    strerror(errno));
+			rc = PGN_EIO;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		pgn_buf_add(&b, chunk, (size_t)r);
+		if (b.err == PGN_ETOOBIG) {
+			pgn_errf(errbuf, errlen, "'%s' is larger than %zu bytes: "
+			    "left untouched", path, max);
+			rc = PGN_ETOOBIG;
+			goto out;
+		}
+		if (b.err != PGN_OK) {
+			rc = b.err;
+			goto out;
+		}
+	}
+	*data = pgn_buf_take(&b, len);
+	if (*data == NULL)
+		rc = PGN_ENOMEM;
+out:
+	close(fd);
+	pgn_buf_release(&b);
+	if (rc != PGN_OK)
+		*exists = 0;
+	return rc;
+}
+
+int
+pgn_fsync_dir(const char *dir)
+{
+	int fd, r;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = fsync(fd);
+	close(fd);
+	return r;
+}
+
+/* Create 'dir' and its missing parents (0755: host config dirs). */
+pgn_status
+pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen)
+{
+	char *p;
+	size_t i;
+	pgn_status rc = PGN_OK;
+
+	p = pgn_strdup(dir);
+	if (p == NULL)
+		return PGN_ENOMEM;
+	for (i = 1; ; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		if (p[i] == '/') {
+			p[i] = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+				goto fail;
+			p[i] = '/';
+			continue;
+		}
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			goto fail;
+		break;
+	}
+	goto out;
+fail:
+	pgn_errf(errbuf, errlen, "cannot create directory '%s': %s", p,
+	    strerror(errno));
+	rc = PGN_EIO;
+out:
+	free(p);
+	return rc;
+}
+
+/*
+ * Replace 'path' with 'data' atomically: a temp file in the same
+ * directory, written in full, fsynced, given 'mode', renamed over
+ * 'path', then the directory fsynced.
+ */
+pgn_status
+pgn_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
+    char *errbuf, size_t errlen)
+{
+	struct pgn_buf t;
+	char *dir = NULL, *tmp = NULL;
+	const char *base;
+	size_t off = 0;
+	ssize_t w;
+	int fd = -1;
+	pgn_status rc = PGN_EIO;
+
+	pgn_buf_init(&t, PGN_MAX_PATH + 32);
+	dir = pgn_path_dir(path);
+	if (dir == NULL) {
+		rc = PGN_ENOMEM;
+		goto out;
+	}
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	pgn_buf_addf(&t, "%s/.%s.pigeon-XXXXXX", dir, base);
+	tmp = pgn_buf_take(&t, NULL);
+	if (tmp == NULL) {
+		rc = PGN_ENOMEM;
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		tmp = NULL;	/* nothing to unlink */
+		pgn_errf(errbuf, errlen, "cannot create a file next to '%s': %s",
+		    path, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto fail;
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+		goto fail;
+	w = close(fd);
+	fd = -1;
+	if (w != 0)
+		goto fail;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	tmp = NULL;
+	if (pgn_fsync_dir(dir) != 0)
+		goto fail;
+	rc = PGN_OK;
+	goto out;
+fail:
+	pgn_errf(errbuf, errlen, "cannot write '%s': %s", path, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL) {
+		(void)unlink(tmp);
+		free(tmp);
+	}
+	free(dir);
+	pgn_buf_release(&t);
+	return rc;
+}
+
