@@ -58,6 +58,24 @@ test_case 'database health and the hook log tail' '
 	test "$(jq -r .ok out.json)" = true
 ' 
 
+test_case 'the project config: unknown keys and a withdrawn provider are reported' '
+	mkdir -p proj/.pigeon proj/scripts &&
+	printf "#!/bin/sh\necho {}\n" >proj/scripts/ctx && chmod 755 proj/scripts/ctx &&
+	printf "{\"instructions\":{\"promptReminder\":\"be brief\"},\"promptContext\":{\"command\":[\"scripts/ctx\"]},\"colour\":1}\n" \
+	    >proj/.pigeon/config.json &&
+	(cd proj && pigeon doctor --json >../out.json) &&
+	test "$(jq -r .project.reminder out.json)" = true &&
+	test "$(jq -r .project.unknown_keys out.json)" = colour &&
+	test "$(jq -r .project.provider_allowed out.json)" = false &&
+	(cd proj && pigeon provider allow >/dev/null) &&
+	(cd proj && pigeon doctor --json >../out.json) &&
+	test "$(jq -r .project.provider_allowed out.json)" = true &&
+	printf "x" | dd of="$PIGEON_HOME/provider.state" bs=1 seek=40 conv=notrunc 2>/dev/null &&
+	(cd proj && pigeon doctor --json >../out.json) &&
+	test "$(jq -r .project.provider_allowed out.json)" = false &&
+	jq -r ".warnings[]" out.json | grep -q "failed to authenticate"
+'
+
 test_case 'a host config that is not JSON makes doctor exit 1' '
 	cp "$HOME/.gemini/settings.json" gemini.keep &&
 	echo "{nope" >"$HOME/.gemini/settings.json" &&

@@ -280,6 +280,45 @@ out:
 	free(home);
 }
 
+/* The project's config and provider approval. */
+static void
+check_project(const char *root, cJSON *out)
+{
+	struct pgn_config cfg;
+	struct pgn_approval a;
+	char *home = NULL;
+
+	memset(&a, 0, sizeof(a));
+	cJSON_AddStringToObject(out, "root", root);
+	if (pgn_config_load(root, &cfg) != PGN_OK)
+		return;
+	if (cfg.problem != NULL) {
+		cJSON_AddStringToObject(out, "config_problem", cfg.problem);
+		warn("%s/.pigeon/config.json %s: the reminder and the provider "
+		    "are off", root, cfg.problem);
+	}
+	if (cfg.unknown != NULL) {
+		cJSON_AddStringToObject(out, "unknown_keys", cfg.unknown);
+		warn("%s/.pigeon/config.json has unknown keys (ignored): %s",
+		    root, cfg.unknown);
+	}
+	if (cfg.reminder_problem != NULL)
+		warn("the prompt reminder is off: %s", cfg.reminder_problem);
+	if (cfg.provider_problem != NULL)
+		warn("the provider is off: %s", cfg.provider_problem);
+	cJSON_AddBoolToObject(out, "reminder", cfg.reminder != NULL);
+	if (cfg.argc > 0 && pgn_home_path(&home) == PGN_OK &&
+	    pgn_provider_check(home, root, &cfg, &a) == PGN_OK) {
+		cJSON_AddBoolToObject(out, "provider_allowed", a.allowed);
+		cJSON_AddStringToObject(out, "provider", a.why);
+		if (!a.allowed)
+			warn("the provider does not run: %s", a.why);
+	}
+	pgn_approval_release(&a);
+	pgn_config_release(&cfg);
+	free(home);
+}
+
 static void
 print_text(const cJSON *doc)
 {
@@ -348,6 +387,15 @@ print_text(const cJSON *doc)
 		printf("  (empty)\n");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(log, "tail"))
 		printf("  %s\n", it->valuestring);
+	x = cJSON_GetObjectItem(doc, "project");
+	if (x != NULL) {
+		printf("project: %s\n", cJSON_GetStringValue(
+		    cJSON_GetObjectItem(x, "root")));
+		printf("  reminder %s, provider %s\n", cJSON_IsTrue(
+		    cJSON_GetObjectItem(x, "reminder")) ? "on" : "off",
+		    (s = cJSON_GetStringValue(cJSON_GetObjectItem(x,
+		    "provider"))) != NULL ? s : "none configured");
+	}
 	w = cJSON_GetObjectItem(doc, "warnings");
 	if (cJSON_GetArraySize(w) > 0)
 		printf("warnings:\n");
@@ -391,6 +439,9 @@ cmd_doctor(int argc, char **argv)
 	    &broken);
 	check_db(&c, cJSON_AddObjectToObject(doc, "database"), &broken);
 	check_log(cJSON_AddObjectToObject(doc, "hook_log"));
+	if (c.project != NULL)
+		check_project(c.project, cJSON_AddObjectToObject(doc,
+		    "project"));
 	cJSON_AddItemToObject(doc, "warnings", warnings);
 	cJSON_AddBoolToObject(doc, "ok", !broken);
 	code = EXIT_OK;
