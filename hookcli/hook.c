@@ -655,15 +655,20 @@ has_text(const char *s)
  * fingerprint: never the text, never the prompt).
  */
 static void
+load_config(struct run *r)
+{
+	if (r->scope == NULL || r->scope[0] == '\0')
+		return;
+	if (pgn_config_load(r->scope, &r->cfg) != PGN_OK)
+		memset(&r->cfg, 0, sizeof(r->cfg));
+}
+
+static void
 project_context(struct run *r)
 {
 	struct pgn_provider_request rq;
 	long left;
 
-	if (r->scope == NULL || r->scope[0] == '\0')
-		return;
-	if (pgn_config_load(r->scope, &r->cfg) != PGN_OK)
-		return;
 	if (r->cfg.problem != NULL)
 		fail(r, "config", r->cfg.problem);
 	if (r->cfg.reminder_problem != NULL)
@@ -700,6 +705,7 @@ deliver(struct run *r)
 	char pigeon[PATH_MAX + 8];
 	size_t budget;
 	pgn_status st;
+	int intro;
 
 	if (agent == NULL || *agent == '\0')
 		agent = r->o->agent;
@@ -712,9 +718,12 @@ deliver(struct run *r)
 	st = pgn_db_set_scope(r->db, r->scope);
 	if (st != PGN_OK)
 		goto dberr;
+	/* The reminder is part of every prompt: keep room for it. */
+	if (r->in.event == PGN_EVENT_PROMPT)
+		load_config(r);
 	budget = PGN_MAX_CONTEXT - PGN_RENDER_RESERVE - 300;
-	if (r->in.event == PGN_EVENT_SESSION_START)
-		budget -= PGN_MAX_INTRO;
+	if (r->cfg.reminder != NULL)
+		budget -= strlen(r->cfg.reminder) + 64;
 	memset(&t, 0, sizeof(t));
 	t.host = hi->name;
 	t.session = r->in.session;
@@ -724,6 +733,7 @@ deliver(struct run *r)
 	t.route = r->in.event == PGN_EVENT_SESSION_START ? "session-start" :
 	    "prompt";
 	t.budget = budget;
+	t.intro = PGN_MAX_INTRO;
 	t.cost = pgn_render_cost;
 	st = pgn_turn_claim(r->db, &t, &r->turn);
 	if (st != PGN_OK)
@@ -732,7 +742,9 @@ deliver(struct run *r)
 		return PGN_OK;
 	if (r->in.event == PGN_EVENT_PROMPT)
 		project_context(r);
-	if (r->in.event == PGN_EVENT_SESSION_START) {
+	/* A session first seen at a prompt learns who it is there. */
+	intro = r->in.event == PGN_EVENT_SESSION_START || r->turn.bound;
+	if (intro) {
 		/* Messages are claimed: a failure now must not hide them. */
 		if (pgn_agents_list(r->db, &r->peers) != PGN_OK)
 			memset(&r->peers, 0, sizeof(r->peers));
@@ -743,7 +755,7 @@ deliver(struct run *r)
 	rd.scope = r->scope;
 	rd.host = hi->name;
 	rd.pigeon = pigeon;
-	rd.peers = r->in.event == PGN_EVENT_SESSION_START ? &r->peers : NULL;
+	rd.peers = intro ? &r->peers : NULL;
 	rd.msgs = &r->turn.msgs;
 	rd.reminder = r->cfg.reminder;
 	rd.provider = r->prov.context;

@@ -119,7 +119,10 @@ cli_open(struct cli *c)
 	st = pgn_db_path(c->db_flag, &path, &why);
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s", why != NULL ? why :
-		    "cannot find the state directory: set PIGEON_HOME or HOME");
+		    st == PGN_ETOOBIG ? "the database path or PIGEON_HOME is "
+		    "over 4096 bytes: choose a shorter one" : st == PGN_EINVAL ?
+		    "cannot find the state directory: set PIGEON_HOME (an "
+		    "absolute path) or HOME" : "out of memory");
 		goto out;
 	}
 	st = pgn_db_open(path, PGN_OPEN_CREATE, PGN_BUSY_DEADLINE_MS, &c->db);
@@ -255,12 +258,10 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 int
 cli_finish(int code)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno == EPIPE)
-			return code;
-		return cli_err(EXIT_FAIL, "cannot write output: %s",
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return cli_err(EXIT_FAIL, "cannot write output: %s; anything "
+		    "claimed stays readable in pigeon journal and pigeon audit",
 		    strerror(errno));
-	}
 	return code;
 }
 

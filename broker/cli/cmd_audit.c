@@ -111,7 +111,7 @@ print_delivery(const struct pgn_delivery *d, int full)
 }
 
 static int
-print_list(struct cli *c, const struct pgn_deliveries *d)
+print_list(struct cli *c, const struct pgn_deliveries *d, size_t limit)
 {
 	cJSON *arr;
 	size_t i;
@@ -126,6 +126,8 @@ print_list(struct cli *c, const struct pgn_deliveries *d)
 		printf("no deliveries\n");
 	for (i = 0; i < d->n; i++)
 		print_delivery(&d->v[i], 0);
+	if (d->n == limit)
+		printf("(the newest %zu shown; --limit K shows more)\n", limit);
 	return EXIT_OK;
 }
 
@@ -214,7 +216,7 @@ cmd_audit(int argc, char **argv)
 	else if (id != 0)
 		print_delivery(&d.v[0], 1);
 	else
-		code = print_list(&c, &d);
+		code = print_list(&c, &d, f.limit ? f.limit : PGN_DEFAULT_LIST);
 	code = cli_finish(code);
 out:
 	pgn_deliveries_release(&d);

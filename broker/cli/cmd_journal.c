@@ -65,15 +65,16 @@ print_entry(const struct pgn_entry *e)
 	char at[32];
 
 	pgn_format_time(e->at_ms, at, sizeof(at));
-	printf("%s %-9s", at, e->kind);
 	if (strcmp(e->kind, "sent") == 0)
-		printf(" #%lld to %s", (long long)e->message_id, e->peer);
+		printf("%s %-9s #%lld to %s\n", at, e->kind,
+		    (long long)e->message_id, e->peer);
 	else if (strcmp(e->kind, "delivered") == 0)
-		printf(" #%lld from %s via %s", (long long)e->message_id,
-		    e->peer, e->detail);
+		printf("%s %-9s #%lld from %s via %s\n", at, e->kind,
+		    (long long)e->message_id, e->peer, e->detail);
 	else if (e->detail[0] != '\0')
-		printf(" %s", e->detail);
-	putchar('\n');
+		printf("%s %-9s %s\n", at, e->kind, e->detail);
+	else
+		printf("%s %s\n", at, e->kind);
 	if (e->body[0] != '\0')
 		cli_print_body(stdout, e->body);
 }

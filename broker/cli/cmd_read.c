@@ -43,8 +43,14 @@ print_msgs(struct cli *c, const struct pgn_msgs *m, const char *agent,
 		return cli_json_print(arr);
 	}
 	if (m->n == 0) {
+		char name[PGN_MAX_NAME + 1];
+		const char *rule;
+
+		/* The name as stored: case-folded (it was checked). */
+		if (pgn_name_check(agent, name, &rule) != PGN_OK)
+			name[0] = '\0';
 		printf("no messages %s for %s\n", claimed ? "to read" :
-		    "queued", agent);
+		    "queued", name);
 		return EXIT_OK;
 	}
 	now = pgn_now_ms();

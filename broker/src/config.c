@@ -68,7 +68,10 @@ is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Note keys of 'obj' not in 'known' into 'u' ("prefix.key"). */
+/*
+ * Note keys of 'obj' not in 'known' into 'u' ("prefix.key"). A list
+ * too long for 'u' ends in "..." (a report, not a failure).
+ */
 static void
 unknown_keys(const cJSON *obj, const char *prefix, const char *const known[],
     struct pgn_buf *u)
@@ -82,9 +85,17 @@ unknown_keys(const cJSON *obj, const char *prefix, const char *const known[],
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(it->string, known[i]) == 0)
 				ok = 1;
-		if (!ok)
-			pgn_buf_addf(u, "%s%s%s", u->len ? ", " : "", prefix,
-			    it->string);
+		if (ok)
+			continue;
+		/* Room for ", " and a final ", ..." must stay. */
+		if (u->len + strlen(prefix) + strlen(it->string) + 7 > u->max) {
+			if (u->len + 5 <= u->max)
+				pgn_buf_adds(u, u->len ? ", ..." : "...");
+			u->max = u->len;	/* list no more */
+			continue;
+		}
+		pgn_buf_addf(u, "%s%s%s", u->len ? ", " : "", prefix,
+		    it->string);
 	}
 }
 
@@ -119,11 +130,11 @@ parse_reminder(const cJSON *v, char **text)
 	*text = pgn_strndup(s, n);
 	if (*text == NULL)
 		return NULL;
-	if (chars(*text) > PGN_MAX_REMINDER) {
+	if ((n = chars(*text)) > PGN_MAX_REMINDER) {
 		free(*text);
 		*text = NULL;
 		return fmt("instructions.promptReminder has %zu characters, "
-		    "over %d", chars(s), PGN_MAX_REMINDER);
+		    "over %d", n, PGN_MAX_REMINDER);
 	}
 	return NULL;
 }
@@ -138,8 +149,10 @@ parse_int(const cJSON *obj, const char *key, long min, long max, long def,
 	*out = def;
 	if (v == NULL)
 		return NULL;
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble
-	    || v->valuedouble < (double)min || v->valuedouble > (double)max)
+	/* The range first: casting an out-of-range double is undefined. */
+	if (!cJSON_IsNumber(v) || v->valuedouble < (double)min ||
+	    v->valuedouble > (double)max ||
+	    v->valuedouble != (double)(long)v->valuedouble)
 		return fmt("promptContext.%s must be an integer from %ld to "
 		    "%ld", key, min, max);
 	*out = (long)v->valuedouble;
@@ -196,8 +209,12 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 		return NULL;
 	cJSON_ArrayForEach(it, cmd) {
 		c->argv[c->argc] = pgn_strdup(it->valuestring);
-		if (c->argv[c->argc] == NULL)
+		if (c->argv[c->argc] == NULL) {
+			/* argc 0 tells the caller: out of memory. */
+			while (c->argc > 0)
+				free(c->argv[--c->argc]);
 			return NULL;
+		}
 		c->argc++;
 	}
 	return NULL;
@@ -222,6 +239,7 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	    NULL};
 	static const char *const instr[] = {"promptReminder", NULL};
 	const cJSON *ins, *pc, *rem;
+	const char *p;
 	struct pgn_buf u;
 	cJSON *root = NULL;
 	char *copy = NULL;
@@ -247,6 +265,15 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	if (!cJSON_IsObject(root)) {
 		c->problem = fmt("must hold a JSON object");
 		goto bad;
+	}
+	/* cJSON ends a string at "\u0000": refuse it, never cut short. */
+	for (p = text; (p = memchr(p, '\\', len - (size_t)(p - text))) !=
+	    NULL && (size_t)(text + len - p) >= 2; p += 2) {
+		if ((size_t)(text + len - p) >= 6 && memcmp(p + 1, "u0000",
+		    5) == 0) {
+			c->problem = fmt("holds \\u0000 (a NUL character)");
+			goto bad;
+		}
 	}
 	unknown_keys(root, "", top, &u);
 	ins = cJSON_GetObjectItemCaseSensitive(root, "instructions");

@@ -19,6 +19,9 @@ pgn_home_path(char **dir)
 	if (v != NULL && *v != '\0') {
 		if (strlen(v) >= PGN_MAX_PATH)
 			return PGN_ETOOBIG;
+		/* Relative, it would name another home in every directory. */
+		if (v[0] != '/')
+			return PGN_EINVAL;
 		*dir = pgn_strdup(v);
 	} else if ((v = getenv("XDG_STATE_HOME")) != NULL && v[0] == '/') {
 		*dir = pgn_path_join(v, "pigeon");

@@ -470,21 +470,60 @@ json_type(const cJSON *x)
 	return "null";
 }
 
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /*
- * Parse a config strictly into '*root' ({} for absent or blank text)
- * and check the shape Pigeon relies on: a top-level object, "hooks" an
- * object if present, the host's two events arrays if present. Other
- * keys under "hooks" may be anything (Gemini has kept settings there);
- * only arrays among them are searched for Pigeon's entries. Errors are
- * written to 'errbuf' as a phrase with the file as subject ("is not
- * valid JSON (line 3, column 7)").
+ * Find a key that one object in 'x' holds twice ('*key', borrowed, stays
+ * NULL if none): cJSON reads the first of them and the hosts' parsers
+ * the last, so such a file cannot be merged safely. PGN_OK, PGN_ENOMEM.
+ */
+static pgn_status
+dup_key(const cJSON *x, const char **key)
+{
+	const cJSON *c;
+	const char **v;
+	size_t n = 0, i;
+	pgn_status rc = PGN_OK;
+
+	for (c = x->child; c != NULL; c = c->next)
+		n++;
+	if (cJSON_IsObject(x) && n > 1) {
+		v = calloc(n, sizeof(*v));
+		if (v == NULL)
+			return PGN_ENOMEM;
+		for (i = 0, c = x->child; c != NULL; c = c->next)
+			v[i++] = c->string;
+		qsort(v, n, sizeof(*v), cmp_key);
+		for (i = 1; i < n && *key == NULL; i++)
+			if (strcmp(v[i - 1], v[i]) == 0)
+				*key = v[i];
+		free(v);
+	}
+	for (c = x->child; c != NULL && *key == NULL && rc == PGN_OK;
+	    c = c->next)
+		rc = dup_key(c, key);
+	return rc;
+}
+
+/*
+ * Parse a config strictly into '*root' ({} for absent or blank text;
+ * no object may hold a key twice) and check the shape Pigeon relies
+ * on: a top-level object, "hooks" an object if present, the host's two
+ * events arrays if present. Other keys under "hooks" may be anything
+ * (Gemini has kept settings there); only arrays among them are searched
+ * for Pigeon's entries. Errors are written to 'errbuf' as a phrase with
+ * the file as subject ("is not valid JSON (line 3, column 7)").
  */
 static pgn_status
 parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
     char *errbuf, size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
-	const char *end = NULL, *p;
+	const char *end = NULL, *p, *dup = NULL;
 	cJSON *hooks, *ev;
 	char *text = NULL;
 	size_t line = 1, col = 1;
@@ -528,6 +567,14 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 	if (!cJSON_IsObject(*root)) {
 		pgn_errf(errbuf, errlen, "holds %s at the top level, not an object",
 		    json_type(*root));
+		rc = PGN_EINVAL;
+		goto out;
+	}
+	if ((rc = dup_key(*root, &dup)) != PGN_OK)
+		goto out;
+	if (dup != NULL) {
+		pgn_errf(errbuf, errlen, "is not strict JSON (the key \"%.64s\" "
+		    "appears twice in one object)", dup);
 		rc = PGN_EINVAL;
 		goto out;
 	}

@@ -304,6 +304,7 @@ pgn_provider_check(const char *home, const char *root,
 	unsigned char *key = NULL;
 	struct digests d;
 	cJSON *state = NULL, *ap;
+	const char *at;
 	int tampered = 0;
 	pgn_status rc;
 
@@ -346,8 +347,13 @@ pgn_provider_check(const char *home, const char *root,
 	else if (!field_eq(ap, "mac", d.mac))
 		pgn_errf(a->why, sizeof(a->why), "withdrawn: the approval does "
 		    "not match; run pigeon provider allow again");
-	else
+	else {
 		a->allowed = 1;
+		at = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ap,
+		    "at"));
+		pgn_errf(a->why, sizeof(a->why), "allowed at %s", at != NULL ?
+		    at : "an unknown time");
+	}
 out:
 	cJSON_Delete(state);
 	sodium_memzero(&d, sizeof(d));
@@ -598,6 +604,8 @@ exec_child(const char *root, const char *path, char *const argv[],
 	int null, fd;
 
 	(void)setpgid(0, 0);
+	/* The parent ignores SIGPIPE; an ignored signal survives execve. */
+	(void)signal(SIGPIPE, SIG_DFL);
 	null = open("/dev/null", O_WRONLY);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || null < 0 ||
 	    dup2(null, 2) < 0)

@@ -107,38 +107,57 @@ add_body(struct pgn_buf *b, const struct pgn_msg *m, size_t limit,
 	return 1;
 }
 
+#define MAX_SHOWN_PATH	300	/* longer scope or CLI paths are shortened */
+
+/*
+ * Who the agent is, its peers and the reply commands, bounded by
+ * PGN_MAX_INTRO whatever the lengths of paths and names.
+ */
 static void
 add_intro(struct pgn_buf *b, const struct pgn_render *r)
 {
 	const struct pgn_agent *a;
+	const char *cmd, *scope;
+	struct pgn_buf in;
 	char seen[32];
-	size_t i, shown = 0, start = b->len;
+	size_t i, shown = 0;
 
-	pgn_buf_addf(b, "Pigeon: you are agent \"%s\" (%s session) in scope "
-	    "%s. Other agents on this machine can message you by that name.\n",
-	    r->agent, r->host, r->scope[0] ? r->scope : "global");
-	for (i = 0; i < r->peers->n; i++) {
+	cmd = strlen(r->pigeon) <= MAX_SHOWN_PATH ? r->pigeon : "pigeon";
+	scope = r->scope[0] ? r->scope : "global";
+	pgn_buf_init(&in, PGN_MAX_INTRO);
+	pgn_buf_addf(&in, "Pigeon: you are agent \"%s\" (%s session) in scope "
+	    "%s%s. Other agents on this machine can message you by that name."
+	    "\n", r->agent, r->host, strlen(scope) > MAX_SHOWN_PATH ? "..." :
+	    "", strlen(scope) > MAX_SHOWN_PATH ? scope + strlen(scope) -
+	    MAX_SHOWN_PATH : scope);
+	for (i = 0; r->peers != NULL && i < r->peers->n; i++) {
 		a = &r->peers->v[i];
 		if (strcmp(a->name, r->agent) == 0)
 			continue;
-		if (shown == MAX_PEERS_SHOWN ||
-		    b->len - start > PGN_MAX_INTRO - 500) {
-			pgn_buf_addf(b, ", and more (%s agents)", r->pigeon);
+		/* Keep room for the two command lines below. */
+		if (shown == MAX_PEERS_SHOWN || in.len + 2 * PGN_MAX_NAME +
+		    64 > PGN_MAX_INTRO - 2 * (MAX_SHOWN_PATH + 150)) {
+			pgn_buf_addf(&in, ", and more (%s agents)", cmd);
 			break;
 		}
-		pgn_buf_adds(b, shown == 0 ? "Other agents here: " : ", ");
+		pgn_buf_adds(&in, shown == 0 ? "Other agents here: " : ", ");
 		if (a->last_seen_ms != 0)
 			pgn_format_age(a->last_seen_ms, r->now_ms, seen,
 			    sizeof(seen));
-		pgn_buf_addf(b, "%s (%s%s%s%s)", a->name, a->hosts,
+		pgn_buf_addf(&in, "%s (%.40s%s%s%s)", a->name, a->hosts,
 		    a->hosts[0] ? ", " : "", a->last_seen_ms ? "seen " :
 		    "not seen yet", a->last_seen_ms ? seen : "");
 		shown++;
 	}
-	pgn_buf_adds(b, shown == 0 ? "No other agents here yet.\n" : ".\n");
-	pgn_buf_addf(b, "Send a message: %s send --from %s --to NAME \"text\"\n"
-	    "Reply to message N: %s send --from %s --to SENDER --reply-to N "
-	    "\"text\"\n", r->pigeon, r->agent, r->pigeon, r->agent);
+	pgn_buf_adds(&in, shown == 0 ? "No other agents here yet.\n" : ".\n");
+	pgn_buf_addf(&in, "Send a message: %s send --from %s --to NAME "
+	    "\"text\"\nReply to message N: %s send --from %s --to SENDER "
+	    "--reply-to N \"text\"\n", cmd, r->agent, cmd, r->agent);
+	if (in.err == PGN_OK)
+		pgn_buf_add(b, in.data, in.len);
+	else
+		b->err = in.err;
+	pgn_buf_release(&in);
 }
 
 /* Append a labelled section whole, or leave it out if it cannot fit. */

@@ -100,6 +100,8 @@ static const char SQL_DELIVERY_LIST[] =
     "AND delivered_ms >= ?4 ORDER BY id DESC LIMIT ?5";
 static const char SQL_DELIVERY_GET[] =
     "SELECT " DELIVERY_COLS " FROM delivery WHERE id = ?1";
+static const char SQL_DELIVERED_COUNT[] =
+    "SELECT count(*) FROM message WHERE delivered_ms IS NOT NULL";
 static const char SQL_DELIVERY_ALL[] =
     "SELECT " DELIVERY_COLS " FROM delivery ORDER BY id";
 static const char SQL_JOURNAL_ADD[] =
@@ -316,7 +318,7 @@ fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 		    " (known: %s).%s%s%s%s", name, SCOPE_LABEL(db),
 		    n ? known.data : "none", best[0] ? " Did you mean '" : "",
 		    best, best[0] ? "'?" : "", sending ? " --create queues it "
-		    "for an agent that will appear later" : "");
+		    "for an agent that will appear later" : " See pigeon agents");
 	}
 	pgn_buf_release(&known);
 	return rc;
@@ -514,7 +516,8 @@ send_tx(pgn_db *db, void *arg)
 		st = NULL;
 		if (rc == PGN_ENOTFOUND)
 			return pgn_fail(db, PGN_EINVAL, "--reply-to %lld: no "
-			    "such message in scope '%s'",
+			    "such message in scope '%s'; check the id with "
+			    "pigeon inbox or pigeon audit",
 			    (long long)req->reply_to, SCOPE_LABEL(db));
 		if (rc != PGN_OK)
 			return rc;
@@ -583,7 +586,8 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 		    "over the limit of %d: write it to a file and send the "
 		    "file's path", req->body_len, PGN_MAX_BODY);
 	if (req->body_len == 0)
-		return pgn_fail(db, PGN_EINVAL, "message body is empty");
+		return pgn_fail(db, PGN_EINVAL, "message body is empty: give the "
+		    "text as arguments or on standard input");
 	if (memchr(req->body, '\0', req->body_len) != NULL)
 		return pgn_fail(db, PGN_EINVAL, "message body contains a NUL "
 		    "byte: send text");
@@ -1305,6 +1309,10 @@ turn_tx(pgn_db *db, void *arg)
 	claim.host = req->host;
 	claim.route = req->route;
 	claim.budget = req->budget;
+	/* The introduction goes first: its room comes off the budget. */
+	if (b.fresh || strcmp(req->route, "session-start") == 0)
+		claim.budget = req->budget > req->intro ? req->budget -
+		    req->intro : 1;
 	claim.cost = req->cost;
 	claim.cost_arg = req->cost_arg;
 	if (rc == PGN_OK)
@@ -1495,7 +1503,7 @@ audit_get_tx(pgn_db *db, void *arg)
 	sqlite3_finalize(st);
 	if (rc == PGN_OK && c->out->n == 0)
 		rc = pgn_fail(db, PGN_ENOTFOUND, "no delivery %lld in the "
-		    "audit", (long long)c->id);
+		    "audit; list them with pigeon audit", (long long)c->id);
 	return rc;
 }
 
@@ -1590,7 +1598,18 @@ verify_tx(pgn_db *db, void *arg)
 		    "were deleted or added at the end", (long long)n,
 		    (long long)head_n);
 	}
-	return PGN_OK;
+	/* Every delivered message has its row: a wiped audit shows. */
+	rc = pgn_prepare(db, SQL_DELIVERED_COUNT, &st);
+	if (rc == PGN_OK)
+		rc = query_i64(db, st, &head_n, "counting deliveries");
+	sqlite3_finalize(st);
+	if (rc == PGN_OK && head_n != n) {
+		*c->bad = n + 1;
+		rc = pgn_fail(db, PGN_ETAMPER, "%lld messages are marked "
+		    "delivered but the audit holds %lld rows: audit rows were "
+		    "deleted", (long long)head_n, (long long)n);
+	}
+	return rc;
 }
 
 pgn_status

@@ -249,6 +249,8 @@ struct pgn_turn {
 	int64_t		 turn_window_ms;
 	const char	*route;		/* "session-start" or "prompt" */
 	size_t		 budget;
+	size_t		 intro;		/* taken from the budget at session
+					 * start or when bound now */
 	pgn_cost_fn	*cost;
 	void		*cost_arg;
 };
