@@ -474,6 +474,15 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 		pgn_errf(why, whylen, "output holds a NUL byte");
 		return PGN_EINVAL;
 	}
+	/* cJSON skips a BOM and any byte below '!' before the value. */
+	for (p = out; p < out + len && (*p == ' ' || *p == '\t' ||
+	    *p == '\n' || *p == '\r'); p++)
+		;
+	if (p < out + len && ((unsigned char)*p < 0x20 ||
+	    (unsigned char)*p == 0xef)) {
+		pgn_errf(why, whylen, "output has text before the JSON object");
+		return PGN_EINVAL;
+	}
 	/* "\u0000" would cut the decoded string short: refuse it. */
 	for (p = out; (p = memchr(p, '\\', len - (size_t)(p - out))) != NULL;
 	    p += 2) {
