@@ -540,6 +540,20 @@ test_nul_byte_is_refused(void)
 }
 
 static void
+test_nul_escape_is_refused_not_rewritten(void)
+{
+	static const char in[] = "{\"model\":\"opus\\u0000-beta\"}";
+	char err[PGN_MAX_ERR], *out = NULL;
+	int changed;
+
+	/* cJSON would decode it into a NUL and write back "opus". */
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1,
+	    HOOK, &out, &changed, err, sizeof(err)), PGN_EINVAL);
+	CHECK_CONTAINS(err, "\\u0000");
+	CHECK(out == NULL);
+}
+
+static void
 test_wrong_shapes_are_refused(void)
 {
 	static const struct {
@@ -1270,6 +1284,7 @@ test_missing_home_is_an_error(void)
 
 static const struct h_test tests[] = {
 	H_TEST(test_command_is_pigeon_by_first_word_basename),
+	H_TEST(test_nul_escape_is_refused_not_rewritten),
 	H_TEST(test_command_is_not_pigeon_for_others),
 	H_TEST(test_install_into_missing_file_matches_golden),
 	H_TEST(test_install_into_empty_or_blank_file_creates_the_object),

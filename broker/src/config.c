@@ -239,7 +239,6 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	    NULL};
 	static const char *const instr[] = {"promptReminder", NULL};
 	const cJSON *ins, *pc, *rem;
-	const char *p;
 	struct pgn_buf u;
 	cJSON *root = NULL;
 	char *copy = NULL;
@@ -267,13 +266,9 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 		goto bad;
 	}
 	/* cJSON ends a string at "\u0000": refuse it, never cut short. */
-	for (p = text; (p = memchr(p, '\\', len - (size_t)(p - text))) !=
-	    NULL && (size_t)(text + len - p) >= 2; p += 2) {
-		if ((size_t)(text + len - p) >= 6 && memcmp(p + 1, "u0000",
-		    5) == 0) {
-			c->problem = fmt("holds \\u0000 (a NUL character)");
-			goto bad;
-		}
+	if (pgn_json_nul_escape(text, len)) {
+		c->problem = fmt("holds \\u0000 (a NUL character)");
+		goto bad;
 	}
 	unknown_keys(root, "", top, &u);
 	ins = cJSON_GetObjectItemCaseSensitive(root, "instructions");

@@ -543,6 +543,12 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 		pgn_errf(errbuf, errlen, "is not valid JSON (it holds a NUL byte)");
 		return PGN_EINVAL;
 	}
+	/* Rewriting it would cut the string at the NUL: refuse, untouched. */
+	if (pgn_json_nul_escape(in, len)) {
+		pgn_errf(errbuf, errlen, "holds \\u0000 (a NUL character), "
+		    "which Pigeon cannot rewrite faithfully");
+		return PGN_EINVAL;
+	}
 	/* cJSON wants the terminating NUL inside the length it is given. */
 	text = pgn_strndup(in, len);
 	if (text == NULL)

@@ -14,6 +14,29 @@
 #include "banned.h"
 
 #define PGN_MAX_ERRMSG	1024
+#define PGN_STMT_CACHE	32	/* prepared statements kept per connection */
+/* journal_size_limit: the WAL is cut to this after a reset, to 0 at close. */
+#define PGN_WAL_LIMIT	4194304
+/*
+ * When the WAL is checkpointed (docs/decisions/0021-wal-lifecycle.md).
+ * Each process opening the database first re-reads the whole WAL (about
+ * 3 us per 4 KiB frame here), so it is kept small, but not empty: a
+ * write into an empty WAL syncs its header and directory. A writer that
+ * is not a hook checkpoints before its first write past the first bound;
+ * any connection closing last checkpoints and empties a WAL past the
+ * second, for when only hooks write.
+ */
+#define PGN_WAL_CKPT_FIRST	(128 * 1024)
+#define PGN_WAL_CLOSE_CKPT	(512 * 1024)
+#define PGN_STR_(x)	#x
+#define PGN_STR(x)	PGN_STR_(x)
+
+/* A statement prepared once and reused (pgn_prepare, pgn_finish). */
+struct pgn_stmt_slot {
+	const char	*sql;	/* the static text it was prepared from */
+	sqlite3_stmt	*st;	/* NULL: free slot */
+	int		 busy;	/* handed out, not finished yet */
+};
 
 struct pgn_db {
 	sqlite3		*sql;
@@ -23,6 +46,9 @@ struct pgn_db {
 	long		 deadline_ms;	/* bound on each lock wait */
 	int64_t		 until_ms;	/* monotonic end of the current wait */
 	char		 err[PGN_MAX_ERRMSG];
+	unsigned	 flags;		/* PGN_OPEN_* */
+	int		 checkpointed;	/* the first write checkpointed */
+	struct pgn_stmt_slot stmts[PGN_STMT_CACHE];
 };
 
 /* ---- bounded string builder (buf.c) -------------------------------- */
@@ -119,8 +145,16 @@ pgn_status pgn_fail_sql(pgn_db *db, int rc, const char *what);
 
 /* ---- statements and transactions (db.c) ---------------------------- */
 
+/*
+ * A statement for 'sql', which must have static storage (it keys the
+ * connection's statement cache): a cached one, reset with no bindings,
+ * else a new one. Hand it back with pgn_finish, never sqlite3_finalize.
+ * Preparing costs more than most statements' work (docs/decisions/0022).
+ */
 PGN_NODISCARD pgn_status pgn_prepare(pgn_db *db, const char *sql,
     sqlite3_stmt **st);
+/* Reset a statement from pgn_prepare for reuse, or finalize it. NULL-safe. */
+void pgn_finish(pgn_db *db, sqlite3_stmt *st);
 /* Step expecting SQLITE_DONE. */
 PGN_NODISCARD pgn_status pgn_step_done(pgn_db *db, sqlite3_stmt *st,
     const char *what);
@@ -143,6 +177,12 @@ char *pgn_col_text(sqlite3_stmt *st, int col);
 
 /* ---- text (text.c) ------------------------------------------------- */
 
+/*
+ * True if JSON text holds the escape \u0000, which cJSON decodes into a
+ * NUL that silently cuts the string short: callers refuse such input.
+ */
+int pgn_json_nul_escape(const char *s, size_t len);
+
 /* Edit distance, capped at 'max' + 1 (for "did you mean"). */
 size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 
@@ -155,6 +195,8 @@ void pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt);
 
 /* The claim's queue query, exported so a test can EXPLAIN it. */
 extern const char pgn_sql_queued[];
+/* The turn's read-only no-mail check, exported for the same reason. */
+extern const char pgn_sql_turn_peek[];
 
 /* ---- audit chain (chain.c) ----------------------------------------- */
 

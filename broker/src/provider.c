@@ -484,16 +484,9 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 		return PGN_EINVAL;
 	}
 	/* "\u0000" would cut the decoded string short: refuse it. */
-	for (p = out; (p = memchr(p, '\\', len - (size_t)(p - out))) != NULL;
-	    p += 2) {
-		if ((size_t)(out + len - p) >= 6 && p[1] == 'u' &&
-		    memcmp(p + 2, "0000", 4) == 0) {
-			pgn_errf(why, whylen, "context holds a control "
-			    "character");
-			return PGN_EINVAL;
-		}
-		if ((size_t)(out + len - p) < 2)
-			break;
+	if (pgn_json_nul_escape(out, len)) {
+		pgn_errf(why, whylen, "context holds a control character");
+		return PGN_EINVAL;
 	}
 	copy = pgn_strndup(out, len);
 	if (copy == NULL)

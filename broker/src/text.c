@@ -268,3 +268,19 @@ pgn_format_time(int64_t ms, char *buf, size_t len)
 			buf[0] = '\0';
 	}
 }
+
+int
+pgn_json_nul_escape(const char *s, size_t len)
+{
+	const char *p, *end = s + len;
+
+	/* A backslash starts an escape; skip the escaped character. */
+	for (p = s; p < end && (p = memchr(p, '\\', (size_t)(end - p))) !=
+	    NULL; p += 2) {
+		if (end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0)
+			return 1;
+		if (end - p < 2)
+			break;
+	}
+	return 0;
+}
