@@ -632,8 +632,9 @@ open_db(struct run *r)
 	left = (long)(r->deadline - mono_ms()) - 100;
 	if (left < 50)
 		left = 50;
-	st = pgn_db_open(r->dbpath, named != NULL && *named != '\0' ? 0 :
-	    PGN_OPEN_CREATE, left, &r->db);
+	/* A hook never checkpoints before writing: its latency matters. */
+	st = pgn_db_open(r->dbpath, PGN_OPEN_LATENCY | (named != NULL &&
+	    *named != '\0' ? 0 : PGN_OPEN_CREATE), left, &r->db);
 	if (st != PGN_OK)
 		snprintf(r->why, sizeof(r->why), "%s", pgn_errmsg(r->db));
 	return st;
@@ -649,11 +650,15 @@ has_text(const char *s)
 	return 0;
 }
 
-/*
- * The project's reminder and provider, for a prompt. Failures turn the
- * feature off and are logged (status, duration, bytes, a keyed
- * fingerprint: never the text, never the prompt).
- */
+/* Would the project's provider run for this prompt? */
+static int
+provider_runs(const struct run *r)
+{
+	return r->cfg.argc > 0 && !r->in.subagent && has_text(r->in.prompt) &&
+	    r->home != NULL;
+}
+
+/* The project's config, read before the claim (budget, no-mail path). */
 static void
 load_config(struct run *r)
 {
@@ -663,6 +668,11 @@ load_config(struct run *r)
 		memset(&r->cfg, 0, sizeof(r->cfg));
 }
 
+/*
+ * The project's reminder and provider, for a prompt. Failures turn the
+ * feature off and are logged (status, duration, bytes, a keyed
+ * fingerprint: never the text, never the prompt).
+ */
 static void
 project_context(struct run *r)
 {
@@ -675,8 +685,7 @@ project_context(struct run *r)
 		fail(r, "config", r->cfg.reminder_problem);
 	if (r->cfg.provider_problem != NULL)
 		fail(r, "config", r->cfg.provider_problem);
-	if (r->cfg.argc == 0 || r->in.subagent || !has_text(r->in.prompt) ||
-	    r->home == NULL)
+	if (!provider_runs(r))
 		return;
 	memset(&rq, 0, sizeof(rq));
 	rq.host = pgn_host_get(r->in.host)->name;
@@ -735,6 +744,10 @@ deliver(struct run *r)
 	t.budget = budget;
 	t.intro = PGN_MAX_INTRO;
 	t.cost = pgn_render_cost;
+	/* Nothing but mail to say: a prompt that finds none writes nothing. */
+	t.only_mail = r->in.event == PGN_EVENT_PROMPT &&
+	    (r->cfg.reminder == NULL || r->cfg.reminder[0] == '\0') &&
+	    !provider_runs(r);
 	st = pgn_turn_claim(r->db, &t, &r->turn);
 	if (st != PGN_OK)
 		goto dberr;
@@ -742,6 +755,8 @@ deliver(struct run *r)
 		return PGN_OK;
 	if (r->in.event == PGN_EVENT_PROMPT)
 		project_context(r);
+	if (r->turn.fast)
+		return PGN_OK;	/* no mail, nothing else: the neutral output */
 	/* A session first seen at a prompt learns who it is there. */
 	intro = r->in.event == PGN_EVENT_SESSION_START || r->turn.bound;
 	if (intro) {

@@ -13,6 +13,7 @@ main(int argc, char **argv)
 	struct hook_opts o;
 	int r;
 
+	pgn_single_threaded();	/* no threads here: no SQLite mutexes */
 	r = hook_parse_args(&o, argc, argv, stdout, stderr);
 	if (r != 0)
 		return HOOK_EXIT_OK;	/* help, or misuse already explained */

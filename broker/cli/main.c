@@ -48,6 +48,7 @@ main(int argc, char **argv)
 
 	/* A closed pipe is a write error we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
+	pgn_single_threaded();	/* no threads here: no SQLite mutexes */
 	if (argc < 2)
 		return usage(stderr, EXIT_USAGE);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||

@@ -85,7 +85,7 @@ pgn_fail_sql(pgn_db *db, int rc, const char *what)
 	case SQLITE_READONLY:
 	case SQLITE_CANTOPEN:
 	case SQLITE_PERM:
-		return pgn_fail(db, PGN_EIO, "database '%s': %s %s", db->path,
+		return pgn_fail(db, PGN_EIO, "database '%s': %s: %s", db->path,
 		    what, msg);
 	default:
 		return pgn_fail(db, PGN_EDB, "database '%s': %s: %s", db->path,
@@ -104,13 +104,54 @@ pgn_errmsg(const pgn_db *db)
 pgn_status
 pgn_prepare(pgn_db *db, const char *sql, sqlite3_stmt **st)
 {
+	struct pgn_stmt_slot *s, *slot = NULL;
+	size_t i;
 	int rc;
 
 	*st = NULL;
-	rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
-	if (rc != SQLITE_OK)
+	for (i = 0; i < PGN_STMT_CACHE; i++) {
+		s = &db->stmts[i];
+		if (s->st == NULL) {
+			if (slot == NULL)
+				slot = s;
+		} else if (s->sql == sql && !s->busy &&
+		    strcmp(sqlite3_sql(s->st), sql) == 0) {
+			s->busy = 1;
+			*st = s->st;
+			return PGN_OK;
+		}
+	}
+	/* In use already (nested) or the cache is full: a one-off. */
+	rc = sqlite3_prepare_v3(db->sql, sql, -1, slot != NULL ?
+	    SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
+	if (rc != SQLITE_OK) {
+		*st = NULL;
 		return pgn_fail_sql(db, rc, "preparing a statement");
+	}
+	if (slot != NULL && *st != NULL) {
+		slot->sql = sql;
+		slot->st = *st;
+		slot->busy = 1;
+	}
 	return PGN_OK;
+}
+
+void
+pgn_finish(pgn_db *db, sqlite3_stmt *st)
+{
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < PGN_STMT_CACHE; i++)
+		if (db->stmts[i].st == st) {
+			/* Locks and bound pointers go now, as with finalize. */
+			(void)sqlite3_reset(st);
+			(void)sqlite3_clear_bindings(st);
+			db->stmts[i].busy = 0;
+			return;
+		}
+	sqlite3_finalize(st);
 }
 
 pgn_status
@@ -147,6 +188,20 @@ exec(pgn_db *db, const char *sql, const char *what)
 	return PGN_OK;
 }
 
+/* One statement of static text, prepared once per connection. */
+static pgn_status
+step_static(pgn_db *db, const char *sql, const char *what)
+{
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+
+	rc = pgn_prepare(db, sql, &st);
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, what);
+	pgn_finish(db, st);
+	return rc;
+}
+
 /* Busy handler: sleep a jittered, growing slice until the deadline. */
 static int
 on_busy(void *arg, int count)
@@ -177,11 +232,11 @@ run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
 
 	arm_deadline(db);
 	for (;;) {
-		rc = exec(db, begin, "starting a transaction");
+		rc = step_static(db, begin, "starting a transaction");
 		if (rc == PGN_OK)
 			rc = fn(db, arg);
 		if (rc == PGN_OK)
-			rc = exec(db, "COMMIT", "committing");
+			rc = step_static(db, "COMMIT", "committing");
 		if (rc == PGN_OK)
 			return PGN_OK;
 		if (!sqlite3_get_autocommit(db->sql))
@@ -195,9 +250,41 @@ run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
 	}
 }
 
+/* Size of the connection's WAL file; 0 if there is none. */
+static long long
+wal_bytes(pgn_db *db)
+{
+	const char *wal;
+	struct stat sb;
+
+	wal = sqlite3_filename_wal(sqlite3_db_filename(db->sql, "main"));
+	if (wal == NULL || stat(wal, &sb) != 0)
+		return 0;
+	return (long long)sb.st_size;
+}
+
+/*
+ * Before a connection's first write: when other processes left more
+ * than PGN_WAL_CKPT_FIRST in the WAL, copy it into the database
+ * (PASSIVE: never waits; syncs the WAL and the database), so the write
+ * that follows restarts the WAL from its start and pays that sync too.
+ * Hooks skip this: their latency matters, a CLI's or a library's less.
+ */
+static void
+checkpoint_first(pgn_db *db)
+{
+	if (db->checkpointed || (db->flags & PGN_OPEN_LATENCY))
+		return;
+	db->checkpointed = 1;
+	if (wal_bytes(db) > PGN_WAL_CKPT_FIRST)
+		(void)sqlite3_wal_checkpoint_v2(db->sql, NULL,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
 pgn_status
 pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
 {
+	checkpoint_first(db);
 	return run(db, "BEGIN IMMEDIATE", fn, arg);
 }
 
@@ -228,7 +315,7 @@ read_int(pgn_db *db, const char *sql, int *out)
 		*out = sqlite3_column_int(st, 0);
 	else
 		rc = pgn_fail_sql(db, r, "reading the schema");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -339,6 +426,7 @@ pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 	if (db == NULL)
 		return PGN_ENOMEM;
 	*out = db;
+	db->flags = flags;
 	db->deadline_ms = deadline_ms > 0 ? deadline_ms : PGN_BUSY_DEADLINE_MS;
 	db->path = pgn_strdup(path);
 	db->scope = pgn_strdup("");
@@ -364,21 +452,52 @@ pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 	    SQLITE_OPEN_NOMUTEX, NULL);
 	if (r != SQLITE_OK)
 		return pgn_fail_sql(db, r, "opening");
+	/*
+	 * Keep -wal and -shm when the last connection closes, and do not
+	 * checkpoint there (see pgn_db_close): a hook run creates, deletes
+	 * and syncs no file (docs/decisions/0021-wal-lifecycle.md).
+	 */
+	r = 1;
+	(void)sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_PERSIST_WAL,
+	    &r);
+	(void)sqlite3_db_config(db->sql, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
+	    NULL);
 	sqlite3_extended_result_codes(db->sql, 0);
 	sqlite3_limit(db->sql, SQLITE_LIMIT_LENGTH, PGN_MAX_SQL_LENGTH);
 	sqlite3_busy_handler(db->sql, on_busy, db);
 	rc = migrate(db);
 	if (rc != PGN_OK)
 		return rc;
-	return exec(db, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL",
+	return exec(db, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; "
+	    "PRAGMA journal_size_limit=" PGN_STR(PGN_WAL_LIMIT),
 	    "setting pragmas");
+}
+
+void
+pgn_single_threaded(void)
+{
+	/* SQLITE_MISUSE once initialised: then the defaults simply stay. */
+	(void)sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
 void
 pgn_db_close(pgn_db *db)
 {
+	size_t i;
+
 	if (db == NULL)
 		return;
+	for (i = 0; i < PGN_STMT_CACHE; i++)
+		sqlite3_finalize(db->stmts[i].st);
+	/*
+	 * A WAL past the bound is checkpointed and cut to zero bytes by the
+	 * last connection to close (journal_size_limit), as SQLite does by
+	 * default; a smaller one is left for the next writer.
+	 */
+	if (db->sql != NULL && wal_bytes(db) > PGN_WAL_CLOSE_CKPT)
+		(void)sqlite3_db_config(db->sql,
+		    SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
 	sqlite3_close(db->sql);
 	free(db->path);
 	free(db->scope);

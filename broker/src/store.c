@@ -50,6 +50,17 @@ static const char SQL_SESSION_GET[] =
     "coalesce(s.last_turn_ms, 0) FROM session s JOIN agent a "
     "ON a.id = s.agent_id WHERE s.key = ?1 AND a.scope_id = ?2 "
     "AND a.removed_ms IS NULL";
+/*
+ * A turn's no-mail check: the bound session's agent, when it was last
+ * seen, and whether anything waits for it (the partial index).
+ */
+const char pgn_sql_turn_peek[] =
+    "SELECT a.name, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL) "
+    "FROM session s JOIN agent a ON a.id = s.agent_id "
+    "JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND c.root = ?2 AND a.removed_ms IS NULL";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
 static const char SQL_SESSION_TURN[] =
@@ -167,7 +178,7 @@ scope_id(pgn_db *db, int create, int64_t *id)
 			rc = bind_text(db, st, 1, db->scope);
 		if (rc == PGN_OK)
 			rc = pgn_step_done(db, st, "adding a scope");
-		sqlite3_finalize(st);
+		pgn_finish(db, st);
 		st = NULL;
 		if (rc != PGN_OK)
 			return rc;
@@ -177,7 +188,7 @@ scope_id(pgn_db *db, int create, int64_t *id)
 		rc = bind_text(db, st, 1, db->scope);
 	if (rc == PGN_OK)
 		rc = query_i64(db, st, id, "reading the scope");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	/* Cache only what a committed transaction may have made. */
 	if (rc == PGN_OK && !create)
 		db->scope_id = *id;
@@ -197,7 +208,7 @@ agent_id(pgn_db *db, int64_t sid, const char *name, int any, int64_t *id)
 		rc = bind_text(db, st, 2, name);
 	if (rc == PGN_OK)
 		rc = query_i64(db, st, id, "reading an agent");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -223,7 +234,7 @@ journal_add(pgn_db *db, int64_t agent, const char *kind, int64_t msg,
 		rc = bind_text(db, st, 6, detail != NULL ? detail : "");
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "writing the journal");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -243,7 +254,7 @@ agent_insert(pgn_db *db, int64_t sid, const char *name, const char *why,
 		rc = bind_i64(db, st, 3, now);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "adding an agent");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc != PGN_OK)
 		return rc;
 	*id = sqlite3_last_insert_rowid(db->sql);
@@ -263,7 +274,7 @@ exec_id(pgn_db *db, const char *sql, int64_t id, int64_t v, const char *what)
 		rc = bind_i64(db, st, 2, v);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, what);
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -278,7 +289,7 @@ queued_count(pgn_db *db, int64_t agent, int64_t *n)
 		rc = bind_i64(db, st, 1, agent);
 	if (rc == PGN_OK)
 		rc = query_i64(db, st, n, "counting queued messages");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -312,7 +323,7 @@ fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 			memcpy(best, s, strlen(s) + 1);
 		}
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc == PGN_OK) {
 		rc = pgn_fail(db, PGN_ENOTFOUND, "no agent '%s' in scope '%s'"
 		    " (known: %s).%s%s%s%s", name, SCOPE_LABEL(db),
@@ -458,7 +469,7 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 					rc = add_rcpt(db, c, id, (const char *)
 					    sqlite3_column_text(st, 1));
 			}
-			sqlite3_finalize(st);
+			pgn_finish(db, st);
 			st = NULL;
 			continue;
 		}
@@ -512,7 +523,7 @@ send_tx(pgn_db *db, void *arg)
 			rc = bind_i64(db, st, 2, sid);
 		if (rc == PGN_OK)
 			rc = query_i64(db, st, &n, "reading a message");
-		sqlite3_finalize(st);
+		pgn_finish(db, st);
 		st = NULL;
 		if (rc == PGN_ENOTFOUND)
 			return pgn_fail(db, PGN_EINVAL, "--reply-to %lld: no "
@@ -563,7 +574,7 @@ send_tx(pgn_db *db, void *arg)
 			rc = journal_add(db, from_id, "sent", id,
 			    c->rcpt[i].name, NULL, now);
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -656,7 +667,7 @@ inbox_tx(pgn_db *db, void *arg)
 		rc = msgs_push(db, c->out, st);
 	if (rc == PGN_OK && r != SQLITE_DONE)
 		rc = pgn_fail_sql(db, r, "reading the inbox");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -707,7 +718,7 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 	} else if (r != SQLITE_DONE) {
 		rc = pgn_fail_sql(db, r, "reading the audit head");
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	st = NULL;
 	if (rc != PGN_OK)
 		return rc;
@@ -716,7 +727,7 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 	rc = pgn_prepare(db, SQL_DELIVERY_NEXT, &st);
 	if (rc == PGN_OK)
 		rc = query_i64(db, st, &d.id, "numbering a delivery");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	st = NULL;
 	if (rc != PGN_OK)
 		return rc;
@@ -766,7 +777,7 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "writing the audit");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	st = NULL;
 	if (rc != PGN_OK)
 		return rc;
@@ -779,7 +790,7 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "writing the audit head");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -829,7 +840,7 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 	}
 	if (rc == PGN_OK && r != SQLITE_DONE)
 		rc = pgn_fail_sql(db, r, "reading the queue");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc != PGN_OK)
 		return rc;
 
@@ -852,7 +863,7 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 			rc = journal_add(db, aid, "delivered", m->id,
 			    m->sender, req->route, now);
 	}
-	sqlite3_finalize(mark);
+	pgn_finish(db, mark);
 	out->left = (size_t)queued - out->n;
 	return rc;
 }
@@ -949,7 +960,7 @@ agents_tx(pgn_db *db, void *arg)
 	}
 	if (rc == PGN_OK && r != SQLITE_DONE)
 		rc = pgn_fail_sql(db, r, "listing agents");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -1032,7 +1043,7 @@ rename_tx(pgn_db *db, void *arg)
 		rc = bind_text(db, st, 2, c->b);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "renaming an agent");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc != PGN_OK)
 		return rc;
 	pgn_buf_init(&why, 2 * PGN_MAX_NAME + 16);
@@ -1171,7 +1182,7 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 			rc = pgn_fail_sql(db, r, "reading a session");
 		}
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	st = NULL;
 	if (rc != PGN_OK || out->session != 0)
 		return rc;
@@ -1197,7 +1208,7 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 		rc = bind_i64(db, st, 4, now);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "binding a session");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc == PGN_OK)
 		out->session = sqlite3_last_insert_rowid(db->sql);
 	if (rc == PGN_OK)
@@ -1302,7 +1313,7 @@ turn_tx(pgn_db *db, void *arg)
 		rc = bind_i64(db, st, 3, now);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "recording the turn");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	memset(&claim, 0, sizeof(claim));
 	claim.agent = b.name;
 	claim.session = req->session;
@@ -1322,10 +1333,48 @@ turn_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
+struct peek_ctx {
+	const struct pgn_turn	*req;
+	struct pgn_turn_out	*out;
+	int			 fast;
+};
+
+/* Read-only: a bound session, recently seen, with nothing to claim? */
+static pgn_status
+peek_tx(pgn_db *db, void *arg)
+{
+	struct peek_ctx *c = arg;
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	int r;
+
+	c->fast = 0;
+	rc = pgn_prepare(db, pgn_sql_turn_peek, &st);
+	if (rc == PGN_OK)
+		rc = bind_text(db, st, 1, c->req->session);
+	if (rc == PGN_OK)
+		rc = bind_text(db, st, 2, db->scope);
+	if (rc == PGN_OK) {
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			copy_col(c->out->agent, sizeof(c->out->agent), st, 0);
+			c->fast = c->out->agent[0] != '\0' &&
+			    sqlite3_column_int(st, 2) == 0 &&
+			    pgn_now_ms() - sqlite3_column_int64(st, 1) <
+			    PGN_SEEN_REFRESH_MS;
+		} else if (r != SQLITE_DONE) {
+			rc = pgn_fail_sql(db, r, "reading a session");
+		}
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
 pgn_status
 pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 {
 	struct turn_ctx c;
+	struct peek_ctx p;
 	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
@@ -1345,6 +1394,19 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 		    "session-start or prompt");
 	if (rc != PGN_OK)
 		return rc;
+	if (req->only_mail) {
+		/* Most prompts find no mail: no lock, no fsync for them. */
+		p.req = req;
+		p.out = out;
+		rc = pgn_read(db, peek_tx, &p);
+		if (rc != PGN_OK)
+			return rc;
+		if (p.fast) {
+			out->fast = 1;
+			return PGN_OK;
+		}
+		out->agent[0] = '\0';
+	}
 	rc = pgn_tx(db, turn_tx, &c);
 	if (rc != PGN_OK)
 		pgn_msgs_release(&out->msgs);
@@ -1453,7 +1515,7 @@ audit_list_tx(pgn_db *db, void *arg)
 		rc = bind_i64(db, st, 5, (int64_t)limit);
 	if (rc == PGN_OK)
 		rc = collect(db, st, c->out);
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -1500,7 +1562,7 @@ audit_get_tx(pgn_db *db, void *arg)
 		rc = bind_i64(db, st, 1, c->id);
 	if (rc == PGN_OK)
 		rc = collect(db, st, c->out);
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc == PGN_OK && c->out->n == 0)
 		rc = pgn_fail(db, PGN_ENOTFOUND, "no delivery %lld in the "
 		    "audit; list them with pigeon audit", (long long)c->id);
@@ -1569,7 +1631,7 @@ verify_tx(pgn_db *db, void *arg)
 	}
 	if (rc == PGN_OK && r != SQLITE_DONE)
 		rc = pgn_fail_sql(db, r, "reading the audit");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	st = NULL;
 	if (rc != PGN_OK)
 		return rc;
@@ -1588,7 +1650,7 @@ verify_tx(pgn_db *db, void *arg)
 		if (!ok)
 			rc = pgn_fail_sql(db, r, "reading the audit head");
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc != PGN_OK)
 		return rc;
 	if ((have_head && (head_n != n || !ok)) || (!have_head && n > 0)) {
@@ -1602,7 +1664,7 @@ verify_tx(pgn_db *db, void *arg)
 	rc = pgn_prepare(db, SQL_DELIVERED_COUNT, &st);
 	if (rc == PGN_OK)
 		rc = query_i64(db, st, &head_n, "counting deliveries");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	if (rc == PGN_OK && head_n != n) {
 		*c->bad = n + 1;
 		rc = pgn_fail(db, PGN_ETAMPER, "%lld messages are marked "
@@ -1689,7 +1751,7 @@ journal_tx(pgn_db *db, void *arg)
 	}
 	if (rc == PGN_OK && r != SQLITE_DONE)
 		rc = pgn_fail_sql(db, r, "reading the journal");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -1740,7 +1802,7 @@ pragma_i64(pgn_db *db, const char *sql, int64_t *out)
 	rc = pgn_prepare(db, sql, &st);
 	if (rc == PGN_OK)
 		rc = query_i64(db, st, out, "reading the database size");
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 
@@ -1765,7 +1827,7 @@ health_tx(pgn_db *db, void *arg)
 		if (rc == PGN_OK && h->integrity == NULL)
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	st = NULL;
 	if (rc == PGN_OK)
 		rc = pragma_i64(db, "PRAGMA page_size", &h->page_size);
@@ -1788,7 +1850,7 @@ health_tx(pgn_db *db, void *arg)
 			rc = pgn_fail_sql(db, r, "counting rows");
 		}
 	}
-	sqlite3_finalize(st);
+	pgn_finish(db, st);
 	return rc;
 }
 

@@ -92,12 +92,19 @@ PGN_NODISCARD pgn_status pgn_scope_find(const char *dir, char **root);
 /* ---- database ------------------------------------------------------ */
 
 #define PGN_OPEN_CREATE	0x1	/* create the file (0600) if missing */
+#define PGN_OPEN_LATENCY 0x2	/* a hook: never checkpoint before writing */
 
 /*
  * Open the database at 'path', apply pending migrations in one
  * transaction and set the per-connection pragmas. '*db' is set even on
  * failure (unless PGN_ENOMEM) so pgn_errmsg() can explain; close it with
  * pgn_db_close(). 'deadline_ms' bounds every later lock wait.
+ * The -wal and -shm files are kept between processes. Commits do not
+ * sync (synchronous=NORMAL); the first write transaction of a connection
+ * first checkpoints a WAL over 128 KiB that earlier processes left
+ * (syncing it and the database), unless PGN_OPEN_LATENCY; closing
+ * checkpoints only a WAL over 512 KiB. So a hook's claim costs no fsync
+ * (docs/decisions/0021-wal-lifecycle.md).
  * Returns PGN_ENOTFOUND (missing and no PGN_OPEN_CREATE), PGN_ECORRUPT,
  * PGN_ETOONEW (left untouched), PGN_EBUSY, PGN_EIO, PGN_EDB.
  */
@@ -105,6 +112,14 @@ PGN_NODISCARD pgn_status pgn_db_open(const char *path, unsigned flags,
     long deadline_ms, pgn_db **db);
 
 void pgn_db_close(pgn_db *db);
+
+/*
+ * For a single-threaded program, first thing in main: SQLite without its
+ * mutexes and memory statistics, about 115,000 instructions (10 %) less
+ * per hook or CLI process (docs/decisions/0020). Does nothing once
+ * SQLite is in use. Never call it in a program that has threads.
+ */
+void pgn_single_threaded(void);
 
 /* Last error text of 'db'; borrowed, valid until the next call. */
 const char *pgn_errmsg(const pgn_db *db);
@@ -240,7 +255,17 @@ PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
  * adjective-noun name unique in the scope — then, unless req->turn is
  * the turn this session already injected (within req->turn_window_ms,
  * 0 = ever), record the turn and claim as pgn_claim does.
+ *
+ * With req->only_mail (the caller would inject nothing but mail), a
+ * session already bound in this scope whose agent has nothing queued
+ * and was seen less than PGN_SEEN_REFRESH_MS ago is answered by one
+ * read instead: no write transaction and no turn recorded (nothing is
+ * injected, so there is nothing to de-duplicate); out->fast is set.
+ * Otherwise, and to refresh an older last-seen time, the transaction
+ * above runs.
  */
+#define PGN_SEEN_REFRESH_MS	60000	/* last-seen times: minute resolution */
+
 struct pgn_turn {
 	const char	*host;
 	const char	*session;	/* "<host>:<id>" */
@@ -253,11 +278,13 @@ struct pgn_turn {
 					 * start or when bound now */
 	pgn_cost_fn	*cost;
 	void		*cost_arg;
+	int		 only_mail;	/* no mail would mean nothing to say */
 };
 
 struct pgn_turn_out {
 	char		 agent[PGN_MAX_NAME + 1];	/* bound agent */
 	int		 duplicate;	/* same turn again: inject nothing */
+	int		 fast;		/* no mail: answered without a write */
 	int		 bound;		/* the session was bound now */
 	struct pgn_msgs	 msgs;
 };
