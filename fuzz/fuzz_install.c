@@ -1,0 +1,265 @@
+/*
+ * Fuzz the install and uninstall merges of every host's settings file.
+ * For each host, on the same bytes:
+ *   - install and uninstall agree on what is a valid config;
+ *   - an unchanged result is the input, byte for byte;
+ *   - install's output is JSON holding exactly one Pigeon command per
+ *     event of the host, and installing again changes nothing;
+ *   - uninstall (of the input, or of install's output) leaves no Pigeon
+ *     command anywhere a host runs commands from, and is idempotent;
+ *   - uninstall after install gives what uninstall alone gives, up to
+ *     empty containers (install is reversible).
+ * "Anywhere" counts duplicate keys too: a host's JSON parser may take
+ * the last of them where cJSON takes the first.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "pigeon/pigeon.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const hooks[] = {
+	"/usr/local/bin/pigeon-hook",
+	"/opt/my tools/pigeon-hook",
+	"/home/o'neil/bin/pigeon-hook",
+};
+
+/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
+#define check(x) do {							\
+	if (!(x)) {							\
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
+		    __LINE__, #x);					\
+		abort();						\
+	}								\
+} while (0)
+
+static int
+is_named(const cJSON *x, const char *name)
+{
+	return x->string != NULL && strcmp(x->string, name) == 0;
+}
+
+/* Pigeon commands among the "command" members of handler 'x'. */
+static size_t
+handler_count(const cJSON *x)
+{
+	const cJSON *c;
+	size_t n = 0;
+
+	if (!cJSON_IsObject(x))
+		return 0;
+	cJSON_ArrayForEach(c, x)
+		if (is_named(c, "command") && cJSON_IsString(c) &&
+		    pgn_command_is_pigeon(c->valuestring))
+			n++;
+	return n;
+}
+
+/*
+ * Pigeon commands in event arrays named 'event' (NULL: any) under every
+ * top-level "hooks" object, in the host's shape.
+ */
+static size_t
+count(const cJSON *root, pgn_config_shape shape, const char *event)
+{
+	const cJSON *hk, *ev, *it, *hs, *hd;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(hk, root) {
+		if (!is_named(hk, "hooks") || !cJSON_IsObject(hk))
+			continue;
+		cJSON_ArrayForEach(ev, hk) {
+			if (!cJSON_IsArray(ev) ||
+			    (event != NULL && !is_named(ev, event)))
+				continue;
+			cJSON_ArrayForEach(it, ev) {
+				if (shape == PGN_SHAPE_FLAT) {
+					n += handler_count(it);
+					continue;
+				}
+				if (!cJSON_IsObject(it))
+					continue;
+				cJSON_ArrayForEach(hs, it) {
+					if (!is_named(hs, "hooks") ||
+					    !cJSON_IsArray(hs))
+						continue;
+					cJSON_ArrayForEach(hd, hs)
+						n += handler_count(hd);
+				}
+			}
+		}
+	}
+	return n;
+}
+
+static cJSON *
+parse(const char *s, size_t len)
+{
+	cJSON *root;
+
+	check(s != NULL && strlen(s) == len);
+	root = cJSON_ParseWithLengthOpts(s, len + 1, NULL, 1);
+	check(root != NULL && cJSON_IsObject(root));
+	return root;
+}
+
+/* Drop empty groups, event arrays and "hooks" objects (for comparing). */
+static void
+prune(cJSON *root)
+{
+	cJSON *hk, *hknext, *ev, *evnext, *it, *next, *hs;
+
+	for (hk = root->child; hk != NULL; hk = hknext) {
+		hknext = hk->next;
+		if (!is_named(hk, "hooks") || !cJSON_IsObject(hk))
+			continue;
+		for (ev = hk->child; ev != NULL; ev = evnext) {
+			evnext = ev->next;
+			if (!cJSON_IsArray(ev))
+				continue;
+			for (it = ev->child; it != NULL; it = next) {
+				next = it->next;
+				hs = cJSON_GetObjectItemCaseSensitive(it,
+				    "hooks");
+				if (cJSON_IsArray(hs) && hs->child == NULL)
+					cJSON_Delete(cJSON_DetachItemViaPointer(
+					    ev, it));
+			}
+			if (ev->child == NULL)
+				cJSON_Delete(cJSON_DetachItemViaPointer(hk,
+				    ev));
+		}
+		if (hk->child == NULL)
+			cJSON_Delete(cJSON_DetachItemViaPointer(root, hk));
+	}
+}
+
+static int
+blank(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+/* Uninstall 'in' (valid): no Pigeon command left; a second run is a no-op. */
+static char *
+uninstall(pgn_host h, const char *in, size_t len, pgn_config_shape shape)
+{
+	char err[PGN_MAX_ERR], *out = NULL, *again = NULL;
+	cJSON *root;
+	int changed;
+
+	check(pgn_uninstall_merge(h, in, len, &out, &changed, err,
+	    sizeof(err)) == PGN_OK);
+	check(out != NULL);
+	if (!changed)
+		check(strlen(out) == len && memcmp(out, in, len) == 0);
+	if (!blank(out, strlen(out))) {
+		root = parse(out, strlen(out));
+		check(count(root, shape, NULL) == 0);
+		cJSON_Delete(root);
+	}
+	check(pgn_uninstall_merge(h, out, strlen(out), &again, &changed, err,
+	    sizeof(err)) == PGN_OK);
+	check(!changed && again != NULL && strcmp(again, out) == 0);
+	free(again);
+	return out;
+}
+
+static void
+fuzz_host(pgn_host h, const char *in, size_t len, const char *hook)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	char err[PGN_MAX_ERR], err2[PGN_MAX_ERR];
+	char *out = NULL, *again = NULL, *un = NULL, *un2 = NULL;
+	cJSON *root, *a, *b;
+	pgn_status st, st2;
+	int changed, e;
+
+	st = pgn_install_merge(h, in, len, hook, &out, &changed, err,
+	    sizeof(err));
+	st2 = pgn_uninstall_merge(h, in, len, &un, &changed, err2,
+	    sizeof(err2));
+	check(st == PGN_OK || st == PGN_EINVAL || st == PGN_ETOOBIG);
+	check((st == PGN_EINVAL) == (st2 == PGN_EINVAL));
+	free(un);
+	if (st != PGN_OK) {
+		check(out == NULL && err[0] != '\0');
+		return;
+	}
+	/* Install's output: JSON, one Pigeon command per event. */
+	check(out != NULL);
+	root = parse(out, strlen(out));
+	for (e = 0; e < PGN_NEVENTS; e++)
+		check(count(root, hi->shape, hi->events[e]) == 1);
+	check(count(root, hi->shape, NULL) == PGN_NEVENTS);
+	cJSON_Delete(root);
+	/* Installing again changes nothing, down to the bytes. */
+	check(pgn_install_merge(h, out, strlen(out), hook, &again, &changed,
+	    err, sizeof(err)) == PGN_OK);
+	check(!changed && again != NULL && strcmp(again, out) == 0);
+	free(again);
+	/* Uninstall removes every Pigeon command, from both. */
+	un = uninstall(h, out, strlen(out), hi->shape);
+	un2 = uninstall(h, in, len, hi->shape);
+	/* Reversible: the same tree as uninstall alone, up to empties. */
+	if (!blank(in, len)) {
+		a = parse(un, strlen(un));
+		b = parse(un2, strlen(un2));
+		prune(a);
+		prune(b);
+		check(cJSON_Compare(a, b, 1));
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+	}
+	free(un);
+	free(un2);
+	free(out);
+}
+
+/* The command recogniser on the raw bytes. */
+static void
+fuzz_command(const char *s)
+{
+	char *hook = pgn_command_hook(s);
+	const char *base;
+
+	check(pgn_command_is_pigeon(s) == (hook != NULL));
+	if (hook != NULL) {
+		base = strrchr(hook, '/');
+		base = base != NULL ? base + 1 : hook;
+		check(strcmp(base, "pigeon-hook") == 0);
+	}
+	free(hook);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *in;
+	int h;
+
+	if (size > 64 * 1024)
+		return 0;
+	in = malloc(size + 1);
+	if (in == NULL)
+		return 0;
+	if (size > 0)
+		memcpy(in, data, size);
+	in[size] = '\0';
+	fuzz_command(in);
+	for (h = 0; h < PGN_NHOSTS; h++)
+		fuzz_host((pgn_host)h, in, size, hooks[(size + (size_t)h) %
+		    (sizeof(hooks) / sizeof(hooks[0]))]);
+	free(in);
+	return 0;
+}
