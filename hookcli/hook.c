@@ -35,15 +35,6 @@ static const char usage[] =
     "  --agent NAME   the agent a new session binds to, unless PIGEON_AGENT\n"
     "                 names one (default: a generated name)\n";
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out,
     FILE *err)
@@ -164,7 +155,7 @@ hook_read_json(int fd, size_t max, long idle_ms, int64_t deadline, char **buf,
 	*buf = NULL;
 	*len = 0;
 	while (!done) {
-		left = deadline - mono_ms();
+		left = deadline - pgn_mono_ms();
 		wait = left < idle_ms ? (long)left : idle_ms;
 		if (wait <= 0) {
 			rc = PGN_EINVAL;	/* idle or out of time */
@@ -610,7 +601,7 @@ fail(struct run *r, const char *what, const char *msg)
 	hook_log(r->home, "host=%s event=%s session=%s status=%s ms=%lld %s",
 	    r->in.host == PGN_HOST_NONE ? "-" : pgn_host_get(r->in.host)->name,
 	    ev_name(r), r->in.session[0] ? r->in.session : "-", what,
-	    (long long)(mono_ms() - r->start), msg);
+	    (long long)(pgn_mono_ms() - r->start), msg);
 }
 
 /* Open the database; the default one is created, a named one is not. */
@@ -629,7 +620,7 @@ open_db(struct run *r)
 		free(why);
 		return st;
 	}
-	left = (long)(r->deadline - mono_ms()) - 100;
+	left = (long)(r->deadline - pgn_mono_ms()) - 100;
 	if (left < 50)
 		left = 50;
 	/* A hook never checkpoints before writing: its latency matters. */
@@ -694,7 +685,7 @@ project_context(struct run *r)
 	rq.cwd = r->in.dir != NULL ? r->in.dir : r->scope;
 	rq.prompt = r->in.prompt;
 	/* The provider's time counts against the hook's own deadline. */
-	left = (long)(r->deadline - mono_ms()) - 150;
+	left = (long)(r->deadline - pgn_mono_ms()) - 150;
 	pgn_provider_run(r->home, r->scope, &r->cfg, &rq, left > 0 ? left : 0,
 	    &r->prov);
 	hook_log(r->home, "host=%s event=%s session=%s provider=%s ms=%ld "
@@ -798,7 +789,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd)
 	r.o = o;
 	r.in.host = o->host;
 	r.in.event = o->event;
-	r.start = mono_ms();
+	r.start = pgn_mono_ms();
 	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
 	r.deadline = r.start + total;
 	printed = 0;
@@ -865,7 +856,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd)
 		    pgn_host_get(r.in.host)->name, ev_name(&r), r.in.session,
 		    r.turn.agent, r.turn.msgs.n, r.turn.msgs.left,
 		    r.context != NULL ? strlen(r.context) : 0,
-		    (long long)(mono_ms() - r.start));
+		    (long long)(pgn_mono_ms() - r.start));
 	goto out;
 neutral:
 	printed = 1;

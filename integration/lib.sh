@@ -198,3 +198,22 @@ wait_for() {
 	echo "error: no '$2' in $1 after 5 s" >&9
 	return 1
 }
+
+# fixture_payload FILE DIR SESSION [TURN]: a captured hook payload (any
+# host) re-aimed at project DIR and session SESSION, with TURN as the
+# host's turn id (or, for hosts with none, in the prompt and timestamp).
+fixture_payload() {
+	jq -c --arg dir "$2" --arg sid "$3" --arg turn "${4:-}" '
+		if has("cursor_version") then
+			.conversation_id = $sid | .session_id = $sid |
+			.workspace_roots = [$dir]
+		else
+			.session_id = $sid | .cwd = $dir
+		end |
+		if $turn == "" then .
+		elif has("cursor_version") then .generation_id = $turn
+		elif has("turn_id") then .turn_id = $turn
+		elif has("prompt_id") then .prompt_id = $turn
+		else .prompt = ("prompt " + $turn) | .timestamp = $turn
+		end' "$1"
+}

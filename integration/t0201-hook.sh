@@ -61,19 +61,7 @@ payload() {
 	resume) pl_f=$(resume_file "$1") ;;
 	*) pl_f=$(pr_file "$1") ;;
 	esac
-	jq -c --arg dir "$PROJ" --arg sid "$3" --arg turn "${4:-}" '
-		if has("cursor_version") then
-			.conversation_id = $sid | .session_id = $sid |
-			.workspace_roots = [$dir]
-		else
-			.session_id = $sid | .cwd = $dir
-		end |
-		if $turn == "" then .
-		elif has("cursor_version") then .generation_id = $turn
-		elif has("turn_id") then .turn_id = $turn
-		elif has("prompt_id") then .prompt_id = $turn
-		else .prompt = ("prompt " + $turn) | .timestamp = $turn
-		end' "$FIX/$1/$pl_f"
+	fixture_payload "$FIX/$1/$pl_f" "$PROJ" "$3" "${4:-}"
 }
 
 # hook [ARGS...]: run pigeon-hook on stdin, stdout to ./out, stderr to

@@ -48,19 +48,7 @@ template() {
 	*:start) tp_f=01-SessionStart-startup.json ;;
 	*) tp_f=02-UserPromptSubmit-prompt.json ;;
 	esac
-	jq -c --arg dir "$PROJ" --arg sid "$3" --arg turn "$4" '
-		if has("cursor_version") then
-			.conversation_id = $sid | .session_id = $sid |
-			.workspace_roots = [$dir]
-		else
-			.session_id = $sid | .cwd = $dir
-		end |
-		if $turn == "" then .
-		elif has("cursor_version") then .generation_id = $turn
-		elif has("turn_id") then .turn_id = $turn
-		elif has("prompt_id") then .prompt_id = $turn
-		else .prompt = ("prompt " + $turn) | .timestamp = $turn
-		end' "$FIX/$1/$tp_f"
+	fixture_payload "$FIX/$1/$tp_f" "$PROJ" "$3" "$4"
 }
 
 # worker I: prompt after prompt in session wI until the senders are done

@@ -25,8 +25,8 @@ pgn_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t
-mono_ms(void)
+int64_t
+pgn_mono_ms(void)
 {
 	struct timespec ts;
 
@@ -209,7 +209,7 @@ on_busy(void *arg, int count)
 	pgn_db *db = arg;
 	long left, slice;
 
-	left = (long)(db->until_ms - mono_ms());
+	left = (long)(db->until_ms - pgn_mono_ms());
 	if (left <= 0)
 		return 0;
 	slice = 1 + (long)randombytes_uniform((uint32_t)(count < 10 ?
@@ -221,7 +221,7 @@ on_busy(void *arg, int count)
 static void
 arm_deadline(pgn_db *db)
 {
-	db->until_ms = mono_ms() + db->deadline_ms;
+	db->until_ms = pgn_mono_ms() + db->deadline_ms;
 }
 
 static pgn_status
@@ -242,7 +242,7 @@ run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
 		if (!sqlite3_get_autocommit(db->sql))
 			(void)sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL,
 			    NULL);
-		if (rc != PGN_EBUSY || mono_ms() >= db->until_ms)
+		if (rc != PGN_EBUSY || pgn_mono_ms() >= db->until_ms)
 			return rc;
 		/* SQLite gave up without its handler (WAL edge cases). */
 		wait = 1 + (long)randombytes_uniform(8);

@@ -51,15 +51,6 @@ pgn_provider_status_name(pgn_provider_status st)
 	return "unknown";
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 pgn_approval_release(struct pgn_approval *a)
 {
@@ -641,7 +632,7 @@ pgn_provider_run(const char *home, const char *root,
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
-	start = mono_ms();
+	start = pgn_mono_ms();
 	pgn_buf_init(&out, cfg->max_output);
 	if (cfg->argc == 0) {
 		r->status = PGN_PROVIDER_OFF;
@@ -683,7 +674,7 @@ pgn_provider_run(const char *home, const char *root,
 	in[0] = op[1] = -1;
 	(void)fcntl(in[1], F_SETFL, O_NONBLOCK);
 	while (!done) {
-		left = deadline - mono_ms();
+		left = deadline - pgn_mono_ms();
 		if (left <= 0) {
 			r->status = PGN_PROVIDER_TIMEOUT;
 			break;
@@ -726,7 +717,7 @@ pgn_provider_run(const char *home, const char *root,
 	}
 	/* Output closed: wait for the exit within what is left. */
 	while (done && (w = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (mono_ms() >= deadline) {
+		if (pgn_mono_ms() >= deadline) {
 			r->status = PGN_PROVIDER_TIMEOUT;
 			done = 0;
 			break;
@@ -780,5 +771,5 @@ out:
 	}
 	pgn_key_free(key);
 	pgn_approval_release(&a);
-	r->ms = (long)(mono_ms() - start);
+	r->ms = (long)(pgn_mono_ms() - start);
 }

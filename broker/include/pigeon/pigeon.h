@@ -137,6 +137,9 @@ PGN_NODISCARD pgn_status pgn_db_set_scope(pgn_db *db, const char *root);
 /* Clock used for stored times, in ms since the epoch. */
 int64_t pgn_now_ms(void);
 
+/* Monotonic clock for deadlines, in ms. */
+int64_t pgn_mono_ms(void);
+
 /* ---- names and text ------------------------------------------------ */
 
 /*
