@@ -29,20 +29,20 @@
 #include "pigeon/pigeon.h"
 #include "banned.h"
 
-#define HIST_MSGS	1000000	/* delivered messages in the 1M history */
-#define HIST_SESSIONS	2000	/* past sessions in the 1M history */
-#define BENCH_DATA	"pigeon-bench data v1"	/* bump to rebuild caches */
-#define MAX_OUT		65536	/* bytes of a child's stdout kept */
-#define MAX_ERR		8192	/* bytes of a child's stderr kept */
-#define NLOOPS		8	/* concurrent sender processes */
+#define HIST_MSGS     1000000 /* delivered messages in the 1M history */
+#define HIST_SESSIONS 2000    /* past sessions in the 1M history */
+#define BENCH_DATA    "pigeon-bench data v1" /* bump to rebuild caches */
+#define MAX_OUT       65536 /* bytes of a child's stdout kept */
+#define MAX_ERR       8192  /* bytes of a child's stderr kept */
+#define NLOOPS        8     /* concurrent sender processes */
 
 /* Targets of the performance issue (docs/benchmarks.md). */
-#define T_RATIO		3.0	/* hook median / true median */
-#define T_P99_MS	10.0	/* hook p99, one message, 1M history */
-#define T_IR_RATIO	1.05	/* Ir with 1M history / Ir empty */
-#define T_LIB_SEND	10000.0	/* library sends/s, one transaction each */
-#define T_PROC_SEND	2000.0	/* sends/s from 8 concurrent processes */
-#define T_LOCKED_N	100000	/* concurrent sends checked for "locked" */
+#define T_RATIO     3.0     /* hook median / true median */
+#define T_P99_MS    10.0    /* hook p99, one message, 1M history */
+#define T_IR_RATIO  1.05    /* Ir with 1M history / Ir empty */
+#define T_LIB_SEND  10000.0 /* library sends/s, one transaction each */
+#define T_PROC_SEND 2000.0  /* sends/s from 8 concurrent processes */
+#define T_LOCKED_N  100000  /* concurrent sends checked for "locked" */
 
 static const char lorem[] =
     "rebase onto main before you push; the API was renamed in PR 12 and "
@@ -52,35 +52,35 @@ static const char lorem[] =
     "ping me if you need an exception. Done: see commit 3f2a9e1.";
 
 struct opts {
-	int		 quick;
-	int		 rebuild;
-	int		 runs;		/* timed hook runs per case */
-	int		 single_sends;	/* process sends, one loop */
-	int		 loop_sends;	/* process sends per concurrent loop */
-	int		 lib_sends;	/* library sends, one tx each */
-	int		 lib_batch;	/* library sends, batched */
-	int		 ir_reps;
-	const char	*bin;		/* build directory */
-	const char	*out;		/* results directory */
-	const char	*sections;	/* comma list, NULL = all */
+	int quick;
+	int rebuild;
+	int runs;         /* timed hook runs per case */
+	int single_sends; /* process sends, one loop */
+	int loop_sends;   /* process sends per concurrent loop */
+	int lib_sends;    /* library sends, one tx each */
+	int lib_batch;    /* library sends, batched */
+	int ir_reps;
+	const char *bin;      /* build directory */
+	const char *out;      /* results directory */
+	const char *sections; /* comma list, NULL = all */
 };
 
 /* Paths and programs of one run. */
 static struct {
-	char	work[PATH_MAX];
-	char	home[PATH_MAX];
-	char	proj[PATH_MAX];
-	char	scope[PATH_MAX];
-	char	dbdir[PATH_MAX];
-	char	cache[PATH_MAX];	/* 1M, 10 agents, never written */
-	char	stamp[PATH_MAX];
-	char	hook[PATH_MAX];
-	char	pigeon[PATH_MAX];
-	char	valgrind[PATH_MAX];
-	char	strace[PATH_MAX];
-	char	errfile[PATH_MAX];
-	char	trace[PATH_MAX];
-	long	turn;		/* unique turn ids across runs */
+	char work[PATH_MAX];
+	char home[PATH_MAX];
+	char proj[PATH_MAX];
+	char scope[PATH_MAX];
+	char dbdir[PATH_MAX];
+	char cache[PATH_MAX]; /* 1M, 10 agents, never written */
+	char stamp[PATH_MAX];
+	char hook[PATH_MAX];
+	char pigeon[PATH_MAX];
+	char valgrind[PATH_MAX];
+	char strace[PATH_MAX];
+	char errfile[PATH_MAX];
+	char trace[PATH_MAX];
+	long turn; /* unique turn ids across runs */
 } g;
 
 static cJSON *results;
@@ -202,8 +202,8 @@ cmp_double(const void *a, const void *b)
 }
 
 struct stats {
-	size_t	n;
-	double	p50, p95, p99, min, max, mean;
+	size_t n;
+	double p50, p95, p99, min, max, mean;
 };
 
 /* Nearest-rank percentiles; sorts 'v'. */
@@ -279,18 +279,18 @@ note(const char *fmt, ...)
 /* ---- processes ------------------------------------------------------ */
 
 struct proc {
-	char *const	*argv;
-	const char	*dir;		/* chdir in the child, or NULL */
-	int		 light;		/* posix_spawn (vfork-like), no dir */
-	const char	*in;		/* stdin bytes (a pipe, then EOF) */
-	size_t		 inlen;
-	const char	*errpath;	/* stderr file, or NULL: /dev/null */
-	char		 out[MAX_OUT + 1];
-	size_t		 outlen;
-	char		 err[MAX_ERR + 1];
-	size_t		 errlen;
-	int		 status;
-	double		 ms;		/* fork to reaped */
+	char *const *argv;
+	const char *dir; /* chdir in the child, or NULL */
+	int light;       /* posix_spawn (vfork-like), no dir */
+	const char *in;  /* stdin bytes (a pipe, then EOF) */
+	size_t inlen;
+	const char *errpath; /* stderr file, or NULL: /dev/null */
+	char out[MAX_OUT + 1];
+	size_t outlen;
+	char err[MAX_ERR + 1];
+	size_t errlen;
+	int status;
+	double ms; /* fork to reaped */
 };
 
 static char *child_env[8];
@@ -362,9 +362,9 @@ spawn(struct proc *p)
 	if (p->inlen > 0 && write(in[1], p->in, p->inlen) != (ssize_t)p->inlen)
 		die("payload write: %s", strerror(errno));
 	close(in[1]);
-	errfd = p->errpath != NULL ? open(p->errpath, O_WRONLY | O_CREAT |
-	    O_TRUNC | O_CLOEXEC, 0600) : open("/dev/null", O_WRONLY |
-	    O_CLOEXEC);
+	errfd = p->errpath != NULL ?
+	    open(p->errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) :
+	    open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (errfd < 0)
 		die("stderr file: %s", strerror(errno));
 	t0 = now_ms();
@@ -377,7 +377,7 @@ spawn(struct proc *p)
 		    posix_spawn_file_actions_adddup2(&fa, out[1], 1) != 0 ||
 		    posix_spawn_file_actions_adddup2(&fa, errfd, 2) != 0 ||
 		    posix_spawn(&pid, p->argv[0], &fa, NULL, p->argv,
-		    child_env) != 0)
+		        child_env) != 0)
 			die("posix_spawn: %s", strerror(errno));
 		posix_spawn_file_actions_destroy(&fa);
 	} else
@@ -459,8 +459,7 @@ sql_open(const char *path)
 {
 	sqlite3 *s = NULL;
 
-	if (sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
 		die("sqlite open %s: %s", path, s ? sqlite3_errmsg(s) : "?");
 	sqlite3_busy_timeout(s, 10000);
 	return s;
@@ -511,7 +510,8 @@ drain_sql(const char *path)
 {
 	sqlite3 *s = sql_open(path);
 
-	sql_exec(s, "UPDATE message SET delivered_ms = created_ms "
+	sql_exec(s,
+	    "UPDATE message SET delivered_ms = created_ms "
 	    "WHERE delivered_ms IS NULL");
 	sqlite3_close(s);
 }
@@ -560,8 +560,7 @@ add_agents(pgn_db *db, int from, int to, int queued)
 static void
 make_base(const char *path)
 {
-	static const char *const other[] = {"api", "web", "docs", "ops",
-	    "qa"};
+	static const char *const other[] = {"api", "web", "docs", "ops", "qa"};
 	char bound[PGN_MAX_NAME + 1];
 	pgn_db *db;
 	size_t i;
@@ -592,10 +591,11 @@ finish_db(const char *path)
 	pgn_db *db = lib_open(path, 0);
 
 	if (pgn_session_bind(db, "claude", "claude:bench-claude", "target",
-	    bound) != PGN_OK || pgn_session_bind(db, "cursor",
-	    "cursor:bench-cursor", "target", bound) != PGN_OK)
+	        bound) != PGN_OK ||
+	    pgn_session_bind(db, "cursor", "cursor:bench-cursor", "target",
+	        bound) != PGN_OK)
 		die("bind: %s", pgn_errmsg(db));
-	queue_each(db, 1, 10, 3);	/* 3 waiting for each other agent */
+	queue_each(db, 1, 10, 3); /* 3 waiting for each other agent */
 	if (pgn_db_set_scope(db, "/srv/bench-other") != PGN_OK)
 		die("scope: %s", pgn_errmsg(db));
 	lib_send(db, "user", "api", "waiting elsewhere");
@@ -618,29 +618,34 @@ add_history(const char *path, int nmsg)
 	double t0 = now_ms();
 	int64_t base;
 
-	sql_exec(s, "PRAGMA journal_mode=DELETE; PRAGMA journal_mode=OFF; "
+	sql_exec(s,
+	    "PRAGMA journal_mode=DELETE; PRAGMA journal_mode=OFF; "
 	    "PRAGMA synchronous=OFF; PRAGMA cache_size=-400000");
 	sql_exec(s, "BEGIN");
-	sql_exec(s, "CREATE TEMP TABLE ha(k INTEGER PRIMARY KEY, id INTEGER, "
+	sql_exec(s,
+	    "CREATE TEMP TABLE ha(k INTEGER PRIMARY KEY, id INTEGER, "
 	    "name TEXT, scope_id INTEGER)");
-	pathf(sql, sizeof(sql), "INSERT INTO ha(k, id, name, scope_id) "
+	pathf(sql, sizeof(sql),
+	    "INSERT INTO ha(k, id, name, scope_id) "
 	    "SELECT row_number() OVER (ORDER BY a.id) - 1, a.id, a.name, "
 	    "a.scope_id FROM agent a JOIN scope s ON s.id = a.scope_id "
-	    "WHERE s.root = '%s' AND a.removed_ms IS NULL", g.scope);
+	    "WHERE s.root = '%s' AND a.removed_ms IS NULL",
+	    g.scope);
 	sql_exec(s, sql);
 	base = (int64_t)time(NULL) * 1000 - (int64_t)nmsg * 600;
 	if (sqlite3_prepare_v2(s,
-	    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
-	    "WHERE i < ?1) "
-	    "INSERT INTO message(id, scope_id, sender, recipient_id, body, "
-	    "created_ms, reply_to, delivered_ms) "
-	    "SELECT i, r.scope_id, f.name, r.id, "
-	    "substr(?2, 1 + (i * 7) % 200, 24 + (i * 13) % 160), "
-	    "?3 + i * 600, CASE WHEN i % 5 = 0 THEN i - 3 END, "
-	    "?3 + i * 600 + 5000 + (i % 97) * 1000 "
-	    "FROM c JOIN ha r ON r.k = i % ?4 "
-	    "JOIN ha f ON f.k = (i + 1 + i / 10) % ?4", -1, &st, NULL) !=
-	    SQLITE_OK)
+	        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM "
+	        "c "
+	        "WHERE i < ?1) "
+	        "INSERT INTO message(id, scope_id, sender, recipient_id, body, "
+	        "created_ms, reply_to, delivered_ms) "
+	        "SELECT i, r.scope_id, f.name, r.id, "
+	        "substr(?2, 1 + (i * 7) % 200, 24 + (i * 13) % 160), "
+	        "?3 + i * 600, CASE WHEN i % 5 = 0 THEN i - 3 END, "
+	        "?3 + i * 600 + 5000 + (i % 97) * 1000 "
+	        "FROM c JOIN ha r ON r.k = i % ?4 "
+	        "JOIN ha f ON f.k = (i + 1 + i / 10) % ?4",
+	        -1, &st, NULL) != SQLITE_OK)
 		die("history: %s", sqlite3_errmsg(s));
 	sqlite3_bind_int(st, 1, nmsg);
 	sqlite3_bind_text(st, 2, lorem, -1, SQLITE_STATIC);
@@ -649,7 +654,8 @@ add_history(const char *path, int nmsg)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		die("history: %s", sqlite3_errmsg(s));
 	sqlite3_finalize(st);
-	sql_exec(s, "INSERT INTO delivery(id, message_id, scope, sender, "
+	sql_exec(s,
+	    "INSERT INTO delivery(id, message_id, scope, sender, "
 	    "recipient, body, created_ms, reply_to, delivered_ms, session, "
 	    "host, route, bytes, hash) "
 	    "SELECT m.id, m.id, s.root, m.sender, a.name, m.body, "
@@ -664,30 +670,34 @@ add_history(const char *path, int nmsg)
 	    "FROM message m JOIN agent a ON a.id = m.recipient_id "
 	    "JOIN scope s ON s.id = m.scope_id "
 	    "WHERE m.delivered_ms IS NOT NULL ORDER BY m.id");
-	sql_exec(s, "INSERT INTO journal(agent_id, at_ms, kind, message_id, "
+	sql_exec(s,
+	    "INSERT INTO journal(agent_id, at_ms, kind, message_id, "
 	    "peer, detail) "
 	    "SELECT f.id, m.created_ms, 'sent', m.id, a.name, '' "
 	    "FROM message m JOIN agent a ON a.id = m.recipient_id "
 	    "JOIN ha f ON f.name = m.sender "
 	    "WHERE m.delivered_ms IS NOT NULL ORDER BY m.id");
-	sql_exec(s, "INSERT INTO journal(agent_id, at_ms, kind, message_id, "
+	sql_exec(s,
+	    "INSERT INTO journal(agent_id, at_ms, kind, message_id, "
 	    "peer, detail) "
 	    "SELECT m.recipient_id, m.delivered_ms, 'delivered', m.id, "
 	    "m.sender, 'prompt' FROM message m "
 	    "WHERE m.delivered_ms IS NOT NULL ORDER BY m.id");
-	sql_exec(s, "INSERT INTO audit_head(id, n, hash) "
+	sql_exec(s,
+	    "INSERT INTO audit_head(id, n, hash) "
 	    "SELECT 1, count(*), randomblob(32) FROM delivery WHERE true "
 	    "ON CONFLICT(id) DO UPDATE SET n = excluded.n, "
 	    "hash = excluded.hash");
-	pathf(sql, sizeof(sql), "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL "
+	pathf(sql, sizeof(sql),
+	    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL "
 	    "SELECT i + 1 FROM c WHERE i < %d) "
 	    "INSERT INTO session(key, host, agent_id, created_ms, "
 	    "last_seen_ms, last_turn, last_turn_ms) "
 	    "SELECT 'claude:hist-' || i, 'claude', h.id, %lld + i * 1000, "
 	    "%lld + i * 1000 + 600000, 'UserPromptSubmit:p-' || i, "
 	    "%lld + i * 1000 + 600000 FROM c JOIN ha h "
-	    "ON h.k = i %% (SELECT count(*) FROM ha)", HIST_SESSIONS,
-	    (long long)base, (long long)base, (long long)base);
+	    "ON h.k = i %% (SELECT count(*) FROM ha)",
+	    HIST_SESSIONS, (long long)base, (long long)base, (long long)base);
 	sql_exec(s, sql);
 	sql_exec(s, "DROP TABLE ha");
 	sql_exec(s, "COMMIT");
@@ -732,10 +742,10 @@ write_stamp(void)
 }
 
 struct dbset {
-	char	empty10[PATH_MAX];
-	char	hist10[PATH_MAX];
-	char	hist100[PATH_MAX];
-	char	sends[PATH_MAX];
+	char empty10[PATH_MAX];
+	char hist10[PATH_MAX];
+	char hist100[PATH_MAX];
+	char sends[PATH_MAX];
 };
 
 static void
@@ -788,23 +798,25 @@ payload(int host, char *buf, size_t len)
 
 	g.turn++;
 	if (host == HOST_CLAUDE)
-		n = snprintf(buf, len, "{\"session_id\":\"bench-claude\","
+		n = snprintf(buf, len,
+		    "{\"session_id\":\"bench-claude\","
 		    "\"transcript_path\":\"%s/transcript.jsonl\","
 		    "\"cwd\":\"%s\","
 		    "\"prompt_id\":\"bench-%ld-%ld\",\"permission_mode\":"
 		    "\"default\",\"hook_event_name\":\"UserPromptSubmit\","
-		    "\"prompt\":\"print turn %ld\"}\n", g.work, g.proj,
-		    (long)getpid(), g.turn, g.turn);
+		    "\"prompt\":\"print turn %ld\"}\n",
+		    g.work, g.proj, (long)getpid(), g.turn, g.turn);
 	else
-		n = snprintf(buf, len, "{\"conversation_id\":\"bench-cursor\","
+		n = snprintf(buf, len,
+		    "{\"conversation_id\":\"bench-cursor\","
 		    "\"generation_id\":\"gen-%ld-%ld\",\"model\":\"default\","
 		    "\"session_id\":\"bench-cursor\",\"hook_event_name\":"
 		    "\"beforeSubmitPrompt\",\"prompt\":\"print turn %ld\","
 		    "\"attachments\":[],"
 		    "\"cursor_version\":\"2026.07.17-3e2a980\","
 		    "\"workspace_roots\":[\"%s\"],\"user_email\":null,"
-		    "\"transcript_path\":null}\n", (long)getpid(), g.turn,
-		    g.turn, g.proj);
+		    "\"transcript_path\":null}\n",
+		    (long)getpid(), g.turn, g.turn, g.proj);
 	if (n < 0 || (size_t)n >= len)
 		die("payload too long");
 	return (size_t)n;
@@ -821,8 +833,10 @@ queue_for_target(const char *dbpath, int n)
 		return;
 	db = lib_open(dbpath, 0);
 	for (i = 0; i < n; i++) {
-		pathf(body, sizeof(body), "ping %d of %d: rebase onto main "
-		    "before you push, the API was renamed", i + 1, n);
+		pathf(body, sizeof(body),
+		    "ping %d of %d: rebase onto main "
+		    "before you push, the API was renamed",
+		    i + 1, n);
 		lib_send(db, "a01", "target", body);
 	}
 	pgn_db_close(db);
@@ -835,21 +849,22 @@ output_ok(int host, int queued, const char *out)
 	char want[64];
 
 	if (queued == 0)
-		return host == HOST_CLAUDE ? out[0] == '\0' :
+		return host == HOST_CLAUDE ?
+		    out[0] == '\0' :
 		    strcmp(out, "{\"continue\":true}\n") == 0;
-	pathf(want, sizeof(want), "Pigeon: %d new message%s for target",
-	    queued, queued == 1 ? "" : "s");
+	pathf(want, sizeof(want), "Pigeon: %d new message%s for target", queued,
+	    queued == 1 ? "" : "s");
 	return strstr(out, want) != NULL;
 }
 
 struct hook_case {
-	const char	*dbname;
-	const char	*db;
-	int		 host;
-	int		 queued;
+	const char *dbname;
+	const char *db;
+	int host;
+	int queued;
 };
 
-static struct proc pr;	/* large: not on the stack */
+static struct proc pr; /* large: not on the stack */
 
 static void
 hook_argv(int host, char **argv)
@@ -857,15 +872,15 @@ hook_argv(int host, char **argv)
 	argv[0] = g.hook;
 	argv[1] = (char *)(host == HOST_CLAUDE ? "claude" : "cursor");
 	argv[2] = (char *)(host == HOST_CLAUDE ? "UserPromptSubmit" :
-	    "beforeSubmitPrompt");
+	                                         "beforeSubmitPrompt");
 	argv[3] = NULL;
 }
 
 struct hook_result {
-	struct stats	hook;
-	struct stats	truth;
-	double		ratio;
-	int		bad;
+	struct stats hook;
+	struct stats truth;
+	double ratio;
+	int bad;
 };
 
 static struct hook_result
@@ -901,8 +916,8 @@ time_case(const struct opts *o, const struct hook_case *c)
 		if (!exited_ok(&pr) || !output_ok(c->host, c->queued, pr.out)) {
 			if (r.bad++ == 0)
 				note("  unexpected hook output (%s, %d "
-				    "queued): '%.200s'", host_label[c->host],
-				    c->queued, pr.out);
+				     "queued): '%.200s'",
+				    host_label[c->host], c->queued, pr.out);
 		}
 		if (i >= 0)
 			hv[i] = pr.ms;
@@ -916,10 +931,10 @@ time_case(const struct opts *o, const struct hook_case *c)
 }
 
 struct verdict {
-	const char	*what;
-	const char	*target;
-	char		 measured[160];
-	int		 met;		/* 1 met, 0 missed, -1 not measured */
+	const char *what;
+	const char *target;
+	char measured[160];
+	int met; /* 1 met, 0 missed, -1 not measured */
 };
 
 #define MAX_VERDICTS 16
@@ -947,9 +962,10 @@ bench_hooks(const struct opts *o, const struct dbset *d)
 	struct hook_case cases[16];
 	struct hook_result r;
 	struct verdict *vr = verdict("hook, 1 queued, 1M history: median "
-	    "vs /bin/true", "<= 3.0x");
-	struct verdict *vp = verdict("hook, 1 queued, 1M history: p99",
-	    "<= 10 ms");
+	                             "vs /bin/true",
+	    "<= 3.0x");
+	struct verdict *vp =
+	    verdict("hook, 1 queued, 1M history: p99", "<= 10 ms");
 	cJSON *arr = cJSON_AddArrayToObject(results, "hook");
 	cJSON *e;
 	double worst_ratio = 0, worst_p99 = 0;
@@ -980,7 +996,8 @@ bench_hooks(const struct opts *o, const struct dbset *d)
 	    "Each case: %d runs of `pigeon-hook HOST EVENT`, each right after "
 	    "one run of `/bin/true` (fork, execve, waitpid, same stdin pipe "
 	    "and environment); messages are queued by another process before "
-	    "each pair, untimed. Times in ms.\n\n", o->runs);
+	    "each pair, untimed. Times in ms.\n\n",
+	    o->runs);
 	say("| host event | database | queued | hook p50 | p95 | p99 | "
 	    "true p50 | p95 | p99 | ratio of medians |\n"
 	    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -990,10 +1007,10 @@ bench_hooks(const struct opts *o, const struct dbset *d)
 		r = time_case(o, &cases[i]);
 		bad += r.bad;
 		say("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | "
-		    "%.3f | **%.2f** |\n", host_label[cases[i].host],
-		    cases[i].dbname, cases[i].queued, r.hook.p50, r.hook.p95,
-		    r.hook.p99, r.truth.p50, r.truth.p95, r.truth.p99,
-		    r.ratio);
+		    "%.3f | **%.2f** |\n",
+		    host_label[cases[i].host], cases[i].dbname, cases[i].queued,
+		    r.hook.p50, r.hook.p95, r.hook.p99, r.truth.p50,
+		    r.truth.p95, r.truth.p99, r.ratio);
 		e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "host_event",
 		    host_label[cases[i].host]);
@@ -1025,10 +1042,10 @@ bench_hooks(const struct opts *o, const struct dbset *d)
 
 /* What one concurrent loop reports, through a file, to the parent. */
 struct loop_result {
-	int	ok;
-	int	failed;
-	int	locked;		/* "database is locked" on stderr */
-	int	busy;		/* Pigeon's own "is busy" message */
+	int ok;
+	int failed;
+	int locked; /* "database is locked" on stderr */
+	int busy;   /* Pigeon's own "is busy" message */
 };
 
 static void
@@ -1077,10 +1094,12 @@ send_loop(const char *dbpath, int loop, int n, int nagents, double *lat,
 
 	set_env(dbpath);
 	for (i = 0; i < n; i++) {
-		agent_name(to, sizeof(to), 1 + (loop * 7919 + i) %
-		    (nagents - 1));
-		pathf(body, sizeof(body), "loop %d message %d: the build is "
-		    "green again, rebase when you can", loop, i);
+		agent_name(to, sizeof(to),
+		    1 + (loop * 7919 + i) % (nagents - 1));
+		pathf(body, sizeof(body),
+		    "loop %d message %d: the build is "
+		    "green again, rebase when you can",
+		    loop, i);
 		argv[0] = g.pigeon;
 		argv[1] = (char *)"send";
 		argv[2] = (char *)"--project";
@@ -1197,10 +1216,11 @@ true_loops(int n)
 static void
 bench_proc_sends(const struct opts *o, const struct dbset *d)
 {
-	struct verdict *vt = verdict("pigeon send, 8 concurrent processes",
-	    ">= 2,000 msgs/s");
+	struct verdict *vt =
+	    verdict("pigeon send, 8 concurrent processes", ">= 2,000 msgs/s");
 	struct verdict *vl = verdict("zero `database is locked` over "
-	    "100,000 concurrent sends", "0");
+	                             "100,000 concurrent sends",
+	    "0");
 	struct loop_result lr;
 	cJSON *e;
 	char errpath[PATH_MAX], line[64];
@@ -1217,8 +1237,7 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 	int ok1 = 0, failed1 = 0, locked1 = 0, busy1 = 0;
 
 	note("sends: one loop of %d `pigeon send` processes", n);
-	lat = calloc((size_t)(n > m * NLOOPS ? n : m * NLOOPS),
-	    sizeof(*lat));
+	lat = calloc((size_t)(n > m * NLOOPS ? n : m * NLOOPS), sizeof(*lat));
 	if (lat == NULL)
 		die("out of memory");
 	pathf(errpath, sizeof(errpath), "%s/send-err.txt", g.work);
@@ -1292,7 +1311,8 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 	    o->quick ? 250 : 1000);
 	ceiling = true_loops(o->quick ? 250 : 1000);
 	s = sql_open(d->sends);
-	queued_after = sql_int(s, "SELECT count(*) FROM message WHERE "
+	queued_after = sql_int(s,
+	    "SELECT count(*) FROM message WHERE "
 	    "delivered_ms IS NULL AND body LIKE 'loop %'");
 	sqlite3_close(s);
 
@@ -1300,18 +1320,19 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 	    "p99 ms | failed | `database is locked` |\n"
 	    "|---|---:|---:|---:|---:|---:|---:|---:|\n");
 	say("| `pigeon send` processes, 1 loop | %d | %.0f | %.3f | %.3f | "
-	    "%.3f | %d | %d |\n", n, rate1, s1.p50, s1.p95, s1.p99, failed1,
-	    locked1);
+	    "%.3f | %d | %d |\n",
+	    n, rate1, s1.p50, s1.p95, s1.p99, failed1, locked1);
 	say("| `pigeon send` processes, %d concurrent loops (+1 claimer) | "
-	    "%d | **%.0f** | %.3f | %.3f | %.3f | %d | **%d** |\n", NLOOPS,
-	    total, rate8, s8.p50, s8.p95, s8.p99, failed, locked);
+	    "%d | **%.0f** | %.3f | %.3f | %.3f | %d | **%d** |\n",
+	    NLOOPS, total, rate8, s8.p50, s8.p95, s8.p99, failed, locked);
 	say("| `/bin/true` processes, %d concurrent loops (the ceiling) | %d | "
-	    "%.0f | | | | | |\n", NLOOPS, NLOOPS * (o->quick ? 250 : 1000),
-	    ceiling);
+	    "%.0f | | | | | |\n",
+	    NLOOPS, NLOOPS * (o->quick ? 250 : 1000), ceiling);
 	say("\nThe claimer took %ld messages (%ld claims failed); %lld "
-	    "stayed queued; sent %d: %s.\n", claimed, cerr,
-	    (long long)queued_after, ok, claimed + queued_after >= ok &&
-	    claimed >= 0 ? "none lost" : "**LOST MESSAGES**");
+	    "stayed queued; sent %d: %s.\n",
+	    claimed, cerr, (long long)queued_after, ok,
+	    claimed + queued_after >= ok && claimed >= 0 ? "none lost" :
+	                                                   "**LOST MESSAGES**");
 	e = cJSON_AddObjectToObject(results, "process_sends");
 	cJSON_AddNumberToObject(e, "single_loop_messages", n);
 	cJSON_AddNumberToObject(e, "single_loop_per_s", rate1);
@@ -1329,15 +1350,21 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 	cJSON_AddNumberToObject(e, "claimed_beside", (double)claimed);
 	cJSON_AddNumberToObject(e, "claim_errors", (double)cerr);
 	cJSON_AddNumberToObject(e, "queued_after", (double)queued_after);
-	pathf(vt->measured, sizeof(vt->measured), "%.0f msgs/s (8 loops of "
-	    "/bin/true: %.0f/s)", rate8, ceiling);
+	pathf(vt->measured, sizeof(vt->measured),
+	    "%.0f msgs/s (8 loops of "
+	    "/bin/true: %.0f/s)",
+	    rate8, ceiling);
 	vt->met = rate8 >= T_PROC_SEND;
-	pathf(vl->measured, sizeof(vl->measured), "%d locked, %d failed of "
-	    "%d", locked, failed, total);
+	pathf(vl->measured, sizeof(vl->measured),
+	    "%d locked, %d failed of "
+	    "%d",
+	    locked, failed, total);
 	vl->met = total >= T_LOCKED_N ? locked == 0 && failed == 0 : -1;
 	if (total < T_LOCKED_N && locked == 0 && failed == 0)
-		pathf(vl->measured, sizeof(vl->measured), "0 of %d (quick run: "
-		    "fewer than 100,000)", total);
+		pathf(vl->measured, sizeof(vl->measured),
+		    "0 of %d (quick run: "
+		    "fewer than 100,000)",
+		    total);
 	free(lat);
 	drain_sql(d->sends);
 }
@@ -1415,9 +1442,10 @@ lib_concurrent(const struct dbset *d, int n, int *busy)
 static void
 bench_lib_sends(const struct opts *o, const struct dbset *d)
 {
-	struct verdict *v = verdict("library send, one transaction each",
-	    ">= 10,000 msgs/s");
-	static const char body[] = "the build is green again: rebase when "
+	struct verdict *v =
+	    verdict("library send, one transaction each", ">= 10,000 msgs/s");
+	static const char body[] =
+	    "the build is green again: rebase when "
 	    "you can, and tell me if t0006 still times out";
 	const char *to[64];
 	char names[99][32];
@@ -1437,7 +1465,7 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	t = 0;
 	for (done = 0; done < o->lib_sends; done += round) {
 		round = o->lib_sends - done < 99 * 150 ? o->lib_sends - done :
-		    99 * 150;
+		                                         99 * 150;
 		t0 = now_ms();
 		for (j = 0; j < round; j++)
 			lib_send(db, "target", names[j % 99], body);
@@ -1446,8 +1474,7 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	}
 	rate1 = (double)o->lib_sends / (t / 1e3);
 
-	note("library: %d sends, 50 recipients per transaction",
-	    o->lib_batch);
+	note("library: %d sends, 50 recipients per transaction", o->lib_batch);
 	memset(&rq, 0, sizeof(rq));
 	rq.from = "target";
 	rq.to = to;
@@ -1457,7 +1484,7 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	t = 0;
 	for (done = 0; done < o->lib_batch; done += round) {
 		round = o->lib_batch - done < 99 * 150 ? o->lib_batch - done :
-		    99 * 150;
+		                                         99 * 150;
 		round -= round % 50;
 		if (round == 0)
 			break;
@@ -1487,11 +1514,12 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	    "| what | messages | msgs/s |\n|---|---:|---:|\n");
 	say("| `pgn_send`, one transaction per message | %d | **%.0f** |\n",
 	    o->lib_sends, rate1);
-	say("| `pgn_send`, 50 recipients per transaction | %d | %.0f |\n",
-	    done, rateb);
+	say("| `pgn_send`, 50 recipients per transaction | %d | %.0f |\n", done,
+	    rateb);
 	say("| `pgn_send`, one transaction each, %d processes at once | %d "
-	    "per round | %.0f%s |\n", NLOOPS, 99 * 150 / NLOOPS * NLOOPS,
-	    rate8, failed8 ? " (**a sender failed**)" : "");
+	    "per round | %.0f%s |\n",
+	    NLOOPS, 99 * 150 / NLOOPS * NLOOPS, rate8,
+	    failed8 ? " (**a sender failed**)" : "");
 	e = cJSON_AddObjectToObject(results, "library_sends");
 	cJSON_AddNumberToObject(e, "one_tx_each_messages", o->lib_sends);
 	cJSON_AddNumberToObject(e, "one_tx_each_per_s", rate1);
@@ -1572,7 +1600,8 @@ static void
 bench_ir(const struct opts *o, const struct dbset *d)
 {
 	struct verdict *v = verdict("history independence: Ir with 1M "
-	    "history / Ir empty", "<= 1.05");
+	                            "history / Ir empty",
+	    "<= 1.05");
 	cJSON *arr = cJSON_AddArrayToObject(results, "instructions");
 	cJSON *e;
 	long long ie, ih;
@@ -1590,7 +1619,8 @@ bench_ir(const struct opts *o, const struct dbset *d)
 	    "included. Before each run the WAL is checkpointed and emptied, "
 	    "then the message is queued, so both databases start from the "
 	    "same WAL.\n\n| host event | queued | Ir, empty | Ir, 1M history | "
-	    "1M / empty |\n|---|---:|---:|---:|---:|\n", o->ir_reps);
+	    "1M / empty |\n|---|---:|---:|---:|---:|\n",
+	    o->ir_reps);
 	for (h = 0; h < 2; h++)
 		for (q = 0; q < 2; q++) {
 			note("callgrind: %s, %d queued", host_label[h], q);
@@ -1616,12 +1646,12 @@ bench_ir(const struct opts *o, const struct dbset *d)
 /* ---- syscalls (strace) and files (inotify) -------------------------- */
 
 struct sysc {
-	int	total;
-	int	fsync;		/* fsync, fdatasync, sync_file_range, msync */
-	int	unlink;		/* unlink, unlinkat, rmdir */
-	int	ocreat;		/* opens with O_CREAT (existing files too) */
-	int	created;	/* inotify: files that appeared */
-	int	deleted;	/* inotify: files that went away */
+	int total;
+	int fsync;   /* fsync, fdatasync, sync_file_range, msync */
+	int unlink;  /* unlink, unlinkat, rmdir */
+	int ocreat;  /* opens with O_CREAT (existing files too) */
+	int created; /* inotify: files that appeared */
+	int deleted; /* inotify: files that went away */
 };
 
 static void
@@ -1642,9 +1672,10 @@ count_trace(struct sysc *c)
 			p++;
 		if (*p == '+' || *p == '-' || *p == '<')
 			continue;
-		for (k = 0; k + 1 < sizeof(name) && (p[k] == '_' ||
-		    (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= '0' &&
-		    p[k] <= '9')); k++)
+		for (k = 0; k + 1 < sizeof(name) &&
+		     (p[k] == '_' || (p[k] >= 'a' && p[k] <= 'z') ||
+		         (p[k] >= '0' && p[k] <= '9'));
+		     k++)
 			name[k] = p[k];
 		name[k] = '\0';
 		if (k == 0 || p[k] != '(')
@@ -1656,8 +1687,7 @@ count_trace(struct sysc *c)
 		    strcmp(name, "msync") == 0 || strcmp(name, "syncfs") == 0)
 			c->fsync++;
 		if (strcmp(name, "unlink") == 0 ||
-		    strcmp(name, "unlinkat") == 0 ||
-		    strcmp(name, "rmdir") == 0)
+		    strcmp(name, "unlinkat") == 0 || strcmp(name, "rmdir") == 0)
 			c->unlink++;
 		if (strstr(p, "O_CREAT") != NULL || strcmp(name, "creat") == 0)
 			c->ocreat++;
@@ -1680,9 +1710,11 @@ sys_run(int host, const char *db, int queued, struct sysc *c)
 	queue_for_target(db, queued);
 	set_env(db);
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fd < 0 || inotify_add_watch(fd, g.dbdir, IN_CREATE | IN_DELETE |
-	    IN_MOVED_FROM | IN_MOVED_TO) < 0 || inotify_add_watch(fd, g.home,
-	    IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) < 0)
+	if (fd < 0 ||
+	    inotify_add_watch(fd, g.dbdir,
+	        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) < 0 ||
+	    inotify_add_watch(fd, g.home,
+	        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO) < 0)
 		die("inotify: %s", strerror(errno));
 	argv[0] = g.strace;
 	argv[1] = (char *)"-f";
@@ -1713,8 +1745,7 @@ sys_run(int host, const char *db, int queued, struct sysc *c)
 
 /* One row: the worst of 'reps' runs; 1 if a no-mail run wrote. */
 static int
-sys_row(int reps, int h, const char *name, const char *db, int q,
-    cJSON *arr)
+sys_row(int reps, int h, const char *name, const char *db, int q, cJSON *arr)
 {
 	struct sysc c, w;
 	cJSON *e;
@@ -1727,7 +1758,9 @@ sys_row(int reps, int h, const char *name, const char *db, int q,
 	memset(&w, 0, sizeof(w));
 	for (rep = 0; rep < reps; rep++) {
 		sys_run(h, db, q, &c);
-#define MAXF(f) if (c.f > w.f) w.f = c.f
+#define MAXF(f)                                                                \
+	if (c.f > w.f)                                                         \
+	w.f = c.f
 		MAXF(total);
 		MAXF(fsync);
 		MAXF(unlink);
@@ -1757,7 +1790,8 @@ static void
 bench_sys(const struct opts *o, const struct dbset *d)
 {
 	struct verdict *v = verdict("hook finding no mail: fsync, files "
-	    "created or deleted", "0, 0, 0");
+	                            "created or deleted",
+	    "0, 0, 0");
 	cJSON *arr = cJSON_AddArrayToObject(results, "syscalls");
 	const char *names[2] = {"empty, 10 agents", "1M history, 10 agents"};
 	const char *dbs[2];
@@ -1777,14 +1811,16 @@ bench_sys(const struct opts *o, const struct dbset *d)
 	    "`$PIGEON_HOME` (inotify); *O_CREAT* counts opens with that flag, "
 	    "of existing files too.\n\n| host event | database | queued | "
 	    "syscalls | fsync | created | deleted | unlink calls | O_CREAT "
-	    "opens |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n", reps);
+	    "opens |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+	    reps);
 	for (h = 0; h < 2; h++)
 		for (k = 0; k < 2; k++)
 			for (q = 0; q < 2; q++)
-				nomail_bad += sys_row(reps, h, names[k], dbs[k],
-				    q, arr);
-	pathf(v->measured, sizeof(v->measured), "%s", nomail_bad == 0 ?
-	    "0, 0, 0 in every no-mail run" : "see the syscall table");
+				nomail_bad +=
+				    sys_row(reps, h, names[k], dbs[k], q, arr);
+	pathf(v->measured, sizeof(v->measured), "%s",
+	    nomail_bad == 0 ? "0, 0, 0 in every no-mail run" :
+	                      "see the syscall table");
 	v->met = nomail_bad == 0;
 }
 
@@ -1894,13 +1930,13 @@ machine(void)
 	    "| kernel | %s %s |\n| sqlite (bench process) | %s |\n"
 	    "| pigeon-hook shared libraries | %s |\n"
 	    "| pigeon shared libraries | %s |\n"
-	    "| load average (1 min) at start | %s |\n", date,
-	    sysconf(_SC_NPROCESSORS_ONLN), cpu, u.sysname, u.release,
+	    "| load average (1 min) at start | %s |\n",
+	    date, sysconf(_SC_NPROCESSORS_ONLN), cpu, u.sysname, u.release,
 	    sqlite3_libversion(), hl, pl, load);
 	cJSON_AddStringToObject(m, "loadavg_start", load);
 	cJSON_AddStringToObject(m, "date", date);
-	cJSON_AddNumberToObject(m, "cpus", (double)sysconf(
-	    _SC_NPROCESSORS_ONLN));
+	cJSON_AddNumberToObject(m, "cpus",
+	    (double)sysconf(_SC_NPROCESSORS_ONLN));
 	cJSON_AddStringToObject(m, "cpu", cpu);
 	cJSON_AddStringToObject(m, "kernel", u.release);
 	cJSON_AddStringToObject(m, "sqlite", sqlite3_libversion());
@@ -1920,8 +1956,9 @@ report_targets(void)
 	for (i = 0; i < nverdicts; i++) {
 		say("| %s | %s | %s | %s |\n", verdicts[i].what,
 		    verdicts[i].target, verdicts[i].measured,
-		    verdicts[i].met == 1 ? "yes" : verdicts[i].met == 0 ?
-		    "**NO**" : "not measured");
+		    verdicts[i].met == 1     ? "yes" :
+		        verdicts[i].met == 0 ? "**NO**" :
+		                               "not measured");
 		if (verdicts[i].met == 0)
 			missed++;
 		e = cJSON_CreateObject();
@@ -2007,7 +2044,7 @@ main(int argc, char **argv)
 		if (n <= 0)
 			die("cannot find myself: %s", strerror(errno));
 		self[n] = '\0';
-		*strrchr(self, '/') = '\0';	/* .../bench */
+		*strrchr(self, '/') = '\0'; /* .../bench */
 		pathf(bindir, sizeof(bindir), "%s/..", self);
 		o.bin = bindir;
 	}
@@ -2058,8 +2095,8 @@ main(int argc, char **argv)
 	if (md == NULL || results == NULL)
 		die("cannot write %s", path);
 	machine();
-	say("| mode | %s (hook runs per case: %d) |\n", o.quick ? "quick" :
-	    "full", o.runs);
+	say("| mode | %s (hook runs per case: %d) |\n",
+	    o.quick ? "quick" : "full", o.runs);
 	cJSON_AddStringToObject(results, "mode", o.quick ? "quick" : "full");
 
 	prepare(&o, &d);
@@ -2076,7 +2113,8 @@ main(int argc, char **argv)
 	missed = report_targets();
 	loadavg(path, sizeof(path));
 	say("\nTotal benchmark time: %.0f s; load average (1 min) at the "
-	    "end: %s.\n", (now_ms() - t0) / 1e3, path);
+	    "end: %s.\n",
+	    (now_ms() - t0) / 1e3, path);
 	cJSON_AddStringToObject(cJSON_GetObjectItem(results, "machine"),
 	    "loadavg_end", path);
 	fclose(md);

@@ -14,13 +14,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x) do {							\
-	if (!(x)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #x);					\
-		abort();						\
-	}								\
-} while (0)
+#define check(x)                                                               \
+	do {                                                                   \
+		if (!(x)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+			    __LINE__, #x);                                     \
+			abort();                                               \
+		}                                                              \
+	} while (0)
 
 static size_t
 chars(const char *s)

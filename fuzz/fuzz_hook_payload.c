@@ -22,7 +22,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The most a pipe holds without a reader: keep the writer non-blocking. */
-#define PIPE_MAX	60000
+#define PIPE_MAX 60000
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -44,13 +44,14 @@ mono_ms(void)
 }
 
 /* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x) do {							\
-	if (!(x)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #x);					\
-		abort();						\
-	}								\
-} while (0)
+#define check(x)                                                               \
+	do {                                                                   \
+		if (!(x)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+			    __LINE__, #x);                                     \
+			abort();                                               \
+		}                                                              \
+	} while (0)
 
 /* The bounded reader: whatever it returns is a prefix of the input. */
 static void
@@ -69,7 +70,7 @@ fuzz_read(const uint8_t *data, size_t size, size_t max)
 		close(fd[1]);
 		return;
 	}
-	close(fd[1]);		/* EOF after the data: no idle wait */
+	close(fd[1]); /* EOF after the data: no idle wait */
 	st = hook_read_json(fd[0], max, 200, mono_ms() + 2000, &buf, &len);
 	close(fd[0]);
 	check(st == PGN_OK || st == PGN_EINVAL || st == PGN_ETOOBIG);
@@ -158,11 +159,12 @@ fuzz_detect(const uint8_t *data, size_t size)
 	n = size - 1 < sizeof(event) - 1 ? size - 1 : sizeof(event) - 1;
 	memcpy(event, data + 1, n);
 	event[n] = '\0';
-	h = hook_detect_host(f & 32 ? NULL : event, f & 1, f & 2, f & 4,
-	    f & 8, f & 16);
+	h = hook_detect_host(f & 32 ? NULL : event, f & 1, f & 2, f & 4, f & 8,
+	    f & 16);
 	check(h >= 0 && h < PGN_NHOSTS);
-	if ((f & 1) || (!(f & 32) &&
-	    pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
+	if ((f & 1) ||
+	    (!(f & 32) &&
+	        pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
 		check(h == PGN_HOST_CURSOR);
 }
 

@@ -24,19 +24,20 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const hooks[] = {
-	"/usr/local/bin/pigeon-hook",
-	"/opt/my tools/pigeon-hook",
-	"/home/o'neil/bin/pigeon-hook",
+    "/usr/local/bin/pigeon-hook",
+    "/opt/my tools/pigeon-hook",
+    "/home/o'neil/bin/pigeon-hook",
 };
 
 /* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x) do {							\
-	if (!(x)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #x);					\
-		abort();						\
-	}								\
-} while (0)
+#define check(x)                                                               \
+	do {                                                                   \
+		if (!(x)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+			    __LINE__, #x);                                     \
+			abort();                                               \
+		}                                                              \
+	} while (0)
 
 static int
 is_named(const cJSON *x, const char *name)
@@ -53,10 +54,8 @@ handler_count(const cJSON *x)
 
 	if (!cJSON_IsObject(x))
 		return 0;
-	cJSON_ArrayForEach(c, x)
-		if (is_named(c, "command") && cJSON_IsString(c) &&
-		    pgn_command_is_pigeon(c->valuestring))
-			n++;
+	cJSON_ArrayForEach(c, x) if (is_named(c, "command") &&
+	    cJSON_IsString(c) && pgn_command_is_pigeon(c->valuestring)) n++;
 	return n;
 }
 
@@ -70,26 +69,30 @@ count(const cJSON *root, pgn_config_shape shape, const char *event)
 	const cJSON *hk, *ev, *it, *hs, *hd;
 	size_t n = 0;
 
-	cJSON_ArrayForEach(hk, root) {
+	cJSON_ArrayForEach(hk, root)
+	{
 		if (!is_named(hk, "hooks") || !cJSON_IsObject(hk))
 			continue;
-		cJSON_ArrayForEach(ev, hk) {
+		cJSON_ArrayForEach(ev, hk)
+		{
 			if (!cJSON_IsArray(ev) ||
 			    (event != NULL && !is_named(ev, event)))
 				continue;
-			cJSON_ArrayForEach(it, ev) {
+			cJSON_ArrayForEach(it, ev)
+			{
 				if (shape == PGN_SHAPE_FLAT) {
 					n += handler_count(it);
 					continue;
 				}
 				if (!cJSON_IsObject(it))
 					continue;
-				cJSON_ArrayForEach(hs, it) {
+				cJSON_ArrayForEach(hs, it)
+				{
 					if (!is_named(hs, "hooks") ||
 					    !cJSON_IsArray(hs))
 						continue;
-					cJSON_ArrayForEach(hd, hs)
-						n += handler_count(hd);
+					cJSON_ArrayForEach(hd, hs) n +=
+					    handler_count(hd);
 				}
 			}
 		}
@@ -127,12 +130,12 @@ prune(cJSON *root)
 				hs = cJSON_GetObjectItemCaseSensitive(it,
 				    "hooks");
 				if (cJSON_IsArray(hs) && hs->child == NULL)
-					cJSON_Delete(cJSON_DetachItemViaPointer(
-					    ev, it));
+					cJSON_Delete(
+					    cJSON_DetachItemViaPointer(ev, it));
 			}
 			if (ev->child == NULL)
-				cJSON_Delete(cJSON_DetachItemViaPointer(hk,
-				    ev));
+				cJSON_Delete(
+				    cJSON_DetachItemViaPointer(hk, ev));
 		}
 		if (hk->child == NULL)
 			cJSON_Delete(cJSON_DetachItemViaPointer(root, hk));
@@ -159,7 +162,7 @@ uninstall(pgn_host h, const char *in, size_t len, pgn_config_shape shape)
 	int changed;
 
 	check(pgn_uninstall_merge(h, in, len, &out, &changed, err,
-	    sizeof(err)) == PGN_OK);
+	          sizeof(err)) == PGN_OK);
 	check(out != NULL);
 	if (!changed)
 		check(strlen(out) == len && memcmp(out, in, len) == 0);
@@ -169,7 +172,7 @@ uninstall(pgn_host h, const char *in, size_t len, pgn_config_shape shape)
 		cJSON_Delete(root);
 	}
 	check(pgn_uninstall_merge(h, out, strlen(out), &again, &changed, err,
-	    sizeof(err)) == PGN_OK);
+	          sizeof(err)) == PGN_OK);
 	check(!changed && again != NULL && strcmp(again, out) == 0);
 	free(again);
 	return out;
@@ -187,8 +190,8 @@ fuzz_host(pgn_host h, const char *in, size_t len, const char *hook)
 
 	st = pgn_install_merge(h, in, len, hook, &out, &changed, err,
 	    sizeof(err));
-	st2 = pgn_uninstall_merge(h, in, len, &un, &changed, err2,
-	    sizeof(err2));
+	st2 =
+	    pgn_uninstall_merge(h, in, len, &un, &changed, err2, sizeof(err2));
 	check(st == PGN_OK || st == PGN_EINVAL || st == PGN_ETOOBIG);
 	check((st == PGN_EINVAL) == (st2 == PGN_EINVAL));
 	free(un);
@@ -205,7 +208,7 @@ fuzz_host(pgn_host h, const char *in, size_t len, const char *hook)
 	cJSON_Delete(root);
 	/* Installing again changes nothing, down to the bytes. */
 	check(pgn_install_merge(h, out, strlen(out), hook, &again, &changed,
-	    err, sizeof(err)) == PGN_OK);
+	          err, sizeof(err)) == PGN_OK);
 	check(!changed && again != NULL && strcmp(again, out) == 0);
 	free(again);
 	/* Uninstall removes every Pigeon command, from both. */
@@ -258,8 +261,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in[size] = '\0';
 	fuzz_command(in);
 	for (h = 0; h < PGN_NHOSTS; h++)
-		fuzz_host((pgn_host)h, in, size, hooks[(size + (size_t)h) %
-		    (sizeof(hooks) / sizeof(hooks[0]))]);
+		fuzz_host((pgn_host)h, in, size,
+		    hooks[(size + (size_t)h) %
+		        (sizeof(hooks) / sizeof(hooks[0]))]);
 	free(in);
 	return 0;
 }

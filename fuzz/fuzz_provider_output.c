@@ -16,13 +16,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x) do {							\
-	if (!(x)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #x);					\
-		abort();						\
-	}								\
-} while (0)
+#define check(x)                                                               \
+	do {                                                                   \
+		if (!(x)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+			    __LINE__, #x);                                     \
+			abort();                                               \
+		}                                                              \
+	} while (0)
 
 static void
 check_context(const char *ctx)
@@ -48,7 +49,8 @@ round_trip(const char *ctx)
 	o = cJSON_CreateObject();
 	if (o == NULL ||
 	    cJSON_AddStringToObject(o, "schema", "pigeon.prompt-context/v1") ==
-	    NULL || cJSON_AddStringToObject(o, "context", ctx) == NULL) {
+	        NULL ||
+	    cJSON_AddStringToObject(o, "context", ctx) == NULL) {
 		cJSON_Delete(o);
 		return;
 	}
@@ -57,7 +59,7 @@ round_trip(const char *ctx)
 	if (text == NULL)
 		return;
 	check(pgn_provider_validate(text, strlen(text), &again, why,
-	    sizeof(why)) == PGN_OK);
+	          sizeof(why)) == PGN_OK);
 	check(again != NULL && strcmp(again, ctx) == 0);
 	free(again);
 	cJSON_free(text);

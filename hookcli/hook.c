@@ -26,7 +26,8 @@ static const char usage[] =
     "Run by an AI coding host on session start and on every prompt: reads\n"
     "the host's JSON payload on stdin, claims the agent's queued messages\n"
     "and prints them in the host's envelope on stdout. Always exits 0; a\n"
-    "failure prints the neutral output and is logged to $PIGEON_HOME/hook.log.\n\n"
+    "failure prints the neutral output and is logged to "
+    "$PIGEON_HOME/hook.log.\n\n"
     "  HOST EVENT     cursor sessionStart | cursor beforeSubmitPrompt\n"
     "                 claude SessionStart | claude UserPromptSubmit\n"
     "                 codex SessionStart  | codex UserPromptSubmit\n"
@@ -60,29 +61,35 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out,
 			continue;
 		}
 		if (argv[i][0] == '-' || npos == 2) {
-			fprintf(err, "pigeon-hook: unexpected argument '%s'; "
-			    "see pigeon-hook --help\n", argv[i]);
+			fprintf(err,
+			    "pigeon-hook: unexpected argument '%s'; "
+			    "see pigeon-hook --help\n",
+			    argv[i]);
 			return -1;
 		}
 		pos[npos++] = argv[i];
 	}
 	if (npos == 1) {
-		fprintf(err, "pigeon-hook: name both HOST and EVENT, or "
+		fprintf(err,
+		    "pigeon-hook: name both HOST and EVENT, or "
 		    "neither; see pigeon-hook --help\n");
 		return -1;
 	}
 	if (npos == 2) {
 		o->host = pgn_host_by_name(pos[0]);
 		if (o->host == PGN_HOST_NONE) {
-			fprintf(err, "pigeon-hook: unknown host '%s': cursor, "
-			    "claude, codex or gemini\n", pos[0]);
+			fprintf(err,
+			    "pigeon-hook: unknown host '%s': cursor, "
+			    "claude, codex or gemini\n",
+			    pos[0]);
 			return -1;
 		}
 		o->event = pgn_event_by_name(o->host, pos[1]);
 		if (o->event == PGN_EVENT_NONE) {
-			fprintf(err, "pigeon-hook: %s has no event '%s' Pigeon "
-			    "handles: %s or %s\n", pos[0], pos[1],
-			    pgn_host_get(o->host)->events[0],
+			fprintf(err,
+			    "pigeon-hook: %s has no event '%s' Pigeon "
+			    "handles: %s or %s\n",
+			    pos[0], pos[1], pgn_host_get(o->host)->events[0],
 			    pgn_host_get(o->host)->events[1]);
 			return -1;
 		}
@@ -93,10 +100,10 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out,
 /* ---- stdin ---------------------------------------------------------- */
 
 struct scan {
-	int	started;
-	int	depth;
-	int	in_string;
-	int	escape;
+	int started;
+	int depth;
+	int in_string;
+	int escape;
 };
 
 /* Feed bytes; 1 when the first top-level object closed, -1 if not JSON. */
@@ -158,7 +165,7 @@ hook_read_json(int fd, size_t max, long idle_ms, int64_t deadline, char **buf,
 		left = deadline - pgn_mono_ms();
 		wait = left < idle_ms ? (long)left : idle_ms;
 		if (wait <= 0) {
-			rc = PGN_EINVAL;	/* idle or out of time */
+			rc = PGN_EINVAL; /* idle or out of time */
 			break;
 		}
 		pfd.fd = fd;
@@ -197,7 +204,7 @@ hook_read_json(int fd, size_t max, long idle_ms, int64_t deadline, char **buf,
 			break;
 		}
 		if (r == 0) {
-			rc = PGN_EINVAL;	/* EOF before a whole object */
+			rc = PGN_EINVAL; /* EOF before a whole object */
 			break;
 		}
 		switch (scan_feed(&s, b + n, (size_t)r, &used)) {
@@ -245,11 +252,13 @@ pgn_host
 hook_detect_host(const char *event, int cursor_version, int timestamp,
     int turn_id, int model, int permission_mode)
 {
-	if (cursor_version || (event != NULL &&
-	    pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
+	if (cursor_version ||
+	    (event != NULL &&
+	        pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
 		return PGN_HOST_CURSOR;
-	if (event != NULL && (strcmp(event, "BeforeAgent") == 0 ||
-	    (timestamp && strcmp(event, "SessionStart") == 0)))
+	if (event != NULL &&
+	    (strcmp(event, "BeforeAgent") == 0 ||
+	        (timestamp && strcmp(event, "SessionStart") == 0)))
 		return PGN_HOST_GEMINI;
 	if (turn_id || (model && permission_mode))
 		return PGN_HOST_CODEX;
@@ -322,17 +331,19 @@ hook_parse_payload(const char *buf, size_t len, const struct hook_opts *o,
 	}
 	event = field(root, "hook_event_name");
 	cursor = field(root, "cursor_version") != NULL;
-	in->host = o->host != PGN_HOST_NONE ? o->host :
+	in->host = o->host != PGN_HOST_NONE ?
+	    o->host :
 	    hook_detect_host(event, cursor, field(root, "timestamp") != NULL,
-	    field(root, "turn_id") != NULL, field(root, "model") != NULL,
-	    field(root, "permission_mode") != NULL);
+	        field(root, "turn_id") != NULL, field(root, "model") != NULL,
+	        field(root, "permission_mode") != NULL);
 	/* Cursor replays Claude's project hooks with its own payload. */
 	if (in->host == PGN_HOST_CLAUDE && cursor) {
 		in->skip = 1;
 		rc = PGN_OK;
 		goto out;
 	}
-	in->event = o->event != PGN_EVENT_NONE ? o->event :
+	in->event = o->event != PGN_EVENT_NONE ?
+	    o->event :
 	    pgn_event_by_name(in->host, event);
 	if (in->event == PGN_EVENT_NONE) {
 		in->ignore = 1;
@@ -347,11 +358,12 @@ hook_parse_payload(const char *buf, size_t len, const struct hook_opts *o,
 		/* Cloud conversations carry a "bc-" prefix. */
 		if (sid != NULL && strncmp(sid, "bc-", 3) == 0 && sid[3])
 			sid += 3;
-		roots = cJSON_GetObjectItemCaseSensitive(root,
-		    "workspace_roots");
+		roots =
+		    cJSON_GetObjectItemCaseSensitive(root, "workspace_roots");
 		dir = cJSON_IsArray(roots) &&
-		    cJSON_IsString(cJSON_GetArrayItem(roots, 0)) ?
-		    cJSON_GetArrayItem(roots, 0)->valuestring : NULL;
+		        cJSON_IsString(cJSON_GetArrayItem(roots, 0)) ?
+		    cJSON_GetArrayItem(roots, 0)->valuestring :
+		    NULL;
 		if (in->event == PGN_EVENT_PROMPT)
 			turn = field(root, "generation_id");
 	} else {
@@ -384,8 +396,8 @@ hook_parse_payload(const char *buf, size_t len, const struct hook_opts *o,
 	/* Subagents (Claude, Codex) and Cursor background agents. */
 	in->subagent = field(root, "agent_id") != NULL ||
 	    field(root, "agent_type") != NULL ||
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root,
-	    "is_background_agent"));
+	    cJSON_IsTrue(
+	        cJSON_GetObjectItemCaseSensitive(root, "is_background_agent"));
 	if (turn != NULL && id_ok(turn)) {
 		snprintf(in->turn, sizeof(in->turn), "%s:%s",
 		    hi->events[in->event], turn);
@@ -565,22 +577,22 @@ find_pigeon(char *out, size_t len)
 }
 
 struct run {
-	const struct hook_opts	*o;
-	struct hook_input	 in;
-	char			*home;
-	char			*payload;
-	char			*scope;
-	char			*dbpath;
-	pgn_db			*db;
-	struct pgn_turn_out	 turn;
-	struct pgn_agents	 peers;
-	struct pgn_config	 cfg;
+	const struct hook_opts *o;
+	struct hook_input in;
+	char *home;
+	char *payload;
+	char *scope;
+	char *dbpath;
+	pgn_db *db;
+	struct pgn_turn_out turn;
+	struct pgn_agents peers;
+	struct pgn_config cfg;
 	struct pgn_provider_result prov;
-	char			*context;
-	char			*line;
-	int64_t			 start;
-	int64_t			 deadline;
-	char			 why[PGN_MAX_ERR];
+	char *context;
+	char *line;
+	int64_t start;
+	int64_t deadline;
+	char why[PGN_MAX_ERR];
 };
 
 static const char *
@@ -615,8 +627,8 @@ open_db(struct run *r)
 
 	st = pgn_db_path(NULL, &r->dbpath, &why);
 	if (st != PGN_OK) {
-		snprintf(r->why, sizeof(r->why), "%s", why != NULL ? why :
-		    "no database path");
+		snprintf(r->why, sizeof(r->why), "%s",
+		    why != NULL ? why : "no database path");
 		free(why);
 		return st;
 	}
@@ -624,8 +636,10 @@ open_db(struct run *r)
 	if (left < 50)
 		left = 50;
 	/* A hook never checkpoints before writing: its latency matters. */
-	st = pgn_db_open(r->dbpath, PGN_OPEN_LATENCY | (named != NULL &&
-	    *named != '\0' ? 0 : PGN_OPEN_CREATE), left, &r->db);
+	st = pgn_db_open(r->dbpath,
+	    PGN_OPEN_LATENCY |
+	        (named != NULL && *named != '\0' ? 0 : PGN_OPEN_CREATE),
+	    left, &r->db);
 	if (st != PGN_OK)
 		snprintf(r->why, sizeof(r->why), "%s", pgn_errmsg(r->db));
 	return st;
@@ -688,11 +702,13 @@ project_context(struct run *r)
 	left = (long)(r->deadline - pgn_mono_ms()) - 150;
 	pgn_provider_run(r->home, r->scope, &r->cfg, &rq, left > 0 ? left : 0,
 	    &r->prov);
-	hook_log(r->home, "host=%s event=%s session=%s provider=%s ms=%ld "
-	    "bytes=%zu%s%s%s%s", rq.host, ev_name(r), r->in.session,
-	    pgn_provider_status_name(r->prov.status), r->prov.ms,
-	    r->prov.bytes, r->prov.fingerprint[0] ? " fp=" : "",
-	    r->prov.fingerprint, r->prov.why[0] ? " " : "", r->prov.why);
+	hook_log(r->home,
+	    "host=%s event=%s session=%s provider=%s ms=%ld "
+	    "bytes=%zu%s%s%s%s",
+	    rq.host, ev_name(r), r->in.session,
+	    pgn_provider_status_name(r->prov.status), r->prov.ms, r->prov.bytes,
+	    r->prov.fingerprint[0] ? " fp=" : "", r->prov.fingerprint,
+	    r->prov.why[0] ? " " : "", r->prov.why);
 }
 
 static pgn_status
@@ -730,8 +746,8 @@ deliver(struct run *r)
 	t.agent = agent;
 	t.turn = r->in.turn;
 	t.turn_window_ms = r->in.turn_window_ms;
-	t.route = r->in.event == PGN_EVENT_SESSION_START ? "session-start" :
-	    "prompt";
+	t.route =
+	    r->in.event == PGN_EVENT_SESSION_START ? "session-start" : "prompt";
 	t.budget = budget;
 	t.intro = PGN_MAX_INTRO;
 	t.cost = pgn_render_cost;
@@ -747,7 +763,7 @@ deliver(struct run *r)
 	if (r->in.event == PGN_EVENT_PROMPT)
 		project_context(r);
 	if (r->turn.fast)
-		return PGN_OK;	/* no mail, nothing else: the neutral output */
+		return PGN_OK; /* no mail, nothing else: the neutral output */
 	/* A session first seen at a prompt learns who it is there. */
 	intro = r->in.event == PGN_EVENT_SESSION_START || r->turn.bound;
 	if (intro) {
@@ -813,12 +829,12 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd)
 	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
 	    r.deadline, &r.payload, &len);
 	if (st != PGN_OK) {
-		fail(&r, "bad-input", st == PGN_ETOOBIG ? "payload over 1 MiB" :
-		    "no complete JSON object on stdin");
+		fail(&r, "bad-input",
+		    st == PGN_ETOOBIG ? "payload over 1 MiB" :
+		                        "no complete JSON object on stdin");
 		goto neutral;
 	}
-	st = hook_parse_payload(r.payload, len, o, &r.in, r.why,
-	    sizeof(r.why));
+	st = hook_parse_payload(r.payload, len, o, &r.in, r.why, sizeof(r.why));
 	if (st != PGN_OK) {
 		/* Detected before the failure: that host's neutral output. */
 		if (r.in.host != PGN_HOST_NONE && r.in.event != PGN_EVENT_NONE)
@@ -843,15 +859,16 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd)
 	}
 	if (line != NULL) {
 		len = strlen(line);
-		line[len] = '\n';	/* over the NUL; written with its length */
+		line[len] = '\n'; /* over the NUL; written with its length */
 		printed = 1;
-		if (write_all(out_fd, line, len + 1) != 0 &&
-		    r.turn.msgs.n > 0)
-			fail(&r, "lost-output", "stdout closed after the claim:"
+		if (write_all(out_fd, line, len + 1) != 0 && r.turn.msgs.n > 0)
+			fail(&r, "lost-output",
+			    "stdout closed after the claim:"
 			    " the messages are in the journal");
 	}
 	if (r.turn.msgs.n > 0 || r.turn.bound)
-		hook_log(r.home, "host=%s event=%s session=%s agent=%s "
+		hook_log(r.home,
+		    "host=%s event=%s session=%s agent=%s "
 		    "status=ok delivered=%zu waiting=%zu bytes=%zu ms=%lld",
 		    pgn_host_get(r.in.host)->name, ev_name(&r), r.in.session,
 		    r.turn.agent, r.turn.msgs.n, r.turn.msgs.left,
@@ -860,8 +877,8 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd)
 	goto out;
 neutral:
 	printed = 1;
-	if (neutral_len > 0 && write_all(out_fd, neutral_line,
-	    neutral_len) != 0) {
+	if (neutral_len > 0 &&
+	    write_all(out_fd, neutral_line, neutral_len) != 0) {
 		/* stdout gone: the host is not listening */
 	}
 out:

@@ -13,9 +13,9 @@ main(int argc, char **argv)
 	struct hook_opts o;
 	int r;
 
-	pgn_single_threaded();	/* no threads here: no SQLite mutexes */
+	pgn_single_threaded(); /* no threads here: no SQLite mutexes */
 	r = hook_parse_args(&o, argc, argv, stdout, stderr);
 	if (r != 0)
-		return HOOK_EXIT_OK;	/* help, or misuse already explained */
+		return HOOK_EXIT_OK; /* help, or misuse already explained */
 	return hook_run(&o, STDIN_FILENO, STDOUT_FILENO);
 }

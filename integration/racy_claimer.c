@@ -14,11 +14,12 @@
 int
 main(int argc, char **argv)
 {
-	static const char sel[] = "SELECT m.id FROM message m JOIN agent a "
+	static const char sel[] =
+	    "SELECT m.id FROM message m JOIN agent a "
 	    "ON a.id = m.recipient_id WHERE a.name = ?1 AND "
 	    "m.delivered_ms IS NULL ORDER BY m.id LIMIT 50";
 	static const char upd[] = "UPDATE message SET delivered_ms = 1 "
-	    "WHERE id = ?1";
+	                          "WHERE id = ?1";
 	struct timespec pause = {0, 2000000};
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -40,7 +41,7 @@ main(int argc, char **argv)
 		ids[n++] = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	nanosleep(&pause, NULL);	/* the window a real race needs */
+	nanosleep(&pause, NULL); /* the window a real race needs */
 	if (sqlite3_prepare_v2(db, upd, -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	for (i = 0; i < n; i++) {

@@ -39,12 +39,15 @@
 #endif
 
 struct h_test {
-	const char	*name;
-	void		(*fn)(void);
+	const char *name;
+	void (*fn)(void);
 };
 
-#define H_TEST(fn)	{ #fn, fn }
-#define H_COUNT(a)	(sizeof(a) / sizeof((a)[0]))
+#define H_TEST(fn)                                                             \
+	{                                                                      \
+#fn, fn                                                        \
+	}
+#define H_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Failures of the current test; its fresh temp directory (realpath). */
 static int h_failures;
@@ -52,20 +55,17 @@ static char h_tmp[PATH_MAX];
 static jmp_buf h_abort;
 
 /* Each check evaluates to 1 if it held, so a test can stop early. */
-#define CHECK(expr) \
-	h_check((expr) != 0, __FILE__, __LINE__, #expr)
-#define CHECK_INT(a, b) \
-	h_check_int((long long)(a), (long long)(b), __FILE__, __LINE__, \
-	    #a, #b)
-#define CHECK_STR(a, b) \
-	h_check_str((a), (b), __FILE__, __LINE__, #a, #b)
-#define CHECK_CONTAINS(hay, needle) \
+#define CHECK(expr) h_check((expr) != 0, __FILE__, __LINE__, #expr)
+#define CHECK_INT(a, b)                                                        \
+	h_check_int((long long)(a), (long long)(b), __FILE__, __LINE__, #a, #b)
+#define CHECK_STR(a, b) h_check_str((a), (b), __FILE__, __LINE__, #a, #b)
+#define CHECK_CONTAINS(hay, needle)                                            \
 	h_check_contains((hay), (needle), __FILE__, __LINE__, #hay, #needle)
 /* A check the rest of the test cannot do without: stop the test. */
-#define REQUIRE(expr) \
-	do { \
-		if (!CHECK(expr)) \
-			longjmp(h_abort, 1); \
+#define REQUIRE(expr)                                                          \
+	do {                                                                   \
+		if (!CHECK(expr))                                              \
+			longjmp(h_abort, 1);                                   \
 	} while (0)
 
 static H_UNUSED int
@@ -112,8 +112,8 @@ h_check_contains(const char *hay, const char *needle, const char *file,
 	if (hay != NULL && needle != NULL && strstr(hay, needle) != NULL)
 		return 1;
 	h_failures++;
-	printf("%s:%d: %s contains %s: \"%s\" lacks \"%s\"\n", file, line,
-	    eh, en, hay != NULL ? hay : "(null)",
+	printf("%s:%d: %s contains %s: \"%s\" lacks \"%s\"\n", file, line, eh,
+	    en, hay != NULL ? hay : "(null)",
 	    needle != NULL ? needle : "(null)");
 	fflush(stdout);
 	return 0;
@@ -283,8 +283,9 @@ h_raw_open(const char *path)
 {
 	sqlite3 *s = NULL;
 
-	if (sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s,
+	        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+	        NULL) != SQLITE_OK) {
 		printf("sqlite3_open %s: %s\n", path,
 		    s != NULL ? sqlite3_errmsg(s) : "out of memory");
 		sqlite3_close(s);
@@ -306,7 +307,7 @@ h_raw(void)
 }
 
 #define H_EXEC(s, sql) h_exec((s), (sql), __FILE__, __LINE__)
-#define H_INT(s, sql) h_int((s), (sql), __FILE__, __LINE__)
+#define H_INT(s, sql)  h_int((s), (sql), __FILE__, __LINE__)
 
 static H_UNUSED int
 h_exec(sqlite3 *s, const char *sql, const char *file, int line)

@@ -83,8 +83,7 @@ five_deliveries(void)
 
 /* pgn_audit_verify stops at row 'want_bad' after 'want_checked' good rows. */
 static void
-check_tamper(int64_t want_bad, int64_t want_checked, const char *file,
-    int line)
+check_tamper(int64_t want_bad, int64_t want_checked, const char *file, int line)
 {
 	int64_t checked = -1, bad = -1;
 	pgn_status rc;
@@ -97,7 +96,7 @@ check_tamper(int64_t want_bad, int64_t want_checked, const char *file,
 	    "good rows before it");
 }
 
-#define CHECK_TAMPER(bad, checked) \
+#define CHECK_TAMPER(bad, checked)                                             \
 	check_tamper((bad), (checked), __FILE__, __LINE__)
 
 static void
@@ -141,7 +140,8 @@ test_verify_finds_an_edited_body(void)
 {
 	setup();
 	five_deliveries();
-	REQUIRE(H_EXEC(raw, "UPDATE delivery SET body = 'forged' WHERE id = 3"));
+	REQUIRE(
+	    H_EXEC(raw, "UPDATE delivery SET body = 'forged' WHERE id = 3"));
 	CHECK_TAMPER(3, 2);
 	CHECK_CONTAINS(pgn_errmsg(db), "row 3");
 	teardown();
@@ -151,13 +151,13 @@ static void
 test_verify_finds_an_edited_field(void)
 {
 	static const char *const edits[] = {
-		"UPDATE delivery SET sender = 'mallory' WHERE id = 2",
-		"UPDATE delivery SET recipient = 'eve' WHERE id = 2",
-		"UPDATE delivery SET delivered_ms = delivered_ms + 1 WHERE id = 2",
-		"UPDATE delivery SET route = 'cli' WHERE id = 2",
-		"UPDATE delivery SET session = '' WHERE id = 2",
-		"UPDATE delivery SET bytes = 99 WHERE id = 2",
-		"UPDATE delivery SET scope = '/x' WHERE id = 2",
+	    "UPDATE delivery SET sender = 'mallory' WHERE id = 2",
+	    "UPDATE delivery SET recipient = 'eve' WHERE id = 2",
+	    "UPDATE delivery SET delivered_ms = delivered_ms + 1 WHERE id = 2",
+	    "UPDATE delivery SET route = 'cli' WHERE id = 2",
+	    "UPDATE delivery SET session = '' WHERE id = 2",
+	    "UPDATE delivery SET bytes = 99 WHERE id = 2",
+	    "UPDATE delivery SET scope = '/x' WHERE id = 2",
 	};
 	size_t i;
 
@@ -221,7 +221,8 @@ test_verify_finds_an_edited_head(void)
 	REQUIRE(H_EXEC(raw, "UPDATE audit_head SET n = 6"));
 	CHECK_INT(pgn_audit_verify(db, &checked, &bad), PGN_ETAMPER);
 	CHECK_INT(checked, 5);
-	REQUIRE(H_EXEC(raw, "UPDATE audit_head SET n = 5, "
+	REQUIRE(H_EXEC(raw,
+	    "UPDATE audit_head SET n = 5, "
 	    "hash = zeroblob(32)"));
 	CHECK_INT(pgn_audit_verify(db, &checked, &bad), PGN_ETAMPER);
 	REQUIRE(H_EXEC(raw, "DELETE FROM audit_head"));
@@ -298,7 +299,7 @@ test_chain_hash_covers_every_field(void)
 	d.body = body;
 	pgn_chain_hash(prev, &d, base);
 	pgn_chain_hash(prev, &d, h);
-	CHECK(memcmp(base, h, sizeof(h)) == 0);	/* deterministic */
+	CHECK(memcmp(base, h, sizeof(h)) == 0); /* deterministic */
 	/* d->hash is not read */
 	memset(d.hash, 0xaa, sizeof(d.hash));
 	pgn_chain_hash(prev, &d, h);
@@ -394,18 +395,18 @@ test_chain_hash_matches_stored_rows(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_verify_of_empty_audit_is_ok),
-	H_TEST(test_verify_after_claims_checks_every_row),
-	H_TEST(test_verify_finds_an_edited_body),
-	H_TEST(test_verify_finds_an_edited_field),
-	H_TEST(test_verify_finds_a_deleted_middle_row_at_the_next),
-	H_TEST(test_verify_finds_a_deleted_last_row),
-	H_TEST(test_verify_finds_a_wiped_audit),
-	H_TEST(test_verify_finds_an_edited_head),
-	H_TEST(test_verify_finds_swapped_rows),
-	H_TEST(test_verify_finds_renumbered_rows),
-	H_TEST(test_chain_hash_covers_every_field),
-	H_TEST(test_chain_hash_matches_stored_rows),
+    H_TEST(test_verify_of_empty_audit_is_ok),
+    H_TEST(test_verify_after_claims_checks_every_row),
+    H_TEST(test_verify_finds_an_edited_body),
+    H_TEST(test_verify_finds_an_edited_field),
+    H_TEST(test_verify_finds_a_deleted_middle_row_at_the_next),
+    H_TEST(test_verify_finds_a_deleted_last_row),
+    H_TEST(test_verify_finds_a_wiped_audit),
+    H_TEST(test_verify_finds_an_edited_head),
+    H_TEST(test_verify_finds_swapped_rows),
+    H_TEST(test_verify_finds_renumbered_rows),
+    H_TEST(test_chain_hash_covers_every_field),
+    H_TEST(test_chain_hash_matches_stored_rows),
 };
 
 int

@@ -104,7 +104,7 @@ test_buf_error_is_sticky(void)
 
 	pgn_buf_init(&b, 8);
 	pgn_buf_adds(&b, "1234");
-	pgn_buf_adds(&b, "56789");	/* one over: refused whole */
+	pgn_buf_adds(&b, "56789"); /* one over: refused whole */
 	CHECK_INT(b.err, PGN_ETOOBIG);
 	CHECK_INT(b.len, 4);
 	CHECK_STR(b.data, "1234");
@@ -116,7 +116,7 @@ test_buf_error_is_sticky(void)
 	CHECK_INT(b.len, 4);
 	CHECK_STR(b.data, "1234");
 	CHECK(pgn_buf_take(&b, &len) == NULL);
-	CHECK_INT(len, 99);	/* untouched on failure */
+	CHECK_INT(len, 99); /* untouched on failure */
 	pgn_buf_release(&b);
 }
 
@@ -127,7 +127,7 @@ test_buf_addf_past_max_is_refused(void)
 
 	pgn_buf_init(&b, 10);
 	pgn_buf_addf(&b, "%s", "abc");
-	pgn_buf_addf(&b, "%08d", 1);	/* 3 + 8 = 11 > 10 */
+	pgn_buf_addf(&b, "%08d", 1); /* 3 + 8 = 11 > 10 */
 	CHECK_INT(b.err, PGN_ETOOBIG);
 	CHECK_INT(b.len, 3);
 	CHECK_STR(b.data, "abc");
@@ -218,7 +218,7 @@ test_size_add_detects_overflow(void)
 	CHECK(!pgn_size_add(SIZE_MAX, 1, &out));
 	CHECK(!pgn_size_add(1, SIZE_MAX, &out));
 	CHECK(!pgn_size_add(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, &out));
-	CHECK_INT(out, 7);	/* untouched on overflow */
+	CHECK_INT(out, 7); /* untouched on overflow */
 }
 
 static void
@@ -280,21 +280,21 @@ test_vec_grow_makes_room_for_one_more(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_buf_appends_bytes_strings_and_formats),
-	H_TEST(test_buf_add_of_zero_bytes_keeps_it_empty),
-	H_TEST(test_buf_grows_across_many_appends),
-	H_TEST(test_buf_accepts_exactly_max_bytes),
-	H_TEST(test_buf_refuses_to_grow_past_max),
-	H_TEST(test_buf_error_is_sticky),
-	H_TEST(test_buf_addf_past_max_is_refused),
-	H_TEST(test_buf_reset_clears_content_and_error),
-	H_TEST(test_buf_reset_of_unused_buffer_is_safe),
-	H_TEST(test_buf_take_of_empty_buffer_gives_empty_string),
-	H_TEST(test_buf_release_accepts_null),
-	H_TEST(test_size_add_detects_overflow),
-	H_TEST(test_size_mul_detects_overflow),
-	H_TEST(test_strndup_copies_and_terminates),
-	H_TEST(test_vec_grow_makes_room_for_one_more),
+    H_TEST(test_buf_appends_bytes_strings_and_formats),
+    H_TEST(test_buf_add_of_zero_bytes_keeps_it_empty),
+    H_TEST(test_buf_grows_across_many_appends),
+    H_TEST(test_buf_accepts_exactly_max_bytes),
+    H_TEST(test_buf_refuses_to_grow_past_max),
+    H_TEST(test_buf_error_is_sticky),
+    H_TEST(test_buf_addf_past_max_is_refused),
+    H_TEST(test_buf_reset_clears_content_and_error),
+    H_TEST(test_buf_reset_of_unused_buffer_is_safe),
+    H_TEST(test_buf_take_of_empty_buffer_gives_empty_string),
+    H_TEST(test_buf_release_accepts_null),
+    H_TEST(test_size_add_detects_overflow),
+    H_TEST(test_size_mul_detects_overflow),
+    H_TEST(test_strndup_copies_and_terminates),
+    H_TEST(test_vec_grow_makes_room_for_one_more),
 };
 
 int

@@ -17,13 +17,12 @@
 
 /* ---- helpers ------------------------------------------------------- */
 
-#define MAX_JSON	(1 << 20)
+#define MAX_JSON (1 << 20)
 
 static char json[MAX_JSON];
 
 /* Format the document under test into 'json'. */
-static const char *
-doc(const char *fmt, ...) PGN_PRINTF(1, 2);
+static const char *doc(const char *fmt, ...) PGN_PRINTF(1, 2);
 
 static const char *
 doc(const char *fmt, ...)
@@ -94,10 +93,8 @@ reminder_ok(const char *raw, const char *want)
 	int ok;
 
 	parse_reminder(raw, &c);
-	ok = CHECK_STR(c.reminder, want) &&
-	    CHECK(c.reminder_problem == NULL) &&
-	    CHECK(c.problem == NULL) &&
-	    CHECK_INT(c.argc, 1);
+	ok = CHECK_STR(c.reminder, want) && CHECK(c.reminder_problem == NULL) &&
+	    CHECK(c.problem == NULL) && CHECK_INT(c.argc, 1);
 	if (!ok)
 		printf("  reminder: \"%.80s\" (problem: %s)\n", raw,
 		    c.reminder_problem ? c.reminder_problem : "none");
@@ -117,13 +114,10 @@ reminder_refused(const char *raw, const char *why)
 
 	parse_reminder(raw, &c);
 	ok = CHECK(c.reminder == NULL) &&
-	    CHECK_CONTAINS(c.reminder_problem,
-	    "instructions.promptReminder") &&
+	    CHECK_CONTAINS(c.reminder_problem, "instructions.promptReminder") &&
 	    CHECK_CONTAINS(c.reminder_problem, why) &&
-	    CHECK(c.problem == NULL) &&
-	    CHECK_INT(c.argc, 1) &&
-	    CHECK_STR(c.argv[0], "bin/p") &&
-	    CHECK(c.provider_problem == NULL);
+	    CHECK(c.problem == NULL) && CHECK_INT(c.argc, 1) &&
+	    CHECK_STR(c.argv[0], "bin/p") && CHECK(c.provider_problem == NULL);
 	if (!ok)
 		printf("  reminder: \"%.80s\"\n", raw);
 	pgn_config_release(&c);
@@ -141,7 +135,8 @@ parse_pc(const char *inner, struct pgn_config *c)
 	char *text;
 
 	pgn_buf_init(&b, MAX_JSON);
-	pgn_buf_adds(&b, "{\"instructions\":{\"promptReminder\":\"keep me\"},"
+	pgn_buf_adds(&b,
+	    "{\"instructions\":{\"promptReminder\":\"keep me\"},"
 	    "\"promptContext\":{");
 	pgn_buf_adds(&b, inner);
 	pgn_buf_adds(&b, "}}");
@@ -194,10 +189,9 @@ file_refused(const char *text, size_t len, const char *why)
 	int ok;
 
 	REQUIRE(pgn_config_parse(text, len, &c) == PGN_OK);
-	ok = CHECK_CONTAINS(c.problem, why) &&
-	    CHECK(c.reminder == NULL) && CHECK(c.reminder_problem == NULL) &&
-	    CHECK_INT(c.argc, 0) && CHECK(c.argv == NULL) &&
-	    CHECK(c.provider_problem == NULL);
+	ok = CHECK_CONTAINS(c.problem, why) && CHECK(c.reminder == NULL) &&
+	    CHECK(c.reminder_problem == NULL) && CHECK_INT(c.argc, 0) &&
+	    CHECK(c.argv == NULL) && CHECK(c.provider_problem == NULL);
 	if (!ok)
 		printf("  file: \"%.80s\" (%zu bytes)\n", text, len);
 	pgn_config_release(&c);
@@ -228,7 +222,7 @@ test_reminder_of_one_and_of_500_characters_is_kept(void)
 	char *s;
 
 	reminder_ok("x", "x");
-	reminder_ok("\303\251", "\303\251");	/* é: 1 character, 2 bytes */
+	reminder_ok("\303\251", "\303\251"); /* é: 1 character, 2 bytes */
 	s = rep("a", PGN_MAX_REMINDER);
 	reminder_ok(s, s);
 	free(s);
@@ -244,10 +238,10 @@ test_reminder_counts_characters_not_bytes(void)
 	CHECK_INT(strlen(s), 1000);
 	reminder_ok(s, s);
 	free(s);
-	s = rep("\342\202\254", PGN_MAX_REMINDER);	/* € */
+	s = rep("\342\202\254", PGN_MAX_REMINDER); /* € */
 	reminder_ok(s, s);
 	free(s);
-	s = rep("\360\237\220\246", PGN_MAX_REMINDER);	/* a bird */
+	s = rep("\360\237\220\246", PGN_MAX_REMINDER); /* a bird */
 	CHECK_INT(strlen(s), 2000);
 	reminder_ok(s, s);
 	free(s);
@@ -325,7 +319,8 @@ test_reminder_surrounding_spaces_are_trimmed(void)
 	reminder_ok(" \\t x \\t ", "x");
 	/* Inner spaces stay as written. */
 	reminder_ok("a   b", "a   b");
-	reminder_ok("  h\303\251llo  w\303\266rld ", "h\303\251llo  w\303\266rld");
+	reminder_ok("  h\303\251llo  w\303\266rld ",
+	    "h\303\251llo  w\303\266rld");
 }
 
 static void
@@ -347,23 +342,23 @@ static void
 test_reminder_with_a_control_character_is_refused(void)
 {
 	reminder_refused("a\\u0001b", "control character");
-	reminder_refused("a\\u001bb", "control character");	/* ESC */
+	reminder_refused("a\\u001bb", "control character"); /* ESC */
 	reminder_refused("a\\u001fb", "control character");
-	reminder_refused("a\\tb", "control character");	/* an inner tab */
+	reminder_refused("a\\tb", "control character"); /* an inner tab */
 	reminder_refused("a\\bb", "control character");
 	reminder_refused("a\\fb", "control character");
-	reminder_refused("a\\u007fb", "control character");	/* DEL */
-	reminder_refused("a\177b", "control character");	/* raw DEL */
-	reminder_refused("a\001b", "control character");	/* raw 0x01 */
+	reminder_refused("a\\u007fb", "control character"); /* DEL */
+	reminder_refused("a\177b", "control character");    /* raw DEL */
+	reminder_refused("a\001b", "control character");    /* raw 0x01 */
 }
 
 static void
 test_reminder_holding_an_escaped_nul_is_not_cut_short(void)
 {
 	static const char nul1[] = "{\"instructions\":{\"promptReminder\":"
-	    "\"a\\u0000b\"}}";
+	                           "\"a\\u0000b\"}}";
 	static const char nul2[] = "{\"promptContext\":{\"command\":"
-	    "[\"p\\u0000x\"]}}";
+	                           "[\"p\\u0000x\"]}}";
 	struct pgn_config c;
 
 	/* "\u0000" would end the decoded string at "a": never accepted. */
@@ -385,13 +380,14 @@ test_reminder_of_invalid_utf8_is_refused(void)
 	struct pgn_config c;
 
 	reminder_refused("\377", "not valid UTF-8");
-	reminder_refused("ab\303", "not valid UTF-8");	/* cut sequence */
+	reminder_refused("ab\303", "not valid UTF-8"); /* cut sequence */
 	reminder_refused("\303(", "not valid UTF-8");
-	reminder_refused("\300\257", "not valid UTF-8");	/* overlong / */
-	reminder_refused("\340\200\257", "not valid UTF-8");	/* overlong */
-	reminder_refused("\355\240\200", "not valid UTF-8");	/* surrogate */
-	reminder_refused("\364\220\200\200", "not valid UTF-8"); /* > U+10FFFF */
-	reminder_refused("\200", "not valid UTF-8");	/* lone continuation */
+	reminder_refused("\300\257", "not valid UTF-8");     /* overlong / */
+	reminder_refused("\340\200\257", "not valid UTF-8"); /* overlong */
+	reminder_refused("\355\240\200", "not valid UTF-8"); /* surrogate */
+	reminder_refused("\364\220\200\200",
+	    "not valid UTF-8");                      /* > U+10FFFF */
+	reminder_refused("\200", "not valid UTF-8"); /* lone continuation */
 	/* A lone escaped surrogate is not even JSON: the file is refused. */
 	parse_reminder("\\ud800", &c);
 	CHECK(c.reminder == NULL);
@@ -409,16 +405,20 @@ test_reminder_that_is_not_a_string_is_refused(void)
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		parse(doc("{\"instructions\":{\"promptReminder\":%s},"
-		    "\"promptContext\":{\"command\":[\"p\"]}}", bad[i]), &c);
+		          "\"promptContext\":{\"command\":[\"p\"]}}",
+		          bad[i]),
+		    &c);
 		CHECK(c.reminder == NULL);
-		CHECK_CONTAINS(c.reminder_problem, "instructions."
+		CHECK_CONTAINS(c.reminder_problem,
+		    "instructions."
 		    "promptReminder must be a string");
 		CHECK_INT(c.argc, 1);
 		pgn_config_release(&c);
 	}
 	/* instructions itself must be an object. */
 	parse("{\"instructions\":\"be nice\","
-	    "\"promptContext\":{\"command\":[\"p\"]}}", &c);
+	      "\"promptContext\":{\"command\":[\"p\"]}}",
+	    &c);
 	CHECK(c.reminder == NULL);
 	CHECK_CONTAINS(c.reminder_problem, "instructions must be an object");
 	CHECK_INT(c.argc, 1);
@@ -440,7 +440,8 @@ test_command_missing_or_not_an_array_is_refused(void)
 	    "promptContext.command must be an array");
 	pc_refused("\"command\":\"scripts/ctx\"",
 	    "promptContext.command must be an array");
-	pc_refused("\"command\":null", "promptContext.command must be an array");
+	pc_refused("\"command\":null",
+	    "promptContext.command must be an array");
 	pc_refused("\"command\":{\"0\":\"x\"}",
 	    "promptContext.command must be an array");
 	pc_refused("\"command\":7", "promptContext.command must be an array");
@@ -456,7 +457,9 @@ test_prompt_context_that_is_not_an_object_is_refused(void)
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		parse(doc("{\"instructions\":{\"promptReminder\":\"r\"},"
-		    "\"promptContext\":%s}", bad[i]), &c);
+		          "\"promptContext\":%s}",
+		          bad[i]),
+		    &c);
 		CHECK_INT(c.argc, 0);
 		CHECK_CONTAINS(c.provider_problem,
 		    "promptContext must be an object");
@@ -468,7 +471,8 @@ test_prompt_context_that_is_not_an_object_is_refused(void)
 static void
 test_command_empty_is_refused(void)
 {
-	pc_refused("\"command\":[]", "promptContext.command must have 1 to 32 "
+	pc_refused("\"command\":[]",
+	    "promptContext.command must have 1 to 32 "
 	    "entries");
 }
 
@@ -511,7 +515,8 @@ test_command_of_32_entries_is_kept_33_refused(void)
 static void
 test_command_entry_must_be_a_nonempty_string(void)
 {
-	pc_refused("\"command\":[\"\"]", "promptContext.command[0] must be a "
+	pc_refused("\"command\":[\"\"]",
+	    "promptContext.command[0] must be a "
 	    "string of 1 to 1024 bytes");
 	pc_refused("\"command\":[\"bin/p\",\"\"]", "promptContext.command[1]");
 	pc_refused("\"command\":[\"bin/p\",\"a\",7]",
@@ -533,7 +538,7 @@ test_command_entry_of_1024_bytes_is_kept_1025_refused(void)
 
 	a1024 = rep("x", PGN_MAX_PROVIDER_ARG);
 	a1025 = rep("x", PGN_MAX_PROVIDER_ARG + 1);
-	e512 = rep("\303\251", PGN_MAX_PROVIDER_ARG / 2);	/* 1024 bytes */
+	e512 = rep("\303\251", PGN_MAX_PROVIDER_ARG / 2); /* 1024 bytes */
 	if (pc_ok(doc("\"command\":[\"bin/p\",\"%s\"]", a1024), &c))
 		CHECK_INT(strlen(c.argv[1]), 1024);
 	pgn_config_release(&c);
@@ -572,7 +577,7 @@ test_command_program_outside_the_project_is_refused(void)
 		    "project, relative to its root");
 	/* Only the program is a path: arguments may name anything. */
 	if (pc_ok("\"command\":[\"bin/p\",\"/etc/hosts\",\"../x\",\"..\"]",
-	    &c)) {
+	        &c)) {
 		CHECK_INT(c.argc, 4);
 		CHECK_STR(c.argv[1], "/etc/hosts");
 		CHECK_STR(c.argv[3], "..");
@@ -616,16 +621,17 @@ test_timeout_bounds(void)
 	pgn_config_release(&c);
 	for (i = 0; i < H_COUNT(bad); i++)
 		if (!pc_refused(doc("\"command\":[\"p\"],\"timeoutMs\":%s",
-		    bad[i]), "promptContext.timeoutMs must be an integer "
-		    "from 1 to 5000"))
+		                    bad[i]),
+		        "promptContext.timeoutMs must be an integer "
+		        "from 1 to 5000"))
 			printf("  timeoutMs %s\n", bad[i]);
 }
 
 static void
 test_max_output_bounds(void)
 {
-	static const char *const bad[] = {"0", "65537", "1.5", "\"8192\"",
-	    "-1", "null", "false", "{}", "1e300", "1e10"};
+	static const char *const bad[] = {"0", "65537", "1.5", "\"8192\"", "-1",
+	    "null", "false", "{}", "1e300", "1e10"};
 	struct pgn_config c;
 	size_t i;
 
@@ -642,8 +648,9 @@ test_max_output_bounds(void)
 	pgn_config_release(&c);
 	for (i = 0; i < H_COUNT(bad); i++)
 		if (!pc_refused(doc("\"command\":[\"p\"],\"maxOutputBytes\":%s",
-		    bad[i]), "promptContext.maxOutputBytes must be an integer "
-		    "from 1 to 65536"))
+		                    bad[i]),
+		        "promptContext.maxOutputBytes must be an integer "
+		        "from 1 to 65536"))
 			printf("  maxOutputBytes %s\n", bad[i]);
 }
 
@@ -653,8 +660,9 @@ test_full_prompt_context_is_read_whole(void)
 	struct pgn_config c;
 
 	parse("{\"instructions\":{\"promptReminder\":\"Run make test.\"},"
-	    "\"promptContext\":{\"command\":[\"scripts/prompt-context\","
-	    "\"--brief\"],\"timeoutMs\":750,\"maxOutputBytes\":4096}}", &c);
+	      "\"promptContext\":{\"command\":[\"scripts/prompt-context\","
+	      "\"--brief\"],\"timeoutMs\":750,\"maxOutputBytes\":4096}}",
+	    &c);
 	CHECK_STR(c.reminder, "Run make test.");
 	CHECK_INT(c.argc, 2);
 	CHECK_STR(c.argv[0], "scripts/prompt-context");
@@ -682,7 +690,7 @@ test_invalid_prompt_context_leaves_the_reminder_working(void)
 
 	/* A good command, a bad bound: the command is not half kept. */
 	parse("{\"instructions\":{\"promptReminder\":\"stay\"},"
-	    "\"promptContext\":{\"command\":[\"p\",\"a\"],\"timeoutMs\":0}}",
+	      "\"promptContext\":{\"command\":[\"p\",\"a\"],\"timeoutMs\":0}}",
 	    &c);
 	CHECK_STR(c.reminder, "stay");
 	CHECK(c.reminder_problem == NULL);
@@ -692,7 +700,8 @@ test_invalid_prompt_context_leaves_the_reminder_working(void)
 	CHECK(c.problem == NULL);
 	pgn_config_release(&c);
 	parse("{\"promptContext\":{\"command\":[\"p\"],\"maxOutputBytes\":0},"
-	    "\"instructions\":{\"promptReminder\":\"stay\"}}", &c);
+	      "\"instructions\":{\"promptReminder\":\"stay\"}}",
+	    &c);
 	CHECK_STR(c.reminder, "stay");
 	CHECK_INT(c.argc, 0);
 	CHECK_CONTAINS(c.provider_problem, "promptContext.maxOutputBytes");
@@ -705,10 +714,12 @@ test_invalid_reminder_leaves_the_provider_working(void)
 	struct pgn_config c;
 
 	parse("{\"instructions\":{\"promptReminder\":\"two\\nlines\"},"
-	    "\"promptContext\":{\"command\":[\"scripts/ctx\",\"-v\"],"
-	    "\"timeoutMs\":300,\"maxOutputBytes\":100}}", &c);
+	      "\"promptContext\":{\"command\":[\"scripts/ctx\",\"-v\"],"
+	      "\"timeoutMs\":300,\"maxOutputBytes\":100}}",
+	    &c);
 	CHECK(c.reminder == NULL);
-	CHECK_CONTAINS(c.reminder_problem, "instructions.promptReminder must "
+	CHECK_CONTAINS(c.reminder_problem,
+	    "instructions.promptReminder must "
 	    "be one line");
 	CHECK(c.provider_problem == NULL);
 	CHECK(c.problem == NULL);
@@ -726,7 +737,8 @@ test_both_invalid_name_both_fields(void)
 	struct pgn_config c;
 
 	parse("{\"instructions\":{\"promptReminder\":\"\"},"
-	    "\"promptContext\":{\"command\":[\"/bin/sh\"]}}", &c);
+	      "\"promptContext\":{\"command\":[\"/bin/sh\"]}}",
+	    &c);
 	CHECK(c.reminder == NULL);
 	CHECK_INT(c.argc, 0);
 	CHECK_CONTAINS(c.reminder_problem, "instructions.promptReminder");
@@ -755,16 +767,17 @@ test_nothing_configured(void)
 static void
 test_invalid_json_turns_both_off(void)
 {
-	static const char *const bad[] = {"", " ", "{", "}", "{\"instructions\":",
+	static const char *const bad[] = {"", " ", "{", "}",
+	    "{\"instructions\":",
 	    "{\"instructions\":{\"promptReminder\":\"x\"},}",
 	    "{\"instructions\":{\"promptReminder\":\"x\"}} x",
 	    "{\"instructions\":{\"promptReminder\":\"x\"}}{}",
 	    "{'instructions':1}", "{\"a\":tru}",
 	    "{\"promptContext\":{\"command\":[\"p\",]}}"};
 	static const char nul[] = "{\"instructions\":{\"promptReminder\":"
-	    "\"x\"}}\0";
+	                          "\"x\"}}\0";
 	static const char nul2[] = "{\"instructions\":{\"promptReminder\":"
-	    "\"a\0b\"}}";
+	                           "\"a\0b\"}}";
 	size_t i;
 
 	for (i = 0; i < H_COUNT(bad); i++)
@@ -794,7 +807,8 @@ test_file_over_the_cap_turns_both_off(void)
 	char *text;
 	size_t len;
 	struct pgn_config c;
-	static const char body[] = "{\"instructions\":{\"promptReminder\":"
+	static const char body[] =
+	    "{\"instructions\":{\"promptReminder\":"
 	    "\"r\"},\"promptContext\":{\"command\":[\"p\"]}}";
 
 	/* Exactly the cap, padded with spaces: read. */
@@ -830,10 +844,12 @@ test_unknown_keys_are_listed_and_change_nothing(void)
 	struct pgn_config c;
 
 	parse("{\"version\":2,\"instructions\":{\"promptReminder\":\"r\","
-	    "\"style\":\"terse\"},\"promptContext\":{\"command\":[\"p\"],"
-	    "\"timeoutMs\":10,\"env\":{\"A\":\"1\"},\"shell\":true},"
-	    "\"extra\":null}", &c);
-	CHECK_STR(c.unknown, "version, extra, instructions.style, "
+	      "\"style\":\"terse\"},\"promptContext\":{\"command\":[\"p\"],"
+	      "\"timeoutMs\":10,\"env\":{\"A\":\"1\"},\"shell\":true},"
+	      "\"extra\":null}",
+	    &c);
+	CHECK_STR(c.unknown,
+	    "version, extra, instructions.style, "
 	    "promptContext.env, promptContext.shell");
 	CHECK_STR(c.reminder, "r");
 	CHECK(c.reminder_problem == NULL);
@@ -844,9 +860,11 @@ test_unknown_keys_are_listed_and_change_nothing(void)
 	pgn_config_release(&c);
 	/* Keys are case-sensitive: "PromptReminder" is unknown. */
 	parse("{\"Instructions\":{},\"instructions\":{\"PromptReminder\":"
-	    "\"x\"},\"promptContext\":{\"Command\":[\"p\"],"
-	    "\"command\":[\"q\"],\"TimeoutMs\":1}}", &c);
-	CHECK_STR(c.unknown, "Instructions, instructions.PromptReminder, "
+	      "\"x\"},\"promptContext\":{\"Command\":[\"p\"],"
+	      "\"command\":[\"q\"],\"TimeoutMs\":1}}",
+	    &c);
+	CHECK_STR(c.unknown,
+	    "Instructions, instructions.PromptReminder, "
 	    "promptContext.Command, promptContext.TimeoutMs");
 	CHECK(c.reminder == NULL && c.reminder_problem == NULL);
 	CHECK_INT(c.argc, 1);
@@ -861,7 +879,8 @@ test_unknown_keys_are_listed_even_beside_an_invalid_feature(void)
 	struct pgn_config c;
 
 	parse("{\"instructions\":{\"promptReminder\":7,\"x\":1},"
-	    "\"promptContext\":{\"command\":[],\"y\":2}}", &c);
+	      "\"promptContext\":{\"command\":[],\"y\":2}}",
+	    &c);
 	CHECK_STR(c.unknown, "instructions.x, promptContext.y");
 	CHECK(c.reminder_problem != NULL);
 	CHECK(c.provider_problem != NULL);
@@ -873,7 +892,8 @@ test_unknown_keys_are_listed_even_beside_an_invalid_feature(void)
 static void
 test_load_reads_the_project_file(void)
 {
-	static const char text[] = "{\"instructions\":{\"promptReminder\":"
+	static const char text[] =
+	    "{\"instructions\":{\"promptReminder\":"
 	    "\" from disk \"},\"promptContext\":{\"command\":[\"bin/ctx\"],"
 	    "\"maxOutputBytes\":77},\"x\":0}\n";
 	struct pgn_config c;
@@ -921,7 +941,7 @@ static void
 test_load_of_the_global_scope_configures_nothing(void)
 {
 	static const char global[] = "{\"instructions\":{\"promptReminder\":"
-	    "\"g\"}}";
+	                             "\"g\"}}";
 	struct pgn_config c;
 	char path[PATH_MAX];
 
@@ -1011,43 +1031,43 @@ test_load_of_an_unreadable_config_reports_it(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_reminder_of_one_and_of_500_characters_is_kept),
-	H_TEST(test_reminder_counts_characters_not_bytes),
-	H_TEST(test_reminder_of_501_characters_is_refused),
-	H_TEST(test_reminder_bound_applies_after_trimming),
-	H_TEST(test_reminder_empty_or_blank_is_refused),
-	H_TEST(test_reminder_surrounding_spaces_are_trimmed),
-	H_TEST(test_reminder_with_a_line_break_is_refused),
-	H_TEST(test_reminder_with_a_control_character_is_refused),
-	H_TEST(test_reminder_holding_an_escaped_nul_is_not_cut_short),
-	H_TEST(test_reminder_of_invalid_utf8_is_refused),
-	H_TEST(test_reminder_that_is_not_a_string_is_refused),
-	H_TEST(test_command_missing_or_not_an_array_is_refused),
-	H_TEST(test_prompt_context_that_is_not_an_object_is_refused),
-	H_TEST(test_command_empty_is_refused),
-	H_TEST(test_command_of_32_entries_is_kept_33_refused),
-	H_TEST(test_command_entry_must_be_a_nonempty_string),
-	H_TEST(test_command_entry_of_1024_bytes_is_kept_1025_refused),
-	H_TEST(test_command_program_outside_the_project_is_refused),
-	H_TEST(test_timeout_bounds),
-	H_TEST(test_max_output_bounds),
-	H_TEST(test_full_prompt_context_is_read_whole),
-	H_TEST(test_invalid_prompt_context_leaves_the_reminder_working),
-	H_TEST(test_invalid_reminder_leaves_the_provider_working),
-	H_TEST(test_both_invalid_name_both_fields),
-	H_TEST(test_nothing_configured),
-	H_TEST(test_invalid_json_turns_both_off),
-	H_TEST(test_json_that_is_not_an_object_turns_both_off),
-	H_TEST(test_file_over_the_cap_turns_both_off),
-	H_TEST(test_unknown_keys_are_listed_and_change_nothing),
-	H_TEST(test_unknown_keys_are_listed_even_beside_an_invalid_feature),
-	H_TEST(test_load_reads_the_project_file),
-	H_TEST(test_load_of_a_missing_file_configures_nothing),
-	H_TEST(test_load_of_the_global_scope_configures_nothing),
-	H_TEST(test_load_of_a_file_over_the_cap_turns_both_off),
-	H_TEST(test_load_of_a_much_larger_file_turns_both_off),
-	H_TEST(test_load_of_an_empty_or_invalid_file_reports_it),
-	H_TEST(test_load_of_an_unreadable_config_reports_it),
+    H_TEST(test_reminder_of_one_and_of_500_characters_is_kept),
+    H_TEST(test_reminder_counts_characters_not_bytes),
+    H_TEST(test_reminder_of_501_characters_is_refused),
+    H_TEST(test_reminder_bound_applies_after_trimming),
+    H_TEST(test_reminder_empty_or_blank_is_refused),
+    H_TEST(test_reminder_surrounding_spaces_are_trimmed),
+    H_TEST(test_reminder_with_a_line_break_is_refused),
+    H_TEST(test_reminder_with_a_control_character_is_refused),
+    H_TEST(test_reminder_holding_an_escaped_nul_is_not_cut_short),
+    H_TEST(test_reminder_of_invalid_utf8_is_refused),
+    H_TEST(test_reminder_that_is_not_a_string_is_refused),
+    H_TEST(test_command_missing_or_not_an_array_is_refused),
+    H_TEST(test_prompt_context_that_is_not_an_object_is_refused),
+    H_TEST(test_command_empty_is_refused),
+    H_TEST(test_command_of_32_entries_is_kept_33_refused),
+    H_TEST(test_command_entry_must_be_a_nonempty_string),
+    H_TEST(test_command_entry_of_1024_bytes_is_kept_1025_refused),
+    H_TEST(test_command_program_outside_the_project_is_refused),
+    H_TEST(test_timeout_bounds),
+    H_TEST(test_max_output_bounds),
+    H_TEST(test_full_prompt_context_is_read_whole),
+    H_TEST(test_invalid_prompt_context_leaves_the_reminder_working),
+    H_TEST(test_invalid_reminder_leaves_the_provider_working),
+    H_TEST(test_both_invalid_name_both_fields),
+    H_TEST(test_nothing_configured),
+    H_TEST(test_invalid_json_turns_both_off),
+    H_TEST(test_json_that_is_not_an_object_turns_both_off),
+    H_TEST(test_file_over_the_cap_turns_both_off),
+    H_TEST(test_unknown_keys_are_listed_and_change_nothing),
+    H_TEST(test_unknown_keys_are_listed_even_beside_an_invalid_feature),
+    H_TEST(test_load_reads_the_project_file),
+    H_TEST(test_load_of_a_missing_file_configures_nothing),
+    H_TEST(test_load_of_the_global_scope_configures_nothing),
+    H_TEST(test_load_of_a_file_over_the_cap_turns_both_off),
+    H_TEST(test_load_of_a_much_larger_file_turns_both_off),
+    H_TEST(test_load_of_an_empty_or_invalid_file_reports_it),
+    H_TEST(test_load_of_an_unreadable_config_reports_it),
 };
 
 int

@@ -89,15 +89,21 @@ test_open_sets_wal_and_schema_version(void)
 	raw = h_raw();
 	CHECK_INT(H_INT(raw, "PRAGMA user_version"), pgn_schema_version());
 	CHECK(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, NULL) ==
-	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW);
+	        SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW);
 	CHECK_STR((const char *)sqlite3_column_text(st, 0), "wal");
 	sqlite3_finalize(st);
 	/* the schema is there */
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM sqlite_schema WHERE "
-	    "type = 'table' AND name IN ('scope', 'agent', 'session', "
-	    "'message', 'delivery', 'audit_head', 'journal')"), 7);
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM sqlite_schema WHERE "
-	    "name = 'message_queued'"), 1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM sqlite_schema WHERE "
+	              "type = 'table' AND name IN ('scope', 'agent', "
+	              "'session', "
+	              "'message', 'delivery', 'audit_head', 'journal')"),
+	    7);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM sqlite_schema WHERE "
+	              "name = 'message_queued'"),
+	    1);
 	sqlite3_close(raw);
 	pgn_db_close(db);
 }
@@ -131,7 +137,7 @@ test_reopen_keeps_data_and_changes_nothing(void)
 	free(before);
 
 	db = h_open();
-	CHECK_INT(pgn_agent_add(db, "bob"), PGN_EEXIST);	/* still there */
+	CHECK_INT(pgn_agent_add(db, "bob"), PGN_EEXIST); /* still there */
 	pgn_db_close(db);
 	raw = h_raw();
 	CHECK_INT(H_INT(raw, "SELECT count(*) FROM sqlite_schema"), tables);
@@ -182,7 +188,8 @@ test_open_refuses_foreign_database_and_leaves_it_alone(void)
 
 	H_PATH(path, "other.db");
 	raw = h_raw_open(path);
-	H_EXEC(raw, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
+	H_EXEC(raw,
+	    "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
 	    "INSERT INTO notes(text) VALUES ('keep me')");
 	sqlite3_close(raw);
 	before = h_read_file(path, &len);
@@ -257,8 +264,8 @@ test_close_accepts_null(void)
 /* ---- state home and database path ---------------------------------- */
 
 struct saved_env {
-	const char	*name;
-	char		*value;		/* NULL: was unset */
+	const char *name;
+	char *value; /* NULL: was unset */
 };
 
 static void
@@ -408,7 +415,7 @@ test_db_path_precedence(void)
 	CHECK_INT(pgn_db_path("", &path, &why), PGN_OK);
 	CHECK_STR(path, "/env/pigeon.db");
 	free(path);
-	CHECK(!h_exists(home));		/* no home made for a named db */
+	CHECK(!h_exists(home)); /* no home made for a named db */
 
 	unsetenv("PIGEON_DB");
 	CHECK_INT(pgn_db_path(NULL, &path, &why), PGN_OK);
@@ -493,7 +500,8 @@ fill_history(sqlite3 *raw, int n)
 	    " SELECT 1, 'alice', 1 + (i %% 2), 'old ' || i, i, i + 1 FROM c;"
 	    "INSERT INTO message(scope_id, sender, recipient_id, body, "
 	    " created_ms) VALUES (1, 'alice', 1, 'new', 0);"
-	    "COMMIT", n);
+	    "COMMIT",
+	    n);
 	REQUIRE(len > 0 && (size_t)len < sizeof(sql));
 	REQUIRE(H_EXEC(raw, sql));
 }
@@ -618,15 +626,18 @@ test_send_waits_for_a_lock_released_before_the_deadline(void)
 
 		close(fds[0]);
 		ok = sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE, NULL) ==
-		    SQLITE_OK && sqlite3_exec(s, "BEGIN IMMEDIATE", NULL, NULL,
-		    NULL) == SQLITE_OK;
+		        SQLITE_OK &&
+		    sqlite3_exec(s, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+		        SQLITE_OK;
 		if (write(fds[1], ok ? "1" : "0", 1) != 1)
 			ok = 0;
 		close(fds[1]);
 		nanosleep(&ts, NULL);
-		if (ok && sqlite3_exec(s, "INSERT INTO agent(scope_id, name, "
-		    "created_ms) SELECT id, 'child', 0 FROM scope; COMMIT",
-		    NULL, NULL, NULL) != SQLITE_OK)
+		if (ok &&
+		    sqlite3_exec(s,
+		        "INSERT INTO agent(scope_id, name, "
+		        "created_ms) SELECT id, 'child', 0 FROM scope; COMMIT",
+		        NULL, NULL, NULL) != SQLITE_OK)
 			ok = 0;
 		sqlite3_close(s);
 		_exit(ok ? 0 : 1);
@@ -643,33 +654,37 @@ test_send_waits_for_a_lock_released_before_the_deadline(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	pgn_db_close(db);
 	raw = h_raw();
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message WHERE body = "
-	    "'after the child'"), 1);
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM agent WHERE name = "
-	    "'child'"), 1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE body = "
+	              "'after the child'"),
+	    1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM agent WHERE name = "
+	              "'child'"),
+	    1);
 	sqlite3_close(raw);
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_open_creates_private_file),
-	H_TEST(test_open_without_create_refuses_missing_file),
-	H_TEST(test_open_sets_wal_and_schema_version),
-	H_TEST(test_reopen_keeps_data_and_changes_nothing),
-	H_TEST(test_open_refuses_newer_schema_and_leaves_file_alone),
-	H_TEST(test_open_refuses_foreign_database_and_leaves_it_alone),
-	H_TEST(test_open_refuses_garbage_file_naming_it),
-	H_TEST(test_open_refuses_directory),
-	H_TEST(test_open_in_missing_directory_fails_with_eio),
-	H_TEST(test_close_accepts_null),
-	H_TEST(test_home_path_precedence),
-	H_TEST(test_home_ensure_creates_missing_parents_private),
-	H_TEST(test_home_ensure_tightens_existing_dir),
-	H_TEST(test_home_ensure_refuses_a_file),
-	H_TEST(test_db_path_precedence),
-	H_TEST(test_claim_query_uses_partial_index_with_small_history),
-	H_TEST(test_claim_query_uses_partial_index_with_large_history),
-	H_TEST(test_send_gives_up_with_ebusy_at_the_deadline),
-	H_TEST(test_send_waits_for_a_lock_released_before_the_deadline),
+    H_TEST(test_open_creates_private_file),
+    H_TEST(test_open_without_create_refuses_missing_file),
+    H_TEST(test_open_sets_wal_and_schema_version),
+    H_TEST(test_reopen_keeps_data_and_changes_nothing),
+    H_TEST(test_open_refuses_newer_schema_and_leaves_file_alone),
+    H_TEST(test_open_refuses_foreign_database_and_leaves_it_alone),
+    H_TEST(test_open_refuses_garbage_file_naming_it),
+    H_TEST(test_open_refuses_directory),
+    H_TEST(test_open_in_missing_directory_fails_with_eio),
+    H_TEST(test_close_accepts_null),
+    H_TEST(test_home_path_precedence),
+    H_TEST(test_home_ensure_creates_missing_parents_private),
+    H_TEST(test_home_ensure_tightens_existing_dir),
+    H_TEST(test_home_ensure_refuses_a_file),
+    H_TEST(test_db_path_precedence),
+    H_TEST(test_claim_query_uses_partial_index_with_small_history),
+    H_TEST(test_claim_query_uses_partial_index_with_large_history),
+    H_TEST(test_send_gives_up_with_ebusy_at_the_deadline),
+    H_TEST(test_send_waits_for_a_lock_released_before_the_deadline),
 };
 
 int

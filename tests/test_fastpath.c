@@ -16,8 +16,8 @@
 #include "harness.h"
 #include "pgn_int.h"
 
-#define SCOPE	"/src/fastpath"
-#define SESSION	"claude:fp-1"
+#define SCOPE   "/src/fastpath"
+#define SESSION "claude:fp-1"
 
 static long long
 file_size(const char *name)
@@ -94,8 +94,10 @@ last_turn(void)
 	sqlite3_stmt *st = NULL;
 	char *s = NULL;
 
-	if (sqlite3_prepare_v2(raw, "SELECT last_turn FROM session WHERE "
-	    "key = '" SESSION "'", -1, &st, NULL) == SQLITE_OK &&
+	if (sqlite3_prepare_v2(raw,
+	        "SELECT last_turn FROM session WHERE "
+	        "key = '" SESSION "'",
+	        -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		s = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
@@ -168,15 +170,44 @@ static void
 test_more_statements_than_the_cache_holds(void)
 {
 	static const char *const sql[] = {
-		"SELECT 1", "SELECT 2", "SELECT 3", "SELECT 4", "SELECT 5",
-		"SELECT 6", "SELECT 7", "SELECT 8", "SELECT 9", "SELECT 10",
-		"SELECT 11", "SELECT 12", "SELECT 13", "SELECT 14",
-		"SELECT 15", "SELECT 16", "SELECT 17", "SELECT 18",
-		"SELECT 19", "SELECT 20", "SELECT 21", "SELECT 22",
-		"SELECT 23", "SELECT 24", "SELECT 25", "SELECT 26",
-		"SELECT 27", "SELECT 28", "SELECT 29", "SELECT 30",
-		"SELECT 31", "SELECT 32", "SELECT 33", "SELECT 34",
-		"SELECT 35", "SELECT 36", "SELECT 37", "SELECT 38",
+	    "SELECT 1",
+	    "SELECT 2",
+	    "SELECT 3",
+	    "SELECT 4",
+	    "SELECT 5",
+	    "SELECT 6",
+	    "SELECT 7",
+	    "SELECT 8",
+	    "SELECT 9",
+	    "SELECT 10",
+	    "SELECT 11",
+	    "SELECT 12",
+	    "SELECT 13",
+	    "SELECT 14",
+	    "SELECT 15",
+	    "SELECT 16",
+	    "SELECT 17",
+	    "SELECT 18",
+	    "SELECT 19",
+	    "SELECT 20",
+	    "SELECT 21",
+	    "SELECT 22",
+	    "SELECT 23",
+	    "SELECT 24",
+	    "SELECT 25",
+	    "SELECT 26",
+	    "SELECT 27",
+	    "SELECT 28",
+	    "SELECT 29",
+	    "SELECT 30",
+	    "SELECT 31",
+	    "SELECT 32",
+	    "SELECT 33",
+	    "SELECT 34",
+	    "SELECT 35",
+	    "SELECT 36",
+	    "SELECT 37",
+	    "SELECT 38",
 	};
 	sqlite3_stmt *st[sizeof(sql) / sizeof(sql[0])];
 	size_t i, n = sizeof(sql) / sizeof(sql[0]);
@@ -198,7 +229,7 @@ test_more_statements_than_the_cache_holds(void)
 		CHECK_INT(sqlite3_column_int(st[i], 0), (int)i + 1);
 		pgn_finish(db, st[i]);
 	}
-	pgn_db_close(db);	/* LSan: nothing leaks */
+	pgn_db_close(db); /* LSan: nothing leaks */
 }
 
 /* ---- WAL lifecycle --------------------------------------------------- */
@@ -210,7 +241,8 @@ wal_frames(pgn_db *db)
 	int log = -1, ckpt = -1;
 
 	CHECK_INT(sqlite3_wal_checkpoint_v2(db->sql, NULL,
-	    SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt), SQLITE_OK);
+	              SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt),
+	    SQLITE_OK);
 	return log;
 }
 
@@ -230,8 +262,10 @@ test_close_keeps_wal_and_shm(void)
 	queue_for_bob(db, "second");
 	pgn_db_close(db);
 	raw = h_raw();
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message WHERE body IN "
-	    "('first', 'second')"), 2);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE body IN "
+	              "('first', 'second')"),
+	    2);
 	sqlite3_close(raw);
 }
 
@@ -425,8 +459,9 @@ test_no_mail_prompt_refreshes_a_stale_last_seen(void)
 	raw = h_raw();
 	CHECK(H_INT(raw, "SELECT last_seen_ms / 1000 FROM session") >=
 	    now_s - 30);
-	CHECK(H_INT(raw, "SELECT last_seen_ms / 1000 FROM agent WHERE "
-	    "name = 'bob'") >= now_s - 30);
+	CHECK(H_INT(raw,
+	          "SELECT last_seen_ms / 1000 FROM agent WHERE "
+	          "name = 'bob'") >= now_s - 30);
 	sqlite3_close(raw);
 }
 
@@ -516,22 +551,22 @@ test_turn_peek_uses_the_partial_index(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_prepare_reuses_a_finished_statement),
-	H_TEST(test_prepare_while_in_use_gives_a_second_statement),
-	H_TEST(test_finish_resets_and_clears_bindings),
-	H_TEST(test_more_statements_than_the_cache_holds),
-	H_TEST(test_close_keeps_wal_and_shm),
-	H_TEST(test_close_checkpoints_a_wal_past_its_bound),
-	H_TEST(test_first_write_checkpoints_what_others_left),
-	H_TEST(test_first_write_appends_to_a_small_wal),
-	H_TEST(test_latency_connection_appends_without_checkpointing),
-	H_TEST(test_no_mail_prompt_leaves_database_and_wal_untouched),
-	H_TEST(test_no_mail_prompt_with_mail_claims_and_records_the_turn),
-	H_TEST(test_no_mail_prompt_refreshes_a_stale_last_seen),
-	H_TEST(test_no_mail_prompt_of_a_new_session_binds_it),
-	H_TEST(test_no_mail_prompt_in_another_scope_is_not_answered_there),
-	H_TEST(test_without_only_mail_every_prompt_records_its_turn),
-	H_TEST(test_turn_peek_uses_the_partial_index),
+    H_TEST(test_prepare_reuses_a_finished_statement),
+    H_TEST(test_prepare_while_in_use_gives_a_second_statement),
+    H_TEST(test_finish_resets_and_clears_bindings),
+    H_TEST(test_more_statements_than_the_cache_holds),
+    H_TEST(test_close_keeps_wal_and_shm),
+    H_TEST(test_close_checkpoints_a_wal_past_its_bound),
+    H_TEST(test_first_write_checkpoints_what_others_left),
+    H_TEST(test_first_write_appends_to_a_small_wal),
+    H_TEST(test_latency_connection_appends_without_checkpointing),
+    H_TEST(test_no_mail_prompt_leaves_database_and_wal_untouched),
+    H_TEST(test_no_mail_prompt_with_mail_claims_and_records_the_turn),
+    H_TEST(test_no_mail_prompt_refreshes_a_stale_last_seen),
+    H_TEST(test_no_mail_prompt_of_a_new_session_binds_it),
+    H_TEST(test_no_mail_prompt_in_another_scope_is_not_answered_there),
+    H_TEST(test_without_only_mail_every_prompt_records_its_turn),
+    H_TEST(test_turn_peek_uses_the_partial_index),
 };
 
 int

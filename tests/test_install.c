@@ -15,8 +15,8 @@
 
 #include "harness.h"
 
-#define HOOK		"/opt/pigeon/bin/pigeon-hook"
-#define OTHER_HOOK	"/usr/local/lib/pigeon/pigeon-hook"
+#define HOOK       "/opt/pigeon/bin/pigeon-hook"
+#define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
 
 static const char *const env_vars[] = {"HOME", "CLAUDE_CONFIG_DIR",
     "CODEX_HOME"};
@@ -90,8 +90,9 @@ fixture(const char *name, size_t *len)
 		/* Run by hand: fixtures sit next to this file. */
 		slash = strrchr(__FILE__, '/');
 		REQUIRE(slash != NULL);
-		REQUIRE(snprintf(dir, sizeof(dir), "%.*s/fixtures",
-		    (int)(slash - __FILE__), __FILE__) < (int)sizeof(dir));
+		REQUIRE(
+		    snprintf(dir, sizeof(dir), "%.*s/fixtures",
+		        (int)(slash - __FILE__), __FILE__) < (int)sizeof(dir));
 		base = dir;
 	}
 	REQUIRE(snprintf(path, sizeof(path), "%s/install/%s", base, name) <
@@ -213,17 +214,17 @@ static void
 test_command_is_pigeon_by_first_word_basename(void)
 {
 	CHECK(pgn_command_is_pigeon("/usr/bin/pigeon-hook claude "
-	    "SessionStart"));
+	                            "SessionStart"));
 	CHECK(pgn_command_is_pigeon("pigeon-hook"));
 	CHECK(pgn_command_is_pigeon("pigeon-hook cursor sessionStart"));
 	CHECK(pgn_command_is_pigeon("  \t/opt/p/pigeon-hook x"));
 	CHECK(pgn_command_is_pigeon("'/opt/my dir/pigeon-hook' gemini "
-	    "BeforeAgent"));
+	                            "BeforeAgent"));
 	CHECK(pgn_command_is_pigeon("\"/opt/my dir/pigeon-hook\" codex x"));
 	CHECK(pgn_command_is_pigeon("/opt/my\\ dir/pigeon-hook codex x"));
 	CHECK(pgn_command_is_pigeon("'/it'\\''s/pigeon-hook' claude x"));
 	CHECK(pgn_command_is_pigeon("\"$CLAUDE_PROJECT_DIR\"/bin/pigeon-hook"
-	    " claude SessionStart"));
+	                            " claude SessionStart"));
 	CHECK(pgn_command_is_pigeon("/a/pigeon-hook;echo x"));
 	CHECK(pgn_command_is_pigeon("pig\"eon\"-hook"));
 }
@@ -367,8 +368,8 @@ static void
 test_up_to_date_entry_keeps_its_place_after_a_reorder(void)
 {
 	static const char in[] =
-	    "{\"version\":1,\"hooks\":{\"sessionStart\":[{\"command\":\""
-	    HOOK " cursor sessionStart\",\"timeout\":5},{\"command\":\"b\"}],"
+	    "{\"version\":1,\"hooks\":{\"sessionStart\":[{\"command\":\"" HOOK
+	    " cursor sessionStart\",\"timeout\":5},{\"command\":\"b\"}],"
 	    "\"beforeSubmitPrompt\":[{\"command\":\"" HOOK " cursor "
 	    "beforeSubmitPrompt\",\"timeout\":5}]}}";
 	char *out;
@@ -403,8 +404,9 @@ test_install_replaces_an_old_pigeon_entry(void)
 	CHECK_INT(count(out, OTHER_HOOK " claude UserPromptSubmit"), 1);
 	CHECK_INT(count(out, "\"mine\""), 1);
 	/* The foreign entry now comes before Pigeon's. */
-	CHECK(out != NULL && strstr(out, "\"mine\"") <
-	    strstr(out, OTHER_HOOK " claude SessionStart"));
+	CHECK(out != NULL &&
+	    strstr(out, "\"mine\"") <
+	        strstr(out, OTHER_HOOK " claude SessionStart"));
 	free(out);
 }
 
@@ -447,14 +449,15 @@ test_install_writes_only_the_hosts_two_events(void)
 		root = cJSON_Parse(out);
 		hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
 		n = 0;
-		cJSON_ArrayForEach(ev, hooks) {
+		cJSON_ArrayForEach(ev, hooks)
+		{
 			CHECK(strcmp(ev->string, hi->events[0]) == 0 ||
 			    strcmp(ev->string, hi->events[1]) == 0);
 			n++;
 		}
 		CHECK_INT(n, 2);
-		CHECK_INT(cJSON_GetArraySize(root), h == PGN_HOST_CURSOR ? 2 :
-		    1);
+		CHECK_INT(cJSON_GetArraySize(root),
+		    h == PGN_HOST_CURSOR ? 2 : 1);
 		cJSON_Delete(root);
 		free(out);
 	}
@@ -468,12 +471,14 @@ test_hook_path_is_quoted_only_when_needed(void)
 
 	out = merge_in(PGN_HOST_CURSOR, NULL, "/opt/my dir/it's/pigeon-hook",
 	    &changed);
-	CHECK_CONTAINS(out, "\"'/opt/my dir/it'\\\\''s/pigeon-hook' cursor "
+	CHECK_CONTAINS(out,
+	    "\"'/opt/my dir/it'\\\\''s/pigeon-hook' cursor "
 	    "sessionStart\"");
 	free(out);
 	out = merge_in(PGN_HOST_CURSOR, NULL, "/opt/a-b_c.d+1/pigeon-hook",
 	    &changed);
-	CHECK_CONTAINS(out, "\"/opt/a-b_c.d+1/pigeon-hook cursor "
+	CHECK_CONTAINS(out,
+	    "\"/opt/a-b_c.d+1/pigeon-hook cursor "
 	    "sessionStart\"");
 	free(out);
 }
@@ -489,14 +494,17 @@ test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook(void)
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, NULL, 0, bad[i],
-		    &out, &changed, err, sizeof(err)), PGN_EINVAL);
+		              &out, &changed, err, sizeof(err)),
+		    PGN_EINVAL);
 		CHECK(out == NULL);
 		CHECK_CONTAINS(err, "absolute path");
 	}
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, NULL, 0, NULL, &out,
-	    &changed, err, sizeof(err)), PGN_EINVAL);
+	              &changed, err, sizeof(err)),
+	    PGN_EINVAL);
 	CHECK_INT(pgn_install_merge(PGN_HOST_NONE, NULL, 0, HOOK, &out,
-	    &changed, err, sizeof(err)), PGN_EINVAL);
+	              &changed, err, sizeof(err)),
+	    PGN_EINVAL);
 }
 
 /* ---- refusals ------------------------------------------------------- */
@@ -504,25 +512,27 @@ test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook(void)
 static void
 test_invalid_json_is_refused_saying_where(void)
 {
-	static const char *const bad[] = {"{", "{\"hooks\":{}} x",
-	    "{\"a\":1,}", "{\n\"a\": [1, 2\n,]\n}", "nul", "// c\n{}"};
+	static const char *const bad[] = {"{", "{\"hooks\":{}} x", "{\"a\":1,}",
+	    "{\n\"a\": [1, 2\n,]\n}", "nul", "// c\n{}"};
 	char err[PGN_MAX_ERR], *out = NULL;
 	size_t i;
 	int changed = 7;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		CHECK_INT(pgn_install_merge(PGN_HOST_CODEX, bad[i],
-		    strlen(bad[i]), HOOK, &out, &changed, err, sizeof(err)),
+		              strlen(bad[i]), HOOK, &out, &changed, err,
+		              sizeof(err)),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
 		CHECK_CONTAINS(err, "not valid JSON (line ");
 		CHECK_INT(pgn_uninstall_merge(PGN_HOST_CODEX, bad[i],
-		    strlen(bad[i]), &out, &changed, err, sizeof(err)),
+		              strlen(bad[i]), &out, &changed, err, sizeof(err)),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
 	}
 	CHECK_INT(pgn_install_merge(PGN_HOST_CODEX, bad[3], strlen(bad[3]),
-	    HOOK, &out, &changed, err, sizeof(err)), PGN_EINVAL);
+	              HOOK, &out, &changed, err, sizeof(err)),
+	    PGN_EINVAL);
 	CHECK_CONTAINS(err, "(line 3, column ");
 }
 
@@ -533,8 +543,9 @@ test_nul_byte_is_refused(void)
 	char err[PGN_MAX_ERR], *out = NULL;
 	int changed;
 
-	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1,
-	    HOOK, &out, &changed, err, sizeof(err)), PGN_EINVAL);
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1, HOOK,
+	              &out, &changed, err, sizeof(err)),
+	    PGN_EINVAL);
 	CHECK_CONTAINS(err, "NUL");
 	CHECK(out == NULL);
 }
@@ -547,8 +558,9 @@ test_nul_escape_is_refused_not_rewritten(void)
 	int changed;
 
 	/* cJSON would decode it into a NUL and write back "opus". */
-	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1,
-	    HOOK, &out, &changed, err, sizeof(err)), PGN_EINVAL);
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1, HOOK,
+	              &out, &changed, err, sizeof(err)),
+	    PGN_EINVAL);
 	CHECK_CONTAINS(err, "\\u0000");
 	CHECK(out == NULL);
 }
@@ -557,20 +569,20 @@ static void
 test_wrong_shapes_are_refused(void)
 {
 	static const struct {
-		pgn_host	 h;
-		const char	*in;
-		const char	*why;
+		pgn_host h;
+		const char *in;
+		const char *why;
 	} bad[] = {
-		{PGN_HOST_CLAUDE, "[]", "top level"},
-		{PGN_HOST_CLAUDE, "\"x\"", "top level"},
-		{PGN_HOST_CLAUDE, "{\"hooks\":[]}", "\"hooks\" as an array"},
-		{PGN_HOST_CURSOR, "{\"hooks\":null}", "\"hooks\" as null"},
-		{PGN_HOST_CURSOR, "{\"hooks\":{\"sessionStart\":\"x\"}}",
-		    "\"sessionStart\" as a string"},
-		{PGN_HOST_CODEX, "{\"hooks\":{\"UserPromptSubmit\":{}}}",
-		    "\"UserPromptSubmit\" as an object"},
-		{PGN_HOST_GEMINI, "{\"hooks\":{\"BeforeAgent\":1}}",
-		    "\"BeforeAgent\" as a number"},
+	    {PGN_HOST_CLAUDE, "[]", "top level"},
+	    {PGN_HOST_CLAUDE, "\"x\"", "top level"},
+	    {PGN_HOST_CLAUDE, "{\"hooks\":[]}", "\"hooks\" as an array"},
+	    {PGN_HOST_CURSOR, "{\"hooks\":null}", "\"hooks\" as null"},
+	    {PGN_HOST_CURSOR, "{\"hooks\":{\"sessionStart\":\"x\"}}",
+	        "\"sessionStart\" as a string"},
+	    {PGN_HOST_CODEX, "{\"hooks\":{\"UserPromptSubmit\":{}}}",
+	        "\"UserPromptSubmit\" as an object"},
+	    {PGN_HOST_GEMINI, "{\"hooks\":{\"BeforeAgent\":1}}",
+	        "\"BeforeAgent\" as a number"},
 	};
 	char err[PGN_MAX_ERR], *out = NULL;
 	size_t i;
@@ -578,12 +590,14 @@ test_wrong_shapes_are_refused(void)
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		CHECK_INT(pgn_install_merge(bad[i].h, bad[i].in,
-		    strlen(bad[i].in), HOOK, &out, &changed, err,
-		    sizeof(err)), PGN_EINVAL);
+		              strlen(bad[i].in), HOOK, &out, &changed, err,
+		              sizeof(err)),
+		    PGN_EINVAL);
 		CHECK_CONTAINS(err, bad[i].why);
 		CHECK(out == NULL);
 		CHECK_INT(pgn_uninstall_merge(bad[i].h, bad[i].in,
-		    strlen(bad[i].in), &out, &changed, err, sizeof(err)),
+		              strlen(bad[i].in), &out, &changed, err,
+		              sizeof(err)),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
 	}
@@ -622,14 +636,17 @@ test_config_over_max_is_refused(void)
 	big[0] = '{';
 	big[n - 1] = '}';
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, big, n, HOOK, &out,
-	    &changed, err, sizeof(err)), PGN_ETOOBIG);
+	              &changed, err, sizeof(err)),
+	    PGN_ETOOBIG);
 	CHECK(out == NULL);
-	CHECK_INT(pgn_uninstall_merge(PGN_HOST_CLAUDE, big, n, &out,
-	    &changed, err, sizeof(err)), PGN_ETOOBIG);
+	CHECK_INT(pgn_uninstall_merge(PGN_HOST_CLAUDE, big, n, &out, &changed,
+	              err, sizeof(err)),
+	    PGN_ETOOBIG);
 	/* Exactly the limit is fine. */
 	big[n - 2] = '}';
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, big, n - 1, HOOK, &out,
-	    &changed, err, sizeof(err)), PGN_OK);
+	              &changed, err, sizeof(err)),
+	    PGN_OK);
 	free(out);
 	free(big);
 }
@@ -723,7 +740,8 @@ test_uninstall_keeps_foreign_handlers_sharing_a_group(void)
 	CHECK_INT(cJSON_GetArraySize(ss), 1);
 	g = cJSON_GetArrayItem(ss, 0);
 	CHECK_INT(cJSON_GetArraySize(
-	    cJSON_GetObjectItemCaseSensitive(g, "hooks")), 1);
+	              cJSON_GetObjectItemCaseSensitive(g, "hooks")),
+	    1);
 	CHECK(cJSON_GetObjectItemCaseSensitive(g, "matcher") != NULL);
 	/* An empty array the user wrote is not ours to remove. */
 	CHECK_CONTAINS(out, "\"UserPromptSubmit\":\t[]");
@@ -796,7 +814,7 @@ test_install_uninstall_on_blank_file_is_byte_identical(void)
 	for (h = 0; h < PGN_NHOSTS; h++) {
 		user_config((pgn_host)h, path, sizeof(path));
 		bak_of(path, bak, sizeof(bak));
-		install_ok((pgn_host)h, NULL, HOOK);	/* makes the dir */
+		install_ok((pgn_host)h, NULL, HOOK); /* makes the dir */
 		uninstall_ok((pgn_host)h, NULL);
 		for (i = 0; i < H_COUNT(blanks); i++) {
 			h_write_file(path, blanks[i], strlen(blanks[i]));
@@ -857,8 +875,9 @@ user_adds_entry(pgn_host h, const char *path)
 	ev = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(root, "hooks"), hi->events[0]);
 	item = cJSON_Parse(hi->shape == PGN_SHAPE_FLAT ?
-	    "{\"command\":\"user-added\"}" :
-	    "{\"hooks\":[{\"type\":\"command\",\"command\":\"user-added\"}]}");
+	        "{\"command\":\"user-added\"}" :
+	        "{\"hooks\":[{\"type\":\"command\",\"command\":\"user-added\"}]"
+	        "}");
 	cJSON_AddItemToArray(ev, item);
 	s = cJSON_Print(root);
 	h_write_file(path, s, strlen(s));
@@ -1006,8 +1025,7 @@ test_user_env_overrides_are_respected(void)
 	use_home(home, sizeof(home));
 	h_join(dir, sizeof(dir), h_tmp, "claude-config");
 	REQUIRE(setenv("CLAUDE_CONFIG_DIR", dir, 1) == 0);
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err),
-	    PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err), PGN_OK);
 	h_join(want, sizeof(want), dir, "settings.json");
 	CHECK_STR(res.path, want);
 	CHECK(!absent(want));
@@ -1015,8 +1033,7 @@ test_user_env_overrides_are_respected(void)
 
 	h_join(dir, sizeof(dir), h_tmp, "codex-home");
 	REQUIRE(setenv("CODEX_HOME", dir, 1) == 0);
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 0, &res, err),
-	    PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 0, &res, err), PGN_OK);
 	h_join(want, sizeof(want), dir, "hooks.json");
 	CHECK_STR(res.path, want);
 	CHECK(!absent(want));
@@ -1024,8 +1041,7 @@ test_user_env_overrides_are_respected(void)
 
 	/* Empty means unset: back to $HOME. */
 	REQUIRE(setenv("CODEX_HOME", "", 1) == 0);
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 1, &res, err),
-	    PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 1, &res, err), PGN_OK);
 	h_join(want, sizeof(want), home, ".codex/hooks.json");
 	CHECK_STR(res.path, want);
 	pgn_install_result_release(&res);
@@ -1065,20 +1081,18 @@ test_dry_run_writes_nothing_and_shows_the_diff(void)
 
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CURSOR, path, sizeof(path));
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err),
-	    PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err), PGN_OK);
 	CHECK_INT(res.changed, 1);
 	CHECK(absent(path));
-	CHECK(res.diff != NULL && strncmp(res.diff, "--- /dev/null\n+++ ",
-	    18) == 0);
+	CHECK(res.diff != NULL &&
+	    strncmp(res.diff, "--- /dev/null\n+++ ", 18) == 0);
 	CHECK_CONTAINS(res.diff, "@@ -0,0 +1,13 @@\n+{\n+\t\"version\":\t1,\n");
 	pgn_install_result_release(&res);
 
 	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
 	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
 	h_write_file(path, orig, strlen(orig));
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, err),
-	    PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, err), PGN_OK);
 	CHECK(file_is(path, orig, strlen(orig)));
 	CHECK_CONTAINS(res.diff, "-{\"x\":1}\n\\ No newline at end of file\n");
 	pgn_install_result_release(&res);
@@ -1097,13 +1111,14 @@ test_diff_is_minimal(void)
 	user_config(PGN_HOST_CURSOR, path, sizeof(path));
 	install_ok(PGN_HOST_CURSOR, NULL, HOOK);
 	/* Removing a file Pigeon created shows every line removed. */
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, err),
-	    PGN_OK);
-	snprintf(want, sizeof(want), "--- %s\n+++ /dev/null\n"
-	    "@@ -1,13 +0,0 @@\n-{\n-\t\"version\":\t1,\n", path);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, err), PGN_OK);
+	snprintf(want, sizeof(want),
+	    "--- %s\n+++ /dev/null\n"
+	    "@@ -1,13 +0,0 @@\n-{\n-\t\"version\":\t1,\n",
+	    path);
 	CHECK(res.diff != NULL && strncmp(res.diff, want, strlen(want)) == 0);
 	CHECK_INT(count(res.diff, "\n-"), 13);
-	CHECK_INT(count(res.diff, "\n+"), 1);	/* "+++" */
+	CHECK_INT(count(res.diff, "\n+"), 1); /* "+++" */
 	pgn_install_result_release(&res);
 	/* A one-line change is one hunk of one line each way. */
 	text = h_read_file(path, &n);
@@ -1111,11 +1126,11 @@ test_diff_is_minimal(void)
 	strstr(text, "\"timeout\":\t5")[11] = '9';
 	h_write_file(path, text, n);
 	free(text);
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err),
-	    PGN_OK);
-	snprintf(want, sizeof(want), "--- %s\n+++ %s\n@@ -6,1 +6,1 @@\n"
-	    "-\t\t\t\t\"timeout\":\t9\n+\t\t\t\t\"timeout\":\t5\n", path,
-	    path);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err), PGN_OK);
+	snprintf(want, sizeof(want),
+	    "--- %s\n+++ %s\n@@ -6,1 +6,1 @@\n"
+	    "-\t\t\t\t\"timeout\":\t9\n+\t\t\t\t\"timeout\":\t5\n",
+	    path, path);
 	CHECK_STR(res.diff, want);
 	pgn_install_result_release(&res);
 	env_restore();
@@ -1283,49 +1298,49 @@ test_missing_home_is_an_error(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_command_is_pigeon_by_first_word_basename),
-	H_TEST(test_nul_escape_is_refused_not_rewritten),
-	H_TEST(test_command_is_not_pigeon_for_others),
-	H_TEST(test_install_into_missing_file_matches_golden),
-	H_TEST(test_install_into_empty_or_blank_file_creates_the_object),
-	H_TEST(test_install_keeps_foreign_entries_and_unknown_keys_in_order),
-	H_TEST(test_install_keeps_an_existing_cursor_version),
-	H_TEST(test_install_twice_changes_nothing),
-	H_TEST(test_second_install_keeps_bytes_even_if_reformatted),
-	H_TEST(test_up_to_date_entry_keeps_its_place_after_a_reorder),
-	H_TEST(test_install_replaces_an_old_pigeon_entry),
-	H_TEST(test_install_removes_pigeon_entries_from_other_events),
-	H_TEST(test_install_writes_only_the_hosts_two_events),
-	H_TEST(test_hook_path_is_quoted_only_when_needed),
-	H_TEST(test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook),
-	H_TEST(test_invalid_json_is_refused_saying_where),
-	H_TEST(test_nul_byte_is_refused),
-	H_TEST(test_wrong_shapes_are_refused),
-	H_TEST(test_other_keys_under_hooks_may_be_anything),
-	H_TEST(test_config_over_max_is_refused),
-	H_TEST(test_uninstall_without_pigeon_entries_changes_nothing),
-	H_TEST(test_uninstall_merge_is_the_inverse_of_install_semantically),
-	H_TEST(test_uninstall_leaves_the_skeleton_of_a_new_file),
-	H_TEST(test_uninstall_keeps_foreign_handlers_sharing_a_group),
-	H_TEST(test_install_uninstall_on_missing_file_leaves_it_absent),
-	H_TEST(test_install_uninstall_on_odd_file_is_byte_identical),
-	H_TEST(test_install_uninstall_on_blank_file_is_byte_identical),
-	H_TEST(test_install_uninstall_on_foreign_file_is_byte_identical),
-	H_TEST(test_uninstall_keeps_a_user_edit_made_after_install),
-	H_TEST(test_bak_is_written_only_for_the_first_original),
-	H_TEST(test_unreadable_bak_is_kept_not_restored),
-	H_TEST(test_install_creates_the_config_directory_and_a_0644_file),
-	H_TEST(test_install_keeps_the_files_mode),
-	H_TEST(test_user_env_overrides_are_respected),
-	H_TEST(test_project_config_paths),
-	H_TEST(test_dry_run_writes_nothing_and_shows_the_diff),
-	H_TEST(test_diff_is_minimal),
-	H_TEST(test_invalid_json_file_is_left_untouched),
-	H_TEST(test_oversized_file_is_refused_untouched),
-	H_TEST(test_uninstall_of_missing_or_foreign_file_changes_nothing),
-	H_TEST(test_codex_install_explains_trust),
-	H_TEST(test_symlinked_config_stays_a_link),
-	H_TEST(test_missing_home_is_an_error),
+    H_TEST(test_command_is_pigeon_by_first_word_basename),
+    H_TEST(test_nul_escape_is_refused_not_rewritten),
+    H_TEST(test_command_is_not_pigeon_for_others),
+    H_TEST(test_install_into_missing_file_matches_golden),
+    H_TEST(test_install_into_empty_or_blank_file_creates_the_object),
+    H_TEST(test_install_keeps_foreign_entries_and_unknown_keys_in_order),
+    H_TEST(test_install_keeps_an_existing_cursor_version),
+    H_TEST(test_install_twice_changes_nothing),
+    H_TEST(test_second_install_keeps_bytes_even_if_reformatted),
+    H_TEST(test_up_to_date_entry_keeps_its_place_after_a_reorder),
+    H_TEST(test_install_replaces_an_old_pigeon_entry),
+    H_TEST(test_install_removes_pigeon_entries_from_other_events),
+    H_TEST(test_install_writes_only_the_hosts_two_events),
+    H_TEST(test_hook_path_is_quoted_only_when_needed),
+    H_TEST(test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook),
+    H_TEST(test_invalid_json_is_refused_saying_where),
+    H_TEST(test_nul_byte_is_refused),
+    H_TEST(test_wrong_shapes_are_refused),
+    H_TEST(test_other_keys_under_hooks_may_be_anything),
+    H_TEST(test_config_over_max_is_refused),
+    H_TEST(test_uninstall_without_pigeon_entries_changes_nothing),
+    H_TEST(test_uninstall_merge_is_the_inverse_of_install_semantically),
+    H_TEST(test_uninstall_leaves_the_skeleton_of_a_new_file),
+    H_TEST(test_uninstall_keeps_foreign_handlers_sharing_a_group),
+    H_TEST(test_install_uninstall_on_missing_file_leaves_it_absent),
+    H_TEST(test_install_uninstall_on_odd_file_is_byte_identical),
+    H_TEST(test_install_uninstall_on_blank_file_is_byte_identical),
+    H_TEST(test_install_uninstall_on_foreign_file_is_byte_identical),
+    H_TEST(test_uninstall_keeps_a_user_edit_made_after_install),
+    H_TEST(test_bak_is_written_only_for_the_first_original),
+    H_TEST(test_unreadable_bak_is_kept_not_restored),
+    H_TEST(test_install_creates_the_config_directory_and_a_0644_file),
+    H_TEST(test_install_keeps_the_files_mode),
+    H_TEST(test_user_env_overrides_are_respected),
+    H_TEST(test_project_config_paths),
+    H_TEST(test_dry_run_writes_nothing_and_shows_the_diff),
+    H_TEST(test_diff_is_minimal),
+    H_TEST(test_invalid_json_file_is_left_untouched),
+    H_TEST(test_oversized_file_is_refused_untouched),
+    H_TEST(test_uninstall_of_missing_or_foreign_file_changes_nothing),
+    H_TEST(test_codex_install_explains_trust),
+    H_TEST(test_symlinked_config_stays_a_link),
+    H_TEST(test_missing_home_is_an_error),
 };
 
 int

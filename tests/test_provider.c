@@ -23,18 +23,20 @@
 #include "harness.h"
 #include "pgn_int.h"
 
-#define ERRLEN	PGN_MAX_ERR
+#define ERRLEN PGN_MAX_ERR
 
-static char home[PATH_MAX];	/* the state directory: key, provider.state */
-static char root[PATH_MAX];	/* the project */
+static char home[PATH_MAX]; /* the state directory: key, provider.state */
+static char root[PATH_MAX]; /* the project */
 static char err[ERRLEN];
 
 /* A valid provider script; its output, without the newline. */
-#define OUTPUT	"{\"schema\":\"pigeon.prompt-context/v1\",\"context\":" \
-		"\"from the provider\"}"
+#define OUTPUT                                                                 \
+	"{\"schema\":\"pigeon.prompt-context/v1\",\"context\":"                \
+	"\"from the provider\"}"
 static const char script[] = "#!/bin/sh\ncat >/dev/null\n"
-    "printf '%s\\n' '" OUTPUT "'\n";
-static const char config[] = "{\"promptContext\":{\"command\":"
+                             "printf '%s\\n' '" OUTPUT "'\n";
+static const char config[] =
+    "{\"promptContext\":{\"command\":"
     "[\"scripts/ctx\",\"--brief\"],\"timeoutMs\":900}}";
 
 /* ---- helpers ------------------------------------------------------- */
@@ -266,8 +268,7 @@ test_key_absent_without_create_is_not_found(void)
 	char path[PATH_MAX];
 
 	make_home();
-	CHECK_INT(pgn_key_load(home, 0, &key, err, sizeof(err)),
-	    PGN_ENOTFOUND);
+	CHECK_INT(pgn_key_load(home, 0, &key, err, sizeof(err)), PGN_ENOTFOUND);
 	CHECK(key == NULL);
 	CHECK_CONTAINS(err, "no key");
 	in_home(path, sizeof(path), "key");
@@ -304,8 +305,8 @@ test_key_of_the_wrong_size_is_refused_and_kept(void)
 static void
 test_key_with_group_or_other_bits_is_refused(void)
 {
-	static const mode_t modes[] = {0640, 0604, 0620, 0602, 0610, 0601,
-	    0660, 0644, 0666, 0777};
+	static const mode_t modes[] = {0640, 0604, 0620, 0602, 0610, 0601, 0660,
+	    0644, 0666, 0777};
 	unsigned char *key;
 	char path[PATH_MAX];
 	size_t i;
@@ -318,11 +319,11 @@ test_key_with_group_or_other_bits_is_refused(void)
 		key = (unsigned char *)err;
 		err[0] = '\0';
 		if (!CHECK_INT(pgn_key_load(home, 1, &key, err, sizeof(err)),
-		    PGN_EINVAL))
+		        PGN_EINVAL))
 			printf("  mode %o\n", (unsigned)modes[i]);
 		CHECK(key == NULL);
 		CHECK_CONTAINS(err, "readable by others");
-		CHECK_INT(mode_of(path), modes[i]);	/* left as it was */
+		CHECK_INT(mode_of(path), modes[i]); /* left as it was */
 	}
 	/* Owner bits alone are fine. */
 	REQUIRE(chmod(path, 0400) == 0);
@@ -357,7 +358,8 @@ test_key_that_is_a_symlink_or_a_directory_is_refused(void)
 static void
 test_state_round_trip(void)
 {
-	static const char plain[] = "{\"approvals\":[{\"root\":\"/secret/p\"}]}";
+	static const char plain[] =
+	    "{\"approvals\":[{\"root\":\"/secret/p\"}]}";
 	unsigned char *key;
 	char path[PATH_MAX], *out = NULL, *file1, *file2;
 	size_t len = 99, flen1, flen2;
@@ -370,39 +372,39 @@ test_state_round_trip(void)
 	CHECK(out == NULL);
 	CHECK_INT(len, 0);
 	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, err,
-	    sizeof(err)) == PGN_OK);
+	            sizeof(err)) == PGN_OK);
 	in_home(path, sizeof(path), "provider.state");
 	CHECK_INT(mode_of(path), 0600);
 	file1 = h_read_file(path, &flen1);
 	REQUIRE(file1 != NULL);
 	/* magic, nonce, tag, ciphertext: and no plaintext in sight. */
-	CHECK_INT(flen1, 4 + crypto_secretbox_NONCEBYTES +
-	    crypto_secretbox_MACBYTES + sizeof(plain) - 1);
+	CHECK_INT(flen1,
+	    4 + crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES +
+	        sizeof(plain) - 1);
 	CHECK(memcmp(file1, "PGS1", 4) == 0);
 	CHECK(strstr(file1 + 4, "approvals") == NULL);
 	CHECK(strstr(file1 + 4, "/secret/p") == NULL);
-	REQUIRE(pgn_state_read(home, key, &out, &len, err, sizeof(err)) ==
-	    PGN_OK);
+	REQUIRE(
+	    pgn_state_read(home, key, &out, &len, err, sizeof(err)) == PGN_OK);
 	REQUIRE(out != NULL);
 	CHECK_INT(len, sizeof(plain) - 1);
 	CHECK_STR(out, plain);
 	pgn_secret_free(out, len);
 	/* Sealed again: a fresh nonce, so other bytes, same plaintext. */
 	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, err,
-	    sizeof(err)) == PGN_OK);
+	            sizeof(err)) == PGN_OK);
 	file2 = h_read_file(path, &flen2);
 	REQUIRE(file2 != NULL);
 	CHECK_INT(flen2, flen1);
 	CHECK(memcmp(file1, file2, flen1) != 0);
-	REQUIRE(pgn_state_read(home, key, &out, &len, err, sizeof(err)) ==
-	    PGN_OK);
+	REQUIRE(
+	    pgn_state_read(home, key, &out, &len, err, sizeof(err)) == PGN_OK);
 	CHECK_STR(out, plain);
 	pgn_secret_free(out, len);
 	/* An empty plaintext round-trips too. */
-	REQUIRE(pgn_state_write(home, key, "", 0, err, sizeof(err)) ==
-	    PGN_OK);
-	REQUIRE(pgn_state_read(home, key, &out, &len, err, sizeof(err)) ==
-	    PGN_OK);
+	REQUIRE(pgn_state_write(home, key, "", 0, err, sizeof(err)) == PGN_OK);
+	REQUIRE(
+	    pgn_state_read(home, key, &out, &len, err, sizeof(err)) == PGN_OK);
 	CHECK(out != NULL && len == 0 && out[0] == '\0');
 	pgn_secret_free(out, len);
 	free(file1);
@@ -421,7 +423,8 @@ test_state_over_its_cap_is_not_written(void)
 	big = calloc(1, PGN_MAX_STATE);
 	REQUIRE(big != NULL);
 	CHECK_INT(pgn_state_write(home, key, big, PGN_MAX_STATE, err,
-	    sizeof(err)), PGN_ETOOBIG);
+	              sizeof(err)),
+	    PGN_ETOOBIG);
 	in_home(path, sizeof(path), "provider.state");
 	CHECK(!h_exists(path));
 	free(big);
@@ -441,7 +444,7 @@ test_state_with_any_byte_flipped_is_tampered(void)
 	make_home();
 	REQUIRE(pgn_key_load(home, 1, &key, err, sizeof(err)) == PGN_OK);
 	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, err,
-	    sizeof(err)) == PGN_OK);
+	            sizeof(err)) == PGN_OK);
 	in_home(path, sizeof(path), "provider.state");
 	orig = h_read_file(path, &flen);
 	REQUIRE(orig != NULL);
@@ -460,7 +463,8 @@ test_state_with_any_byte_flipped_is_tampered(void)
 			else
 				printf("  byte %zu mask %02x\n", off,
 				    (unsigned)masks[m]);
-			CHECK_CONTAINS(err, "failed to decrypt or authenticate");
+			CHECK_CONTAINS(err,
+			    "failed to decrypt or authenticate");
 			h_write_file(path, orig, flen);
 		}
 	}
@@ -469,8 +473,8 @@ test_state_with_any_byte_flipped_is_tampered(void)
 	h_write_file(path, orig, flen - 1);
 	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
 	    PGN_ETAMPER);
-	h_write_file(path, orig, 4 + crypto_secretbox_NONCEBYTES +
-	    crypto_secretbox_MACBYTES - 1);
+	h_write_file(path, orig,
+	    4 + crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES - 1);
 	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
 	    PGN_ETAMPER);
 	h_write_file(path, "PGS1", 4);
@@ -515,7 +519,7 @@ test_state_sealed_under_another_key_is_tampered(void)
 	REQUIRE(pgn_key_load(home, 1, &k1, err, sizeof(err)) == PGN_OK);
 	REQUIRE(pgn_key_load(other, 1, &k2, err, sizeof(err)) == PGN_OK);
 	REQUIRE(pgn_state_write(other, k2, plain, sizeof(plain) - 1, err,
-	    sizeof(err)) == PGN_OK);
+	            sizeof(err)) == PGN_OK);
 	/* home2's state read with home's key. */
 	CHECK_INT(pgn_state_read(other, k1, &out, &len, err, sizeof(err)),
 	    PGN_ETAMPER);
@@ -574,7 +578,7 @@ test_provider_is_not_allowed_before_allow(void)
 	CHECK_CONTAINS(a.why, "not allowed: run pigeon provider allow");
 	pgn_approval_release(&a);
 	in_home(path, sizeof(path), "key");
-	CHECK(!h_exists(path));	/* check never creates the key */
+	CHECK(!h_exists(path)); /* check never creates the key */
 	/* A key, but no approval for this root. */
 	random_key(path);
 	check_dir(root, &a);
@@ -594,8 +598,8 @@ test_provider_is_allowed_after_allow(void)
 
 	make_project();
 	load(root, &c);
-	REQUIRE(pgn_provider_allow(home, root, &c, &a, err, sizeof(err)) ==
-	    PGN_OK);
+	REQUIRE(
+	    pgn_provider_allow(home, root, &c, &a, err, sizeof(err)) == PGN_OK);
 	CHECK_INT(a.allowed, 1);
 	CHECK_CONTAINS(a.why, "allowed at 2");
 	h_join(want, sizeof(want), root, "scripts/ctx");
@@ -629,25 +633,30 @@ test_approval_is_withdrawn_when_the_timeout_changes(void)
 	make_project();
 	allow_dir(root);
 	CHECK(allowed(root, 1));
-	put_config(root, "{\"promptContext\":{\"command\":[\"scripts/ctx\","
+	put_config(root,
+	    "{\"promptContext\":{\"command\":[\"scripts/ctx\","
 	    "\"--brief\"],\"timeoutMs\":901}}");
 	withdrawn(root, "withdrawn: the promptContext configuration changed");
 	/* The default is not the same as the old value either. */
-	put_config(root, "{\"promptContext\":{\"command\":[\"scripts/ctx\","
+	put_config(root,
+	    "{\"promptContext\":{\"command\":[\"scripts/ctx\","
 	    "\"--brief\"]}}");
 	withdrawn(root, "configuration changed");
 	/* Back as it was: the approval matches again. */
 	put_config(root, config);
 	CHECK(allowed(root, 1));
 	/* maxOutputBytes too, even when written as its default. */
-	put_config(root, "{\"promptContext\":{\"command\":[\"scripts/ctx\","
+	put_config(root,
+	    "{\"promptContext\":{\"command\":[\"scripts/ctx\","
 	    "\"--brief\"],\"timeoutMs\":900,\"maxOutputBytes\":8191}}");
 	withdrawn(root, "configuration changed");
-	put_config(root, "{\"promptContext\":{\"command\":[\"scripts/ctx\","
+	put_config(root,
+	    "{\"promptContext\":{\"command\":[\"scripts/ctx\","
 	    "\"--brief\"],\"timeoutMs\":900,\"maxOutputBytes\":8192}}");
 	CHECK(allowed(root, 1));
 	/* A reminder or unknown key is not the provider's: no change. */
-	put_config(root, "{\"instructions\":{\"promptReminder\":\"hi\"},"
+	put_config(root,
+	    "{\"instructions\":{\"promptReminder\":\"hi\"},"
 	    "\"x\":1,\"promptContext\":{\"command\":[\"scripts/ctx\","
 	    "\"--brief\"],\"timeoutMs\":900}}");
 	CHECK(allowed(root, 1));
@@ -660,7 +669,7 @@ test_approval_is_withdrawn_when_the_arguments_change(void)
 	    "[\"scripts/ctx\",\"--full\"]",
 	    "[\"scripts/ctx\"]",
 	    "[\"scripts/ctx\",\"--brief\",\"x\"]",
-	    "[\"scripts/ctx\",\"--brie\",\"f\"]",	/* same bytes, split */
+	    "[\"scripts/ctx\",\"--brie\",\"f\"]", /* same bytes, split */
 	    "[\"./scripts/ctx\",\"--brief\"]",
 	};
 	char text[512];
@@ -669,8 +678,10 @@ test_approval_is_withdrawn_when_the_arguments_change(void)
 	make_project();
 	allow_dir(root);
 	for (i = 0; i < H_COUNT(changed); i++) {
-		snprintf(text, sizeof(text), "{\"promptContext\":{\"command\":"
-		    "%s,\"timeoutMs\":900}}", changed[i]);
+		snprintf(text, sizeof(text),
+		    "{\"promptContext\":{\"command\":"
+		    "%s,\"timeoutMs\":900}}",
+		    changed[i]);
 		put_config(root, text);
 		if (!withdrawn(root, "configuration changed"))
 			printf("  command %s\n", changed[i]);
@@ -691,7 +702,7 @@ test_approval_is_withdrawn_when_the_program_changes(void)
 	data = h_read_file(path, &len);
 	REQUIRE(data != NULL);
 	/* One byte anywhere: first, middle, last. */
-	for (off = 0; off < len; off += len / 2 > 0 ? len / 2 : 1) {
+	for (off = 0; off<len; off += len / 2> 0 ? len / 2 : 1) {
 		flip(path, off, 0x20);
 		if (!withdrawn(root, "withdrawn: the provider program"))
 			printf("  byte %zu\n", off);
@@ -808,7 +819,8 @@ test_approval_is_withdrawn_when_the_state_is_tampered(void)
 		int removed = 1;
 
 		CHECK_INT(pgn_provider_deny(home, root, &removed, err,
-		    sizeof(err)), PGN_OK);
+		              sizeof(err)),
+		    PGN_OK);
 		CHECK_INT(removed, 0);
 	}
 	withdrawn(root, "not allowed for ");
@@ -829,7 +841,7 @@ test_deny_removes_the_approval(void)
 	    PGN_OK);
 	CHECK_INT(removed, 1);
 	withdrawn(root, "not allowed for ");
-	CHECK(allowed(other, 1));	/* the other project keeps its own */
+	CHECK(allowed(other, 1)); /* the other project keeps its own */
 	removed = 1;
 	CHECK_INT(pgn_provider_deny(home, root, &removed, err, sizeof(err)),
 	    PGN_OK);
@@ -988,13 +1000,13 @@ invalid(const char *out, const char *text)
 	return invalid_n(out, strlen(out), text);
 }
 
-#define SCHEMA	"\"schema\":\"pigeon.prompt-context/v1\""
+#define SCHEMA "\"schema\":\"pigeon.prompt-context/v1\""
 
 static void
 test_validate_accepts_the_exact_output(void)
 {
 	static const char spaced[] = "\n \t{ " SCHEMA " ,\n \"context\" : "
-	    "\"x\" }\r\n\n";
+	                             "\"x\" }\r\n\n";
 	static const char swapped[] = "{\"context\":\"y\"," SCHEMA "}";
 	char *c;
 
@@ -1018,17 +1030,18 @@ test_validate_keeps_newlines_tabs_and_unicode(void)
 {
 	static const char o1[] = "{" SCHEMA ",\"context\":\"a\\nb\\tc\\n\"}";
 	static const char o2[] = "{" SCHEMA ",\"context\":\"h\303\251llo "
-	    "\\u00e9 \\ud83d\\udc26 \360\237\220\246\"}";
+	                         "\\u00e9 \\ud83d\\udc26 \360\237\220\246\"}";
 	static const char o3[] = "{" SCHEMA ",\"context\":\"raw\ttab\nline\"}";
 	static const char o4[] = "{" SCHEMA ",\"context\":\"q\\\" b\\\\ "
-	    "\\/ \\\\u0000\"}";
+	                         "\\/ \\\\u0000\"}";
 	char *c;
 
 	c = valid(o1, sizeof(o1) - 1);
 	CHECK_STR(c, "a\nb\tc\n");
 	free(c);
 	c = valid(o2, sizeof(o2) - 1);
-	CHECK_STR(c, "h\303\251llo \303\251 \360\237\220\246 "
+	CHECK_STR(c,
+	    "h\303\251llo \303\251 \360\237\220\246 "
 	    "\360\237\220\246");
 	free(c);
 	c = valid(o3, sizeof(o3) - 1);
@@ -1067,7 +1080,8 @@ test_validate_refuses_other_keys_and_shapes(void)
 	    "output must be exactly");
 	invalid("{\"schema\":\"pigeon.prompt-context/v1 \",\"context\":\"x\"}",
 	    "output must be exactly");
-	invalid("{\"schema\":\"\",\"context\":\"x\"}", "output must be exactly");
+	invalid("{\"schema\":\"\",\"context\":\"x\"}",
+	    "output must be exactly");
 	invalid("{\"schema\":1,\"context\":\"x\"}", "output must be exactly");
 	/* Duplicate keys. */
 	invalid("{" SCHEMA ",\"context\":\"x\",\"context\":\"y\"}",
@@ -1224,8 +1238,8 @@ test_run_gives_the_provider_default_signal_handling(void)
 	 * program does: the hook's own SIG_IGN must not be inherited.
 	 */
 	make_project();
-	put_script(root, "#!/bin/sh\nkill -PIPE $$\nprintf '%s' '" OUTPUT
-	    "'\n");
+	put_script(root,
+	    "#!/bin/sh\nkill -PIPE $$\nprintf '%s' '" OUTPUT "'\n");
 	allow_dir(root);
 	run(root, 1000, &r);
 	CHECK_STR(pgn_provider_status_name(r.status), "crashed");
@@ -1256,7 +1270,8 @@ test_run_refuses_output_past_the_cap(void)
 	struct pgn_provider_result r;
 
 	make_project();
-	put_config(root, "{\"promptContext\":{\"command\":[\"scripts/ctx\"],"
+	put_config(root,
+	    "{\"promptContext\":{\"command\":[\"scripts/ctx\"],"
 	    "\"maxOutputBytes\":16}}");
 	allow_dir(root);
 	run(root, 1000, &r);
@@ -1276,8 +1291,8 @@ test_run_sends_the_request_on_stdin(void)
 
 	make_project();
 	H_PATH(saved, "request.json");
-	snprintf(text, sizeof(text), "#!/bin/sh\ncat >'%s'\nprintf '%%s' '"
-	    OUTPUT "'\n", saved);
+	snprintf(text, sizeof(text),
+	    "#!/bin/sh\ncat >'%s'\nprintf '%%s' '" OUTPUT "'\n", saved);
 	put_script(root, text);
 	allow_dir(root);
 	run(root, 1000, &r);
@@ -1285,51 +1300,53 @@ test_run_sends_the_request_on_stdin(void)
 	pgn_provider_result_release(&r);
 	data = h_read_file(saved, &len);
 	REQUIRE(data != NULL);
-	snprintf(want, sizeof(want), "{\"schema\":\"pigeon.prompt-context-"
+	snprintf(want, sizeof(want),
+	    "{\"schema\":\"pigeon.prompt-context-"
 	    "request/v1\",\"host\":\"claude\",\"session\":\"claude:s1\","
 	    "\"turn\":\"UserPromptSubmit:p1\",\"cwd\":\"%s\",\"prompt\":"
-	    "\"what next?\"}", root);
+	    "\"what next?\"}",
+	    root);
 	CHECK_STR(data, want);
 	free(data);
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_key_is_created_32_bytes_0600_when_asked_and_reused),
-	H_TEST(test_two_homes_get_different_keys),
-	H_TEST(test_key_absent_without_create_is_not_found),
-	H_TEST(test_key_of_the_wrong_size_is_refused_and_kept),
-	H_TEST(test_key_with_group_or_other_bits_is_refused),
-	H_TEST(test_key_that_is_a_symlink_or_a_directory_is_refused),
-	H_TEST(test_state_round_trip),
-	H_TEST(test_state_over_its_cap_is_not_written),
-	H_TEST(test_state_with_any_byte_flipped_is_tampered),
-	H_TEST(test_state_sealed_under_another_key_is_tampered),
-	H_TEST(test_fingerprint_depends_on_key_and_data),
-	H_TEST(test_provider_is_not_allowed_before_allow),
-	H_TEST(test_provider_is_allowed_after_allow),
-	H_TEST(test_approval_is_withdrawn_when_the_timeout_changes),
-	H_TEST(test_approval_is_withdrawn_when_the_arguments_change),
-	H_TEST(test_approval_is_withdrawn_when_the_program_changes),
-	H_TEST(test_approval_does_not_follow_a_moved_project),
-	H_TEST(test_approval_is_withdrawn_when_the_key_is_replaced),
-	H_TEST(test_approval_is_withdrawn_when_the_state_is_tampered),
-	H_TEST(test_deny_removes_the_approval),
-	H_TEST(test_allow_refuses_a_program_outside_the_project),
-	H_TEST(test_allow_refuses_a_missing_or_unusable_program),
-	H_TEST(test_nothing_to_allow_without_a_provider),
-	H_TEST(test_validate_accepts_the_exact_output),
-	H_TEST(test_validate_keeps_newlines_tabs_and_unicode),
-	H_TEST(test_validate_accepts_an_empty_context),
-	H_TEST(test_validate_refuses_other_keys_and_shapes),
-	H_TEST(test_validate_refuses_what_is_not_one_object),
-	H_TEST(test_validate_refuses_nul_and_control_characters),
-	H_TEST(test_validate_refuses_invalid_utf8),
-	H_TEST(test_run_of_an_unapproved_provider_does_not_start_it),
-	H_TEST(test_run_of_an_approved_provider_keeps_its_context),
-	H_TEST(test_run_gives_the_provider_default_signal_handling),
-	H_TEST(test_run_past_the_budget_is_a_timeout),
-	H_TEST(test_run_refuses_output_past_the_cap),
-	H_TEST(test_run_sends_the_request_on_stdin),
+    H_TEST(test_key_is_created_32_bytes_0600_when_asked_and_reused),
+    H_TEST(test_two_homes_get_different_keys),
+    H_TEST(test_key_absent_without_create_is_not_found),
+    H_TEST(test_key_of_the_wrong_size_is_refused_and_kept),
+    H_TEST(test_key_with_group_or_other_bits_is_refused),
+    H_TEST(test_key_that_is_a_symlink_or_a_directory_is_refused),
+    H_TEST(test_state_round_trip),
+    H_TEST(test_state_over_its_cap_is_not_written),
+    H_TEST(test_state_with_any_byte_flipped_is_tampered),
+    H_TEST(test_state_sealed_under_another_key_is_tampered),
+    H_TEST(test_fingerprint_depends_on_key_and_data),
+    H_TEST(test_provider_is_not_allowed_before_allow),
+    H_TEST(test_provider_is_allowed_after_allow),
+    H_TEST(test_approval_is_withdrawn_when_the_timeout_changes),
+    H_TEST(test_approval_is_withdrawn_when_the_arguments_change),
+    H_TEST(test_approval_is_withdrawn_when_the_program_changes),
+    H_TEST(test_approval_does_not_follow_a_moved_project),
+    H_TEST(test_approval_is_withdrawn_when_the_key_is_replaced),
+    H_TEST(test_approval_is_withdrawn_when_the_state_is_tampered),
+    H_TEST(test_deny_removes_the_approval),
+    H_TEST(test_allow_refuses_a_program_outside_the_project),
+    H_TEST(test_allow_refuses_a_missing_or_unusable_program),
+    H_TEST(test_nothing_to_allow_without_a_provider),
+    H_TEST(test_validate_accepts_the_exact_output),
+    H_TEST(test_validate_keeps_newlines_tabs_and_unicode),
+    H_TEST(test_validate_accepts_an_empty_context),
+    H_TEST(test_validate_refuses_other_keys_and_shapes),
+    H_TEST(test_validate_refuses_what_is_not_one_object),
+    H_TEST(test_validate_refuses_nul_and_control_characters),
+    H_TEST(test_validate_refuses_invalid_utf8),
+    H_TEST(test_run_of_an_unapproved_provider_does_not_start_it),
+    H_TEST(test_run_of_an_approved_provider_keeps_its_context),
+    H_TEST(test_run_gives_the_provider_default_signal_handling),
+    H_TEST(test_run_past_the_budget_is_a_timeout),
+    H_TEST(test_run_refuses_output_past_the_cap),
+    H_TEST(test_run_sends_the_request_on_stdin),
 };
 
 int

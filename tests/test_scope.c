@@ -250,19 +250,19 @@ test_scope_follows_symlinked_dir_to_its_repository(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_scope_of_temp_dir_is_global),
-	H_TEST(test_scope_of_repository_root_is_itself),
-	H_TEST(test_scope_of_subdirectory_is_repository_root),
-	H_TEST(test_scope_of_nested_repository_is_the_inner_one),
-	H_TEST(test_scope_of_linked_worktree_with_absolute_gitdir_is_main),
-	H_TEST(test_scope_of_linked_worktree_with_relative_gitdir_is_main),
-	H_TEST(test_scope_of_worktree_tolerates_missing_newline_and_crlf),
-	H_TEST(test_scope_of_submodule_is_itself),
-	H_TEST(test_scope_of_worktree_of_bare_repository_is_the_bare_dir),
-	H_TEST(test_scope_of_broken_git_file_is_the_dir_itself),
-	H_TEST(test_scope_of_dir_without_repository_is_global),
-	H_TEST(test_scope_of_null_empty_or_missing_dir_is_global),
-	H_TEST(test_scope_follows_symlinked_dir_to_its_repository),
+    H_TEST(test_scope_of_temp_dir_is_global),
+    H_TEST(test_scope_of_repository_root_is_itself),
+    H_TEST(test_scope_of_subdirectory_is_repository_root),
+    H_TEST(test_scope_of_nested_repository_is_the_inner_one),
+    H_TEST(test_scope_of_linked_worktree_with_absolute_gitdir_is_main),
+    H_TEST(test_scope_of_linked_worktree_with_relative_gitdir_is_main),
+    H_TEST(test_scope_of_worktree_tolerates_missing_newline_and_crlf),
+    H_TEST(test_scope_of_submodule_is_itself),
+    H_TEST(test_scope_of_worktree_of_bare_repository_is_the_bare_dir),
+    H_TEST(test_scope_of_broken_git_file_is_the_dir_itself),
+    H_TEST(test_scope_of_dir_without_repository_is_global),
+    H_TEST(test_scope_of_null_empty_or_missing_dir_is_global),
+    H_TEST(test_scope_follows_symlinked_dir_to_its_repository),
 };
 
 int

@@ -11,8 +11,8 @@
 #include "harness.h"
 #include "pgn_int.h"
 
-static pgn_db *db;	/* the library's handle on h_tmp/pigeon.db */
-static sqlite3 *raw;	/* a plain connection to the same file */
+static pgn_db *db;   /* the library's handle on h_tmp/pigeon.db */
+static sqlite3 *raw; /* a plain connection to the same file */
 
 static void
 setup(void)
@@ -33,12 +33,14 @@ teardown(void)
 #define COUNT(sql) H_INT(raw, (sql))
 
 /* Row counts used over and over. */
-#define N_MESSAGES	COUNT("SELECT count(*) FROM message")
-#define N_QUEUED	COUNT("SELECT count(*) FROM message WHERE " \
-			    "delivered_ms IS NULL")
-#define N_DELIVERIES	COUNT("SELECT count(*) FROM delivery")
-#define N_AGENTS	COUNT("SELECT count(*) FROM agent WHERE " \
-			    "removed_ms IS NULL")
+#define N_MESSAGES COUNT("SELECT count(*) FROM message")
+#define N_QUEUED                                                               \
+	COUNT("SELECT count(*) FROM message WHERE "                            \
+	      "delivered_ms IS NULL")
+#define N_DELIVERIES COUNT("SELECT count(*) FROM delivery")
+#define N_AGENTS                                                               \
+	COUNT("SELECT count(*) FROM agent WHERE "                              \
+	      "removed_ms IS NULL")
 
 static pgn_status
 sendv(const char *from, const char *const *to, size_t nto, const char *body,
@@ -136,7 +138,8 @@ test_send_queues_a_message_that_inbox_lists_without_claiming(void)
 	CHECK_INT(N_MESSAGES, 1);
 	CHECK_INT(N_QUEUED, 1);
 	CHECK_INT(COUNT("SELECT count(*) FROM message WHERE sender = 'alice' "
-	    "AND body = 'hello bob' AND reply_to IS NULL"), 1);
+	                "AND body = 'hello bob' AND reply_to IS NULL"),
+	    1);
 
 	CHECK_INT(pgn_inbox(db, "BOB", &in), PGN_OK);
 	REQUIRE(in.n == 1);
@@ -187,7 +190,8 @@ test_claim_marks_delivered_and_writes_audit_and_journal(void)
 	CHECK_INT(send_id("alice", "bob", "two", &ids[1]), PGN_OK);
 	CHECK_INT(send_id("carol", "bob", "three", &ids[2]), PGN_OK);
 	CHECK_INT(COUNT("SELECT count(*) FROM agent WHERE name = 'bob' AND "
-	    "last_seen_ms IS NOT NULL"), 0);
+	                "last_seen_ms IS NOT NULL"),
+	    0);
 
 	t0 = pgn_now_ms();
 	memset(&req, 0, sizeof(req));
@@ -199,7 +203,7 @@ test_claim_marks_delivered_and_writes_audit_and_journal(void)
 	REQUIRE(m.n == 3);
 	CHECK_INT(m.left, 0);
 	for (i = 0; i < 3; i++)
-		CHECK_INT(m.v[i].id, ids[i]);	/* oldest first */
+		CHECK_INT(m.v[i].id, ids[i]); /* oldest first */
 	CHECK_STR(m.v[0].body, "one");
 	CHECK_STR(m.v[2].body, "three");
 	CHECK_STR(m.v[2].sender, "carol");
@@ -207,26 +211,32 @@ test_claim_marks_delivered_and_writes_audit_and_journal(void)
 
 	CHECK_INT(N_QUEUED, 0);
 	CHECK_INT(COUNT("SELECT count(*) FROM message WHERE delivered_ms IS "
-	    "NOT NULL"), 3);
+	                "NOT NULL"),
+	    3);
 	/* exactly one delivery and one journal entry per message */
 	CHECK_INT(N_DELIVERIES, 3);
 	CHECK_INT(COUNT("SELECT count(DISTINCT message_id) FROM delivery"), 3);
-	CHECK_INT(COUNT("SELECT count(*) FROM delivery d JOIN message m ON "
-	    "m.id = d.message_id AND m.body = d.body AND m.sender = d.sender "
-	    "WHERE d.recipient = 'bob' AND d.session = 'claude:s1' AND "
-	    "d.host = 'claude' AND d.route = 'prompt' AND d.bytes = "
-	    "length(m.body) AND d.delivered_ms = m.delivered_ms"), 3);
+	CHECK_INT(
+	    COUNT("SELECT count(*) FROM delivery d JOIN message m ON "
+	          "m.id = d.message_id AND m.body = d.body AND m.sender = "
+	          "d.sender "
+	          "WHERE d.recipient = 'bob' AND d.session = 'claude:s1' AND "
+	          "d.host = 'claude' AND d.route = 'prompt' AND d.bytes = "
+	          "length(m.body) AND d.delivered_ms = m.delivered_ms"),
+	    3);
 	CHECK_INT(COUNT("SELECT count(*) FROM journal WHERE kind = "
-	    "'delivered'"), 3);
+	                "'delivered'"),
+	    3);
 	CHECK_INT(COUNT("SELECT count(DISTINCT j.message_id) FROM journal j "
-	    "JOIN agent a ON a.id = j.agent_id WHERE a.name = 'bob' AND "
-	    "j.kind = 'delivered' AND j.detail = 'prompt'"), 3);
+	                "JOIN agent a ON a.id = j.agent_id WHERE a.name = "
+	                "'bob' AND "
+	                "j.kind = 'delivered' AND j.detail = 'prompt'"),
+	    3);
 	CHECK_INT(COUNT("SELECT count(*) FROM audit_head WHERE n = 3"), 1);
 	/* claiming is a sign of life */
 	CHECK(COUNT("SELECT last_seen_ms FROM agent WHERE name = 'bob'") >= t0);
 	teardown();
 }
-
 
 static void
 test_claim_of_empty_queue_returns_nothing(void)
@@ -241,7 +251,8 @@ test_claim_of_empty_queue_returns_nothing(void)
 	pgn_msgs_release(&m);
 	CHECK_INT(N_DELIVERIES, 0);
 	CHECK_INT(COUNT("SELECT count(*) FROM journal WHERE kind = "
-	    "'delivered'"), 0);
+	                "'delivered'"),
+	    0);
 	teardown();
 }
 
@@ -347,8 +358,8 @@ test_claim_always_takes_the_oldest_even_over_budget(void)
 }
 
 struct cost_arg {
-	size_t	 calls;
-	size_t	 each;
+	size_t calls;
+	size_t each;
 };
 
 static size_t
@@ -376,7 +387,7 @@ test_claim_uses_the_cost_callback(void)
 	memset(&req, 0, sizeof(req));
 	req.agent = "bob";
 	req.route = "session-start";
-	req.budget = 250;	/* bodies are 1 byte, costs 100 each */
+	req.budget = 250; /* bodies are 1 byte, costs 100 each */
 	req.cost = fixed_cost;
 	req.cost_arg = &ca;
 	CHECK_INT(pgn_claim(db, &req, &m), PGN_OK);
@@ -386,7 +397,8 @@ test_claim_uses_the_cost_callback(void)
 	pgn_msgs_release(&m);
 	CHECK_INT(N_QUEUED, 1);
 	CHECK_INT(COUNT("SELECT count(*) FROM delivery WHERE route = "
-	    "'session-start'"), 2);
+	                "'session-start'"),
+	    2);
 	teardown();
 }
 
@@ -468,10 +480,11 @@ test_send_to_all_reaches_every_other_agent(void)
 	CHECK_STR(sent[1].to, "carol");
 	CHECK_INT(N_MESSAGES, 2);
 	CHECK_INT(pgn_inbox(db, "alice", &in), PGN_OK);
-	CHECK_INT(in.n, 0);	/* not the sender */
+	CHECK_INT(in.n, 0); /* not the sender */
 	pgn_msgs_release(&in);
 	CHECK_INT(COUNT("SELECT count(*) FROM message m JOIN agent a ON a.id = "
-	    "m.recipient_id WHERE a.name = 'alice'"), 0);
+	                "m.recipient_id WHERE a.name = 'alice'"),
+	    0);
 	/* from a person (no agent of that name), "all" is everyone */
 	CHECK_INT(sendv("dave", to, 1, "hello", 5, 0, 0, sent, 8, &nsent),
 	    PGN_OK);
@@ -549,7 +562,7 @@ test_send_to_unknown_name_lists_known_names_and_suggests(void)
 	CHECK_CONTAINS(pgn_errmsg(db), "--create");
 	CHECK_INT(nsent, 0);
 	CHECK_INT(N_MESSAGES, 0);
-	CHECK_INT(N_AGENTS, 2);		/* nothing created */
+	CHECK_INT(N_AGENTS, 2); /* nothing created */
 	/* no suggestion when nothing is close */
 	CHECK_INT(sendv("alice", far, 1, "x", 1, 0, 0, sent, 1, &nsent),
 	    PGN_ENOTFOUND);
@@ -597,7 +610,8 @@ test_send_reply_to_must_name_a_message_of_the_scope(void)
 	CHECK_INT(in.v[0].reply_to, first);
 	pgn_msgs_release(&in);
 	CHECK_INT(COUNT("SELECT count(*) FROM message WHERE reply_to IS NOT "
-	    "NULL"), 1);
+	                "NULL"),
+	    1);
 
 	CHECK_INT(sendv("bob", &to, 1, "lost", 4, 0, 99999, sent, 1, &nsent),
 	    PGN_EINVAL);
@@ -620,10 +634,12 @@ test_send_body_limits(void)
 	add("bob");
 	memset(body, 'a', sizeof(body));
 	CHECK_INT(sendv("alice", &to, 1, body, PGN_MAX_BODY, 0, 0, sent, 1,
-	    &nsent), PGN_OK);
+	              &nsent),
+	    PGN_OK);
 	CHECK_INT(COUNT("SELECT length(body) FROM message"), 4096);
 	CHECK_INT(sendv("alice", &to, 1, body, PGN_MAX_BODY + 1, 0, 0, sent, 1,
-	    &nsent), PGN_ETOOBIG);
+	              &nsent),
+	    PGN_ETOOBIG);
 	CHECK_CONTAINS(pgn_errmsg(db), "4096");
 	CHECK_CONTAINS(pgn_errmsg(db), "file");
 	CHECK_INT(sendv("alice", &to, 1, "", 0, 0, 0, sent, 1, &nsent),
@@ -636,12 +652,15 @@ test_send_body_limits(void)
 	    PGN_EINVAL);
 	CHECK_CONTAINS(pgn_errmsg(db), "UTF-8");
 	CHECK_INT(sendv("alice", &to, 1, "\xed\xa0\x80", 3, 0, 0, sent, 1,
-	    &nsent), PGN_EINVAL);
+	              &nsent),
+	    PGN_EINVAL);
 	/* multi-byte text is fine, and stored byte for byte */
 	CHECK_INT(sendv("alice", &to, 1, "caf\xc3\xa9 \xf0\x9f\x90\xa6", 10, 0,
-	    0, sent, 1, &nsent), PGN_OK);
+	              0, sent, 1, &nsent),
+	    PGN_OK);
 	CHECK_INT(COUNT("SELECT count(*) FROM message WHERE body = "
-	    "'caf\xc3\xa9 \xf0\x9f\x90\xa6'"), 1);
+	                "'caf\xc3\xa9 \xf0\x9f\x90\xa6'"),
+	    1);
 	CHECK_INT(N_MESSAGES, 2);
 	teardown();
 }
@@ -708,7 +727,8 @@ test_send_refuses_a_recipient_over_the_pending_cap(void)
 	    PGN_EFULL);
 	CHECK_INT(nsent, 0);
 	CHECK_INT(COUNT("SELECT count(*) FROM message m JOIN agent a ON a.id = "
-	    "m.recipient_id WHERE a.name = 'carol'"), 0);
+	                "m.recipient_id WHERE a.name = 'carol'"),
+	    0);
 	CHECK_INT(N_MESSAGES, 200);
 	/* once bob reads, sending works again */
 	CHECK_INT(drain("bob"), 200);
@@ -743,7 +763,7 @@ test_agents_list_shows_queued_counts_and_hosts(void)
 	struct pgn_agents a;
 
 	setup();
-	CHECK_INT(pgn_agents_list(db, &a), PGN_OK);	/* empty scope */
+	CHECK_INT(pgn_agents_list(db, &a), PGN_OK); /* empty scope */
 	CHECK_INT(a.n, 0);
 	pgn_agents_release(&a);
 	add("carol");
@@ -757,7 +777,7 @@ test_agents_list_shows_queued_counts_and_hosts(void)
 	CHECK_INT(send1("bob", "carol", "3"), PGN_OK);
 	CHECK_INT(pgn_agents_list(db, &a), PGN_OK);
 	REQUIRE(a.n == 3);
-	CHECK_STR(a.v[0].name, "alice");	/* by name */
+	CHECK_STR(a.v[0].name, "alice"); /* by name */
 	CHECK_STR(a.v[1].name, "bob");
 	CHECK_STR(a.v[2].name, "carol");
 	CHECK_INT(a.v[0].queued, 0);
@@ -827,9 +847,11 @@ test_agent_rename_refuses_taken_missing_or_same_name(void)
 	CHECK_INT(pgn_agent_rename(db, "bob", "BOB"), PGN_EINVAL);
 	CHECK_INT(pgn_agent_rename(db, "bob", "all"), PGN_EINVAL);
 	CHECK_INT(COUNT("SELECT count(*) FROM agent WHERE name IN ('bob', "
-	    "'carol')"), 2);
+	                "'carol')"),
+	    2);
 	CHECK_INT(COUNT("SELECT count(*) FROM journal WHERE kind = "
-	    "'renamed'"), 0);
+	                "'renamed'"),
+	    0);
 	teardown();
 }
 
@@ -856,9 +878,10 @@ test_agent_rm_waits_for_an_empty_queue_and_frees_the_name(void)
 	CHECK_INT(pgn_agent_rm(db, "bob"), PGN_OK);
 	CHECK_INT(N_AGENTS, 0);
 	CHECK_INT(COUNT("SELECT count(*) FROM agent WHERE name = 'bob' AND "
-	    "removed_ms IS NOT NULL"), 1);
+	                "removed_ms IS NOT NULL"),
+	    1);
 	CHECK_INT(COUNT("SELECT count(*) FROM session"), 0);
-	CHECK_INT(N_DELIVERIES, 1);		/* the audit stays */
+	CHECK_INT(N_DELIVERIES, 1); /* the audit stays */
 	CHECK_INT(pgn_agents_list(db, &a), PGN_OK);
 	CHECK_INT(a.n, 0);
 	pgn_agents_release(&a);
@@ -899,15 +922,20 @@ test_session_bind_creates_the_agent_and_binds(void)
 
 	setup();
 	CHECK_INT(pgn_session_bind(db, "claude", "claude:abc", "Reviewer",
-	    bound), PGN_OK);
+	              bound),
+	    PGN_OK);
 	CHECK_STR(bound, "reviewer");
 	CHECK_INT(COUNT("SELECT count(*) FROM agent WHERE name = "
-	    "'reviewer'"), 1);
+	                "'reviewer'"),
+	    1);
 	CHECK_INT(COUNT("SELECT count(*) FROM session s JOIN agent a ON a.id = "
-	    "s.agent_id WHERE s.key = 'claude:abc' AND s.host = 'claude' AND "
-	    "a.name = 'reviewer'"), 1);
+	                "s.agent_id WHERE s.key = 'claude:abc' AND s.host = "
+	                "'claude' AND "
+	                "a.name = 'reviewer'"),
+	    1);
 	CHECK_INT(COUNT("SELECT count(*) FROM agent WHERE name = 'reviewer' "
-	    "AND last_seen_ms IS NOT NULL"), 1);
+	                "AND last_seen_ms IS NOT NULL"),
+	    1);
 	CHECK_INT(pgn_journal_list(db, "reviewer", 0, 0, &j), PGN_OK);
 	for (i = 0; i < j.n; i++)
 		if (strcmp(j.v[i].kind, "bound") == 0) {
@@ -996,14 +1024,15 @@ test_scopes_are_isolated(void)
 	CHECK_STR(in.v[0].body, "for one");
 	pgn_msgs_release(&in);
 	CHECK_INT(COUNT("SELECT count(*) FROM delivery WHERE scope = "
-	    "'/projects/one'"), 1);
+	                "'/projects/one'"),
+	    1);
 
 	CHECK_INT(pgn_db_set_scope(db, "/projects/two"), PGN_OK);
 	CHECK_INT(pgn_inbox(db, "bob", &in), PGN_OK);
-	CHECK_INT(in.n, 1);			/* untouched */
+	CHECK_INT(in.n, 1); /* untouched */
 	pgn_msgs_release(&in);
 
-	CHECK_INT(pgn_db_set_scope(db, ""), PGN_OK);	/* global */
+	CHECK_INT(pgn_db_set_scope(db, ""), PGN_OK); /* global */
 	CHECK_INT(pgn_agents_list(db, &a), PGN_OK);
 	CHECK_INT(a.n, 0);
 	pgn_agents_release(&a);
@@ -1072,12 +1101,12 @@ test_journal_after_and_limit_page_through_entries(void)
 		CHECK_INT(send1("alice", "bob", "m"), PGN_OK);
 	CHECK_INT(drain("bob"), 5);
 	CHECK_INT(pgn_journal_list(db, "bob", 0, 0, &all), PGN_OK);
-	REQUIRE(all.n == 6);			/* created + 5 delivered */
+	REQUIRE(all.n == 6); /* created + 5 delivered */
 	CHECK_STR(all.v[0].kind, "created");
 	for (i = 1; i < all.n; i++)
 		if (all.v[i].id <= all.v[i - 1].id)
 			ok = 0;
-	CHECK(ok);				/* oldest first */
+	CHECK(ok); /* oldest first */
 
 	CHECK_INT(pgn_journal_list(db, "bob", 0, 2, &page), PGN_OK);
 	REQUIRE(page.n == 2);
@@ -1163,7 +1192,7 @@ test_audit_list_is_newest_first_and_filters(void)
 	f.limit = 1;
 	CHECK_INT(pgn_audit_list(db, &f, &d), PGN_OK);
 	REQUIRE(d.n == 1);
-	CHECK_STR(d.v[0].body, "a to c");	/* the newest */
+	CHECK_STR(d.v[0].body, "a to c"); /* the newest */
 	pgn_deliveries_release(&d);
 	CHECK_INT(audit_n(NULL, NULL, 0, PGN_MAX_LIST), 3);
 	f.limit = PGN_MAX_LIST + 1;
@@ -1217,40 +1246,40 @@ test_audit_get_returns_one_delivery_by_id(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_send_queues_a_message_that_inbox_lists_without_claiming),
-	H_TEST(test_inbox_of_unknown_agent_is_not_found),
-	H_TEST(test_claim_marks_delivered_and_writes_audit_and_journal),
-	H_TEST(test_claim_of_empty_queue_returns_nothing),
-	H_TEST(test_claim_of_unknown_agent_or_bad_route_fails),
-	H_TEST(test_claim_takes_each_message_exactly_once),
-	H_TEST(test_claim_budget_takes_only_the_oldest_that_fit),
-	H_TEST(test_claim_always_takes_the_oldest_even_over_budget),
-	H_TEST(test_claim_uses_the_cost_callback),
-	H_TEST(test_send_to_several_recipients_makes_one_message_each),
-	H_TEST(test_send_to_a_name_listed_twice_queues_once),
-	H_TEST(test_send_with_too_few_slots_stores_nothing),
-	H_TEST(test_send_to_all_reaches_every_other_agent),
-	H_TEST(test_send_to_all_with_no_other_agent_fails),
-	H_TEST(test_send_with_create_makes_the_unknown_agent),
-	H_TEST(test_send_to_unknown_name_lists_known_names_and_suggests),
-	H_TEST(test_send_is_all_or_nothing_when_one_recipient_is_unknown),
-	H_TEST(test_send_reply_to_must_name_a_message_of_the_scope),
-	H_TEST(test_send_body_limits),
-	H_TEST(test_send_refuses_bad_names_naming_the_rule),
-	H_TEST(test_send_refuses_a_recipient_over_the_pending_cap),
-	H_TEST(test_agent_add_refuses_a_taken_name),
-	H_TEST(test_agents_list_shows_queued_counts_and_hosts),
-	H_TEST(test_agent_rename_keeps_queue_and_journal),
-	H_TEST(test_agent_rename_refuses_taken_missing_or_same_name),
-	H_TEST(test_agent_rm_waits_for_an_empty_queue_and_frees_the_name),
-	H_TEST(test_session_bind_creates_the_agent_and_binds),
-	H_TEST(test_session_rebind_keeps_the_first_agent),
-	H_TEST(test_session_bind_refuses_bad_input),
-	H_TEST(test_scopes_are_isolated),
-	H_TEST(test_journal_records_sent_and_delivered_with_bodies),
-	H_TEST(test_journal_after_and_limit_page_through_entries),
-	H_TEST(test_audit_list_is_newest_first_and_filters),
-	H_TEST(test_audit_get_returns_one_delivery_by_id),
+    H_TEST(test_send_queues_a_message_that_inbox_lists_without_claiming),
+    H_TEST(test_inbox_of_unknown_agent_is_not_found),
+    H_TEST(test_claim_marks_delivered_and_writes_audit_and_journal),
+    H_TEST(test_claim_of_empty_queue_returns_nothing),
+    H_TEST(test_claim_of_unknown_agent_or_bad_route_fails),
+    H_TEST(test_claim_takes_each_message_exactly_once),
+    H_TEST(test_claim_budget_takes_only_the_oldest_that_fit),
+    H_TEST(test_claim_always_takes_the_oldest_even_over_budget),
+    H_TEST(test_claim_uses_the_cost_callback),
+    H_TEST(test_send_to_several_recipients_makes_one_message_each),
+    H_TEST(test_send_to_a_name_listed_twice_queues_once),
+    H_TEST(test_send_with_too_few_slots_stores_nothing),
+    H_TEST(test_send_to_all_reaches_every_other_agent),
+    H_TEST(test_send_to_all_with_no_other_agent_fails),
+    H_TEST(test_send_with_create_makes_the_unknown_agent),
+    H_TEST(test_send_to_unknown_name_lists_known_names_and_suggests),
+    H_TEST(test_send_is_all_or_nothing_when_one_recipient_is_unknown),
+    H_TEST(test_send_reply_to_must_name_a_message_of_the_scope),
+    H_TEST(test_send_body_limits),
+    H_TEST(test_send_refuses_bad_names_naming_the_rule),
+    H_TEST(test_send_refuses_a_recipient_over_the_pending_cap),
+    H_TEST(test_agent_add_refuses_a_taken_name),
+    H_TEST(test_agents_list_shows_queued_counts_and_hosts),
+    H_TEST(test_agent_rename_keeps_queue_and_journal),
+    H_TEST(test_agent_rename_refuses_taken_missing_or_same_name),
+    H_TEST(test_agent_rm_waits_for_an_empty_queue_and_frees_the_name),
+    H_TEST(test_session_bind_creates_the_agent_and_binds),
+    H_TEST(test_session_rebind_keeps_the_first_agent),
+    H_TEST(test_session_bind_refuses_bad_input),
+    H_TEST(test_scopes_are_isolated),
+    H_TEST(test_journal_records_sent_and_delivered_with_bodies),
+    H_TEST(test_journal_after_and_limit_page_through_entries),
+    H_TEST(test_audit_list_is_newest_first_and_filters),
+    H_TEST(test_audit_get_returns_one_delivery_by_id),
 };
 
 int

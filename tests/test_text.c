@@ -10,7 +10,7 @@
 #include "pgn_int.h"
 
 /* A fixed "now": 2027-01-15T08:00:00Z. */
-#define NOW_MS	INT64_C(1800000000000)
+#define NOW_MS INT64_C(1800000000000)
 
 /* ---- pgn_name_check ------------------------------------------------- */
 
@@ -60,12 +60,12 @@ test_name_length_bound_is_64(void)
 	const char *rule = NULL;
 
 	memset(in, 'a', sizeof(in));
-	in[PGN_MAX_NAME] = '\0';		/* 64 chars */
+	in[PGN_MAX_NAME] = '\0'; /* 64 chars */
 	CHECK_INT(name(in, out, &rule), PGN_OK);
 	CHECK_INT(strlen(out), 64);
 	CHECK_INT(memcmp(in, out, 65), 0);
 	in[PGN_MAX_NAME] = 'A';
-	in[PGN_MAX_NAME + 1] = '\0';		/* 65 chars */
+	in[PGN_MAX_NAME + 1] = '\0'; /* 65 chars */
 	CHECK_INT(name(in, out, &rule), PGN_EINVAL);
 	REQUIRE(rule != NULL);
 	CHECK_CONTAINS(rule, "at most 64");
@@ -132,7 +132,7 @@ test_name_all_is_reserved_in_any_case(void)
 
 /* ---- pgn_utf8_valid ------------------------------------------------- */
 
-#define U8(s)	pgn_utf8_valid((s), sizeof(s) - 1)
+#define U8(s) pgn_utf8_valid((s), sizeof(s) - 1)
 
 static void
 test_utf8_accepts_ascii_and_empty(void)
@@ -145,50 +145,53 @@ test_utf8_accepts_ascii_and_empty(void)
 static void
 test_utf8_accepts_two_three_and_four_byte_forms(void)
 {
-	CHECK(U8("\xc2\x80"));			/* U+0080, smallest 2-byte */
-	CHECK(U8("caf\xc3\xa9"));		/* é */
-	CHECK(U8("\xdf\xbf"));			/* U+07FF */
-	CHECK(U8("\xe0\xa0\x80"));		/* U+0800, smallest 3-byte */
-	CHECK(U8("\xe2\x82\xac"));		/* € */
-	CHECK(U8("\xed\x9f\xbf"));		/* U+D7FF, below surrogates */
-	CHECK(U8("\xee\x80\x80"));		/* U+E000, above surrogates */
-	CHECK(U8("\xef\xbf\xbf"));		/* U+FFFF */
-	CHECK(U8("\xf0\x90\x80\x80"));		/* U+10000, smallest 4-byte */
-	CHECK(U8("\xf0\x9f\x98\x80"));		/* 😀 */
-	CHECK(U8("\xf4\x8f\xbf\xbf"));		/* U+10FFFF, the last */
-	CHECK(U8("a\xc3\xa9" "b\xe2\x82\xac" "c\xf0\x9f\x98\x80" "d"));
+	CHECK(U8("\xc2\x80"));         /* U+0080, smallest 2-byte */
+	CHECK(U8("caf\xc3\xa9"));      /* é */
+	CHECK(U8("\xdf\xbf"));         /* U+07FF */
+	CHECK(U8("\xe0\xa0\x80"));     /* U+0800, smallest 3-byte */
+	CHECK(U8("\xe2\x82\xac"));     /* € */
+	CHECK(U8("\xed\x9f\xbf"));     /* U+D7FF, below surrogates */
+	CHECK(U8("\xee\x80\x80"));     /* U+E000, above surrogates */
+	CHECK(U8("\xef\xbf\xbf"));     /* U+FFFF */
+	CHECK(U8("\xf0\x90\x80\x80")); /* U+10000, smallest 4-byte */
+	CHECK(U8("\xf0\x9f\x98\x80")); /* 😀 */
+	CHECK(U8("\xf4\x8f\xbf\xbf")); /* U+10FFFF, the last */
+	CHECK(U8("a\xc3\xa9"
+	         "b\xe2\x82\xac"
+	         "c\xf0\x9f\x98\x80"
+	         "d"));
 }
 
 static void
 test_utf8_refuses_overlong_forms(void)
 {
-	CHECK(!U8("\xc0\x80"));			/* NUL in 2 bytes */
-	CHECK(!U8("\xc0\xaf"));			/* '/' in 2 bytes */
+	CHECK(!U8("\xc0\x80")); /* NUL in 2 bytes */
+	CHECK(!U8("\xc0\xaf")); /* '/' in 2 bytes */
 	CHECK(!U8("\xc1\xbf"));
-	CHECK(!U8("\xe0\x80\xaf"));		/* '/' in 3 bytes */
-	CHECK(!U8("\xe0\x9f\xbf"));		/* U+07FF in 3 bytes */
-	CHECK(!U8("\xf0\x80\x80\xaf"));		/* '/' in 4 bytes */
-	CHECK(!U8("\xf0\x8f\xbf\xbf"));		/* U+FFFF in 4 bytes */
+	CHECK(!U8("\xe0\x80\xaf"));     /* '/' in 3 bytes */
+	CHECK(!U8("\xe0\x9f\xbf"));     /* U+07FF in 3 bytes */
+	CHECK(!U8("\xf0\x80\x80\xaf")); /* '/' in 4 bytes */
+	CHECK(!U8("\xf0\x8f\xbf\xbf")); /* U+FFFF in 4 bytes */
 }
 
 static void
 test_utf8_refuses_surrogates(void)
 {
-	CHECK(!U8("\xed\xa0\x80"));		/* U+D800 */
-	CHECK(!U8("\xed\xaf\xbf"));		/* U+DBFF */
-	CHECK(!U8("\xed\xb0\x80"));		/* U+DC00 */
-	CHECK(!U8("\xed\xbf\xbf"));		/* U+DFFF */
-	CHECK(!U8("\xed\xa0\xbd\xed\xb8\x80"));	/* CESU-8 pair */
+	CHECK(!U8("\xed\xa0\x80"));             /* U+D800 */
+	CHECK(!U8("\xed\xaf\xbf"));             /* U+DBFF */
+	CHECK(!U8("\xed\xb0\x80"));             /* U+DC00 */
+	CHECK(!U8("\xed\xbf\xbf"));             /* U+DFFF */
+	CHECK(!U8("\xed\xa0\xbd\xed\xb8\x80")); /* CESU-8 pair */
 }
 
 static void
 test_utf8_refuses_code_points_above_10ffff(void)
 {
-	CHECK(!U8("\xf4\x90\x80\x80"));		/* U+110000 */
+	CHECK(!U8("\xf4\x90\x80\x80")); /* U+110000 */
 	CHECK(!U8("\xf5\x80\x80\x80"));
 	CHECK(!U8("\xf7\xbf\xbf\xbf"));
-	CHECK(!U8("\xf8\x88\x80\x80\x80"));	/* 5-byte form */
-	CHECK(!U8("\xfc\x84\x80\x80\x80\x80"));	/* 6-byte form */
+	CHECK(!U8("\xf8\x88\x80\x80\x80"));     /* 5-byte form */
+	CHECK(!U8("\xfc\x84\x80\x80\x80\x80")); /* 6-byte form */
 	CHECK(!U8("\xfe"));
 	CHECK(!U8("\xff"));
 }
@@ -200,9 +203,10 @@ test_utf8_refuses_truncated_and_broken_sequences(void)
 	CHECK(!U8("\xe2\x82"));
 	CHECK(!U8("\xf0\x9f\x98"));
 	CHECK(!U8("abc\xe2"));
-	CHECK(!U8("\x80"));			/* lone continuation */
-	CHECK(!U8("a\xbf" "b"));
-	CHECK(!U8("\xc3\x28"));			/* bad continuation */
+	CHECK(!U8("\x80")); /* lone continuation */
+	CHECK(!U8("a\xbf"
+	          "b"));
+	CHECK(!U8("\xc3\x28")); /* bad continuation */
 	CHECK(!U8("\xe2\x28\xa1"));
 	CHECK(!U8("\xf0\x9f\x28\x80"));
 	/* the length is honoured: a valid sequence cut by 'len' */
@@ -235,10 +239,12 @@ test_parse_i64_reads_numbers_in_range(void)
 	CHECK_INT(pgn_parse_i64("007", 0, 10, &v), PGN_OK);
 	CHECK_INT(v, 7);
 	CHECK_INT(pgn_parse_i64("9223372036854775807", INT64_MIN, INT64_MAX,
-	    &v), PGN_OK);
+	              &v),
+	    PGN_OK);
 	CHECK(v == INT64_MAX);
 	CHECK_INT(pgn_parse_i64("-9223372036854775808", INT64_MIN, INT64_MAX,
-	    &v), PGN_OK);
+	              &v),
+	    PGN_OK);
 	CHECK(v == INT64_MIN);
 }
 
@@ -251,12 +257,14 @@ test_parse_i64_refuses_out_of_range(void)
 	CHECK_INT(pgn_parse_i64("-1", 0, 10, &v), PGN_ETOOBIG);
 	CHECK_INT(pgn_parse_i64("-11", -10, 10, &v), PGN_ETOOBIG);
 	CHECK_INT(pgn_parse_i64("9223372036854775808", INT64_MIN, INT64_MAX,
-	    &v), PGN_ETOOBIG);
+	              &v),
+	    PGN_ETOOBIG);
 	CHECK_INT(pgn_parse_i64("-9223372036854775809", INT64_MIN, INT64_MAX,
-	    &v), PGN_ETOOBIG);
+	              &v),
+	    PGN_ETOOBIG);
 	CHECK_INT(pgn_parse_i64("99999999999999999999999", 0, INT64_MAX, &v),
 	    PGN_ETOOBIG);
-	CHECK_INT(v, 123);	/* untouched on failure */
+	CHECK_INT(v, 123); /* untouched on failure */
 }
 
 static void
@@ -268,8 +276,8 @@ test_parse_i64_refuses_junk_and_empty(void)
 	size_t i;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
-		if (!CHECK_INT(pgn_parse_i64(bad[i], INT64_MIN, INT64_MAX,
-		    &v), PGN_EINVAL))
+		if (!CHECK_INT(pgn_parse_i64(bad[i], INT64_MIN, INT64_MAX, &v),
+		        PGN_EINVAL))
 			printf("  input \"%s\"\n", bad[i]);
 	}
 	CHECK_INT(pgn_parse_i64(NULL, 0, 10, &v), PGN_EINVAL);
@@ -344,11 +352,11 @@ static void
 test_parse_time_refuses_bad_fields(void)
 {
 	static const char *const bad[] = {
-		"2026-00-10", "2026-13-01", "2026-99-01",	/* months */
-		"2026-01-00", "2026-01-32", "2026-04-31",	/* days */
-		"2026-11-31", "2026-02-30",
-		"2026-11-30T24:00", "2026-11-30T99:00",		/* hours */
-		"2026-11-30T06:60", "2026-11-30T06:20:61",	/* min, sec */
+	    "2026-00-10", "2026-13-01", "2026-99-01", /* months */
+	    "2026-01-00", "2026-01-32", "2026-04-31", /* days */
+	    "2026-11-31", "2026-02-30", "2026-11-30T24:00",
+	    "2026-11-30T99:00",                        /* hours */
+	    "2026-11-30T06:60", "2026-11-30T06:20:61", /* min, sec */
 	};
 	int64_t v = 5;
 	size_t i;
@@ -364,12 +372,29 @@ static void
 test_parse_time_refuses_junk(void)
 {
 	static const char *const bad[] = {
-		"", "yesterday", "now", "s", "90", "90x", "-5m", "1.5h",
-		"2026/11/30", "2026-1-30", "26-11-30", "2026-11-30T",
-		"2026-11-30T06", "2026-11-30T0620", "2026-11-30T06:2",
-		"2026-11-30T06:20:2", "2026-11-30T06:20:", "2026-11-30T06:20:28ZZ",
-		"2026-11-30T06:20:28+01:00", "2026-11-30x", "2026-11-30T06:20:28.5Z",
-		" 2026-11-30", "123456789s",
+	    "",
+	    "yesterday",
+	    "now",
+	    "s",
+	    "90",
+	    "90x",
+	    "-5m",
+	    "1.5h",
+	    "2026/11/30",
+	    "2026-1-30",
+	    "26-11-30",
+	    "2026-11-30T",
+	    "2026-11-30T06",
+	    "2026-11-30T0620",
+	    "2026-11-30T06:2",
+	    "2026-11-30T06:20:2",
+	    "2026-11-30T06:20:",
+	    "2026-11-30T06:20:28ZZ",
+	    "2026-11-30T06:20:28+01:00",
+	    "2026-11-30x",
+	    "2026-11-30T06:20:28.5Z",
+	    " 2026-11-30",
+	    "123456789s",
 	};
 	int64_t v = 5;
 	size_t i;
@@ -415,9 +440,9 @@ test_edit_distance_counts_edits_up_to_max(void)
 	char long_name[PGN_MAX_NAME + 2];
 
 	CHECK_INT(pgn_edit_distance("bob", "bob", 2), 0);
-	CHECK_INT(pgn_edit_distance("bobb", "bob", 2), 1);	/* delete */
-	CHECK_INT(pgn_edit_distance("bo", "bob", 2), 1);	/* insert */
-	CHECK_INT(pgn_edit_distance("bib", "bob", 2), 1);	/* replace */
+	CHECK_INT(pgn_edit_distance("bobb", "bob", 2), 1); /* delete */
+	CHECK_INT(pgn_edit_distance("bo", "bob", 2), 1);   /* insert */
+	CHECK_INT(pgn_edit_distance("bib", "bob", 2), 1);  /* replace */
 	CHECK_INT(pgn_edit_distance("carol", "karl", 5), 2);
 	CHECK_INT(pgn_edit_distance("kitten", "sitting", 5), 3);
 	CHECK_INT(pgn_edit_distance("", "abc", 5), 3);
@@ -440,16 +465,22 @@ static void
 test_status_names_are_stable_words(void)
 {
 	static const struct {
-		pgn_status	 st;
-		const char	*name;
+		pgn_status st;
+		const char *name;
 	} want[] = {
-		{PGN_OK, "ok"}, {PGN_EINVAL, "invalid"},
-		{PGN_ETOOBIG, "too big"}, {PGN_ENOTFOUND, "not found"},
-		{PGN_EEXIST, "exists"}, {PGN_EFULL, "full"},
-		{PGN_EBUSY, "busy"}, {PGN_ECORRUPT, "corrupt"},
-		{PGN_ETOONEW, "too new"}, {PGN_EDB, "database error"},
-		{PGN_EIO, "i/o error"}, {PGN_ENOMEM, "out of memory"},
-		{PGN_ETAMPER, "tampered"},
+	    {PGN_OK, "ok"},
+	    {PGN_EINVAL, "invalid"},
+	    {PGN_ETOOBIG, "too big"},
+	    {PGN_ENOTFOUND, "not found"},
+	    {PGN_EEXIST, "exists"},
+	    {PGN_EFULL, "full"},
+	    {PGN_EBUSY, "busy"},
+	    {PGN_ECORRUPT, "corrupt"},
+	    {PGN_ETOONEW, "too new"},
+	    {PGN_EDB, "database error"},
+	    {PGN_EIO, "i/o error"},
+	    {PGN_ENOMEM, "out of memory"},
+	    {PGN_ETAMPER, "tampered"},
 	};
 	size_t i, j;
 
@@ -458,7 +489,7 @@ test_status_names_are_stable_words(void)
 		CHECK_STR(pgn_status_name(want[i].st), want[i].name);
 		for (j = 0; j < i; j++)
 			CHECK(strcmp(pgn_status_name(want[i].st),
-			    pgn_status_name(want[j].st)) != 0);
+			          pgn_status_name(want[j].st)) != 0);
 	}
 	CHECK_STR(pgn_status_name((pgn_status)99), "unknown");
 }
@@ -482,31 +513,31 @@ test_status_is_usage_only_for_bad_input(void)
 }
 
 static const struct h_test tests[] = {
-	H_TEST(test_name_accepts_one_char_and_folds_case),
-	H_TEST(test_name_refuses_empty),
-	H_TEST(test_name_length_bound_is_64),
-	H_TEST(test_name_must_start_with_letter_or_digit),
-	H_TEST(test_name_refuses_characters_outside_the_set),
-	H_TEST(test_name_all_is_reserved_in_any_case),
-	H_TEST(test_utf8_accepts_ascii_and_empty),
-	H_TEST(test_utf8_accepts_two_three_and_four_byte_forms),
-	H_TEST(test_utf8_refuses_overlong_forms),
-	H_TEST(test_utf8_refuses_surrogates),
-	H_TEST(test_utf8_refuses_code_points_above_10ffff),
-	H_TEST(test_utf8_refuses_truncated_and_broken_sequences),
-	H_TEST(test_utf8_refuses_nul),
-	H_TEST(test_parse_i64_reads_numbers_in_range),
-	H_TEST(test_parse_i64_refuses_out_of_range),
-	H_TEST(test_parse_i64_refuses_junk_and_empty),
-	H_TEST(test_parse_time_reads_ages_before_now),
-	H_TEST(test_parse_time_reads_utc_dates_and_times),
-	H_TEST(test_parse_time_reads_epoch_seconds),
-	H_TEST(test_parse_time_refuses_bad_fields),
-	H_TEST(test_parse_time_refuses_junk),
-	H_TEST(test_format_time_round_trips_with_parse),
-	H_TEST(test_edit_distance_counts_edits_up_to_max),
-	H_TEST(test_status_names_are_stable_words),
-	H_TEST(test_status_is_usage_only_for_bad_input),
+    H_TEST(test_name_accepts_one_char_and_folds_case),
+    H_TEST(test_name_refuses_empty),
+    H_TEST(test_name_length_bound_is_64),
+    H_TEST(test_name_must_start_with_letter_or_digit),
+    H_TEST(test_name_refuses_characters_outside_the_set),
+    H_TEST(test_name_all_is_reserved_in_any_case),
+    H_TEST(test_utf8_accepts_ascii_and_empty),
+    H_TEST(test_utf8_accepts_two_three_and_four_byte_forms),
+    H_TEST(test_utf8_refuses_overlong_forms),
+    H_TEST(test_utf8_refuses_surrogates),
+    H_TEST(test_utf8_refuses_code_points_above_10ffff),
+    H_TEST(test_utf8_refuses_truncated_and_broken_sequences),
+    H_TEST(test_utf8_refuses_nul),
+    H_TEST(test_parse_i64_reads_numbers_in_range),
+    H_TEST(test_parse_i64_refuses_out_of_range),
+    H_TEST(test_parse_i64_refuses_junk_and_empty),
+    H_TEST(test_parse_time_reads_ages_before_now),
+    H_TEST(test_parse_time_reads_utc_dates_and_times),
+    H_TEST(test_parse_time_reads_epoch_seconds),
+    H_TEST(test_parse_time_refuses_bad_fields),
+    H_TEST(test_parse_time_refuses_junk),
+    H_TEST(test_format_time_round_trips_with_parse),
+    H_TEST(test_edit_distance_counts_edits_up_to_max),
+    H_TEST(test_status_names_are_stable_words),
+    H_TEST(test_status_is_usage_only_for_bad_input),
 };
 
 int

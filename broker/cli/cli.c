@@ -75,13 +75,16 @@ cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while (
+	    (ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (cli_common(c, ch, optarg))
 			continue;
 		if (ch == '?' || ch == ':') {
 			if (optopt != 0 && optopt < OPT_DB)
-				return cli_usage(c, "bad or incomplete option "
-				    "'-%c'", optopt);
+				return cli_usage(c,
+				    "bad or incomplete option "
+				    "'-%c'",
+				    optopt);
 			return cli_usage(c, "bad or incomplete option '%s'",
 			    argv[optind - 1]);
 		}
@@ -110,7 +113,7 @@ cli_open(struct cli *c)
 		return cli_usage(c, "--project '%s': no such directory", dir);
 	if (dir == NULL) {
 		cwd = getcwd(NULL, 0);
-		dir = cwd;	/* NULL: no known directory, global scope */
+		dir = cwd; /* NULL: no known directory, global scope */
 	}
 	st = pgn_scope_find(dir, &c->scope);
 	free(cwd);
@@ -118,11 +121,16 @@ cli_open(struct cli *c)
 		return cli_err(EXIT_FAIL, "out of memory");
 	st = pgn_db_path(c->db_flag, &path, &why);
 	if (st != PGN_OK) {
-		code = cli_err(EXIT_FAIL, "%s", why != NULL ? why :
-		    st == PGN_ETOOBIG ? "the database path or PIGEON_HOME is "
-		    "over 4096 bytes: choose a shorter one" : st == PGN_EINVAL ?
-		    "cannot find the state directory: set PIGEON_HOME (an "
-		    "absolute path) or HOME" : "out of memory");
+		code = cli_err(EXIT_FAIL, "%s",
+		    why != NULL ?
+		        why :
+		        st == PGN_ETOOBIG ?
+		        "the database path or PIGEON_HOME is "
+		        "over 4096 bytes: choose a shorter one" :
+		        st == PGN_EINVAL ?
+		        "cannot find the state directory: set PIGEON_HOME (an "
+		        "absolute path) or HOME" :
+		        "out of memory");
 		goto out;
 	}
 	st = pgn_db_open(path, PGN_OPEN_CREATE, PGN_BUSY_DEADLINE_MS, &c->db);
@@ -157,7 +165,8 @@ cli_agent(struct cli *c, const char *flag)
 	if (v == NULL || *v == '\0')
 		v = getenv("PIGEON_AGENT");
 	if (v == NULL || *v == '\0') {
-		cli_usage(c, "which agent? name it with --agent NAME or "
+		cli_usage(c,
+		    "which agent? name it with --agent NAME or "
 		    "PIGEON_AGENT");
 		return NULL;
 	}
@@ -259,7 +268,8 @@ int
 cli_finish(int code)
 {
 	if (fflush(stdout) != 0 || ferror(stdout))
-		return cli_err(EXIT_FAIL, "cannot write output: %s; anything "
+		return cli_err(EXIT_FAIL,
+		    "cannot write output: %s; anything "
 		    "claimed stays readable in pigeon journal and pigeon audit",
 		    strerror(errno));
 	return code;
@@ -300,19 +310,25 @@ cli_find_hook(struct cli *c, char **hook)
 	if (env != NULL && *env != '\0') {
 		slash = strrchr(env, '/');
 		if (env[0] != '/' || strcmp(slash + 1, "pigeon-hook") != 0)
-			return cli_usage(c, "PIGEON_HOOK '%s' is not an "
-			    "absolute path ending in /pigeon-hook", env);
+			return cli_usage(c,
+			    "PIGEON_HOOK '%s' is not an "
+			    "absolute path ending in /pigeon-hook",
+			    env);
 		if (!is_exec(env))
-			fprintf(stderr, "pigeon: warning: PIGEON_HOOK '%s' is "
-			    "not an executable file yet\n", env);
+			fprintf(stderr,
+			    "pigeon: warning: PIGEON_HOOK '%s' is "
+			    "not an executable file yet\n",
+			    env);
 		*hook = strdup(env);
 		return *hook != NULL ? EXIT_OK :
-		    cli_err(EXIT_FAIL, "out of memory");
+		                       cli_err(EXIT_FAIL, "out of memory");
 	}
 	if (realpath("/proc/self/exe", exe) == NULL)
-		return cli_err(EXIT_FAIL, "cannot find this program's "
+		return cli_err(EXIT_FAIL,
+		    "cannot find this program's "
 		    "directory (%s): set PIGEON_HOOK to the absolute path of "
-		    "pigeon-hook", strerror(errno));
+		    "pigeon-hook",
+		    strerror(errno));
 	slash = strrchr(exe, '/');
 	if (slash != NULL)
 		*slash = '\0';
@@ -325,8 +341,10 @@ cli_find_hook(struct cli *c, char **hook)
 	if (join(cand, sizeof(cand), exe, "pigeon-hook") && is_exec(cand)) {
 		*hook = strdup(cand);
 		return *hook != NULL ? EXIT_OK :
-		    cli_err(EXIT_FAIL, "out of memory");
+		                       cli_err(EXIT_FAIL, "out of memory");
 	}
-	return cli_err(EXIT_FAIL, "no pigeon-hook found next to '%s': build "
-	    "or install it, or set PIGEON_HOOK to its absolute path", exe);
+	return cli_err(EXIT_FAIL,
+	    "no pigeon-hook found next to '%s': build "
+	    "or install it, or set PIGEON_HOOK to its absolute path",
+	    exe);
 }

@@ -12,33 +12,35 @@
 
 #include "pigeon/pigeon.h"
 
-#define EXIT_OK		0
-#define EXIT_FAIL	1	/* runtime failure */
-#define EXIT_USAGE	2	/* usage or bad input */
+#define EXIT_OK    0
+#define EXIT_FAIL  1 /* runtime failure */
+#define EXIT_USAGE 2 /* usage or bad input */
 
 /* Options every command takes; ids above any short option. */
 enum {
 	OPT_DB = 256,
 	OPT_PROJECT,
 	OPT_JSON,
-	OPT_CMD		/* first id free for a command's own options */
+	OPT_CMD /* first id free for a command's own options */
 };
 
-#define CLI_COMMON_OPTS \
-	{"db", required_argument, NULL, OPT_DB}, \
-	{"project", required_argument, NULL, OPT_PROJECT}, \
-	{"json", no_argument, NULL, OPT_JSON}, \
-	{"help", no_argument, NULL, 'h'}
+#define CLI_COMMON_OPTS                                                        \
+	{"db", required_argument, NULL, OPT_DB},                               \
+	    {"project", required_argument, NULL, OPT_PROJECT},                 \
+	    {"json", no_argument, NULL, OPT_JSON},                             \
+	{                                                                      \
+		"help", no_argument, NULL, 'h'                                 \
+	}
 
 struct cli {
-	const char	*cmd;		/* "send", "agent add", ... */
-	const char	*usage;		/* the command's usage text */
-	const char	*db_flag;	/* --db */
-	const char	*project;	/* --project */
-	int		 json;
-	int		 help;
-	pgn_db		*db;
-	char		*scope;
+	const char *cmd;     /* "send", "agent add", ... */
+	const char *usage;   /* the command's usage text */
+	const char *db_flag; /* --db */
+	const char *project; /* --project */
+	int json;
+	int help;
+	pgn_db *db;
+	char *scope;
 };
 
 /* Take a common option; 1 if it was one, 0 otherwise. */

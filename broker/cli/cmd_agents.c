@@ -19,10 +19,7 @@ static const char agent_usage[] =
     "queued; the journal and the audit of a removed agent stay readable.\n\n"
     "  --db PATH, --project DIR, -h/--help\n";
 
-static const struct option longopts[] = {
-	CLI_COMMON_OPTS,
-	{NULL, 0, NULL, 0}
-};
+static const struct option longopts[] = {CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
 
 int
 cmd_agents(int argc, char **argv)
@@ -68,8 +65,8 @@ cmd_agents(int argc, char **argv)
 		}
 		code = cli_json_print(arr);
 	} else if (a.n == 0) {
-		printf("no agents in scope %s\n", c.scope[0] ? c.scope :
-		    "global");
+		printf("no agents in scope %s\n",
+		    c.scope[0] ? c.scope : "global");
 	} else {
 		now = pgn_now_ms();
 		printf("%-24s %-16s %8s  %-10s %6s\n", "NAME", "HOSTS",
@@ -83,8 +80,7 @@ cmd_agents(int argc, char **argv)
 				memcpy(seen, "never", 6);
 			printf("%-24s %-16s %8lld  %-10s %6lld\n", x->name,
 			    x->hosts[0] ? x->hosts : "-",
-			    (long long)x->sessions, seen,
-			    (long long)x->queued);
+			    (long long)x->sessions, seen, (long long)x->queued);
 		}
 	}
 	code = cli_finish(code);
@@ -114,11 +110,13 @@ cmd_agent(int argc, char **argv)
 	else if (strcmp(verb, "rename") == 0)
 		need = 2;
 	else
-		return cli_usage(&c, "unknown action '%s': say add, rename or "
-		    "rm", verb);
+		return cli_usage(&c,
+		    "unknown action '%s': say add, rename or "
+		    "rm",
+		    verb);
 	if (argc - optind != need)
-		return cli_usage(&c, "agent %s takes %s", verb, need == 1 ?
-		    "one NAME" : "OLD and NEW");
+		return cli_usage(&c, "agent %s takes %s", verb,
+		    need == 1 ? "one NAME" : "OLD and NEW");
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;

@@ -14,7 +14,8 @@ static const char usage[] =
     "  --agent NAME     deliveries to this agent\n"
     "  --from NAME      deliveries from this sender\n"
     "  --since T        at or after T: an age (90s, 15m, 2h, 7d), a UTC\n"
-    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS\n"
+    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or "
+    "@SECS\n"
     "  --limit K        at most K rows (default 50, at most 10000)\n"
     "  --db PATH, --project DIR, --json, -h/--help\n";
 
@@ -35,13 +36,17 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_SINCE:
 		if (pgn_parse_time(arg, pgn_now_ms(), &f->since_ms) != PGN_OK)
-			return cli_usage(c, "--since '%s': not a time (try 2h, "
-			    "7d or 2026-11-30T06:00:00Z)", arg);
+			return cli_usage(c,
+			    "--since '%s': not a time (try 2h, "
+			    "7d or 2026-11-30T06:00:00Z)",
+			    arg);
 		return 0;
 	case OPT_LIMIT:
 		if (pgn_parse_i64(arg, 1, PGN_MAX_LIST, &v) != PGN_OK)
-			return cli_usage(c, "--limit '%s': a number from 1 to "
-			    "%d", arg, PGN_MAX_LIST);
+			return cli_usage(c,
+			    "--limit '%s': a number from 1 to "
+			    "%d",
+			    arg, PGN_MAX_LIST);
 		f->limit = (size_t)v;
 		return 0;
 	}
@@ -163,14 +168,12 @@ verify(struct cli *c)
 int
 cmd_audit(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"agent", required_argument, NULL, OPT_AGENT},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"since", required_argument, NULL, OPT_SINCE},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0}
-	};
+	static const struct option longopts[] = {{"agent", required_argument,
+	                                             NULL, OPT_AGENT},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"since", required_argument, NULL, OPT_SINCE},
+	    {"limit", required_argument, NULL, OPT_LIMIT}, CLI_COMMON_OPTS,
+	    {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "audit", .usage = usage};
 	struct pgn_audit_filter f;
 	struct pgn_deliveries d = {0};
@@ -206,7 +209,7 @@ cmd_audit(int argc, char **argv)
 		goto out;
 	}
 	st = id != 0 ? pgn_audit_get(c.db, id, &d) :
-	    pgn_audit_list(c.db, &f, &d);
+	               pgn_audit_list(c.db, &f, &d);
 	if (st != PGN_OK) {
 		code = cli_fail(&c, st);
 		goto out;

@@ -13,9 +13,9 @@
 
 #include "cli.h"
 
-#define LOG_TAIL_LINES	10
-#define LOG_TAIL_BYTES	8192
-#define MAX_TOML	(1 << 20)	/* Codex config.toml read for trust */
+#define LOG_TAIL_LINES 10
+#define LOG_TAIL_BYTES 8192
+#define MAX_TOML       (1 << 20) /* Codex config.toml read for trust */
 
 static const char usage[] =
     "usage: pigeon doctor [--project DIR] [--db PATH] [--json]\n\n"
@@ -30,8 +30,7 @@ static const char usage[] =
 
 static cJSON *warnings;
 
-static void
-warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void
 warn(const char *fmt, ...)
@@ -91,7 +90,7 @@ codex_trusted(const char *hooks)
 		return 0;
 	/* [hooks.state."<hooks.json>:user_prompt_submit:0:0"] trusted_hash=… */
 	for (p = strstr(toml, "hooks.state.\""); p != NULL && !found;
-	    p = strstr(p + 1, "hooks.state.\"")) {
+	     p = strstr(p + 1, "hooks.state.\"")) {
 		p += strlen("hooks.state.\"");
 		if (strncmp(p, hooks, strlen(hooks)) == 0 &&
 		    strstr(p, "trusted_hash") != NULL)
@@ -122,9 +121,10 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				continue;
 			o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "host", hi->name);
-			cJSON_AddStringToObject(o, "level", w ? "project" :
-			    "user");
-			cJSON_AddStringToObject(o, "path", s.path ? s.path : "");
+			cJSON_AddStringToObject(o, "level",
+			    w ? "project" : "user");
+			cJSON_AddStringToObject(o, "path",
+			    s.path ? s.path : "");
 			cJSON_AddBoolToObject(o, "exists", s.exists);
 			ev = cJSON_AddArrayToObject(o, "events");
 			installed = 0;
@@ -136,9 +136,10 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				    cJSON_CreateString(hi->events[e]));
 				if (s.entries[e] > 1)
 					warn("%s: %zu Pigeon entries for %s: "
-					    "run pigeon install %s again to "
-					    "leave one", s.path, s.entries[e],
-					    hi->events[e], hi->name);
+					     "run pigeon install %s again to "
+					     "leave one",
+					    s.path, s.entries[e], hi->events[e],
+					    hi->name);
 			}
 			cJSON_AddBoolToObject(o, "installed", installed);
 			if (s.hook != NULL)
@@ -151,17 +152,18 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			if (installed && s.hook != NULL &&
 			    access(s.hook, X_OK) != 0)
 				warn("%s: the hook '%s' is not an executable "
-				    "file: run pigeon install %s%s%s", s.path,
-				    s.hook, hi->name, w ? " --project " : "",
-				    w ? project : "");
+				     "file: run pigeon install %s%s%s",
+				    s.path, s.hook, hi->name,
+				    w ? " --project " : "", w ? project : "");
 			else if (installed && s.hook != NULL && hook != NULL &&
 			    strcmp(s.hook, hook) != 0)
 				warn("%s runs '%s', not this pigeon's hook "
-				    "'%s'", s.path, s.hook, hook);
-			if (installed && (s.entries[0] == 0 ||
-			    s.entries[1] == 0))
+				     "'%s'",
+				    s.path, s.hook, hook);
+			if (installed &&
+			    (s.entries[0] == 0 || s.entries[1] == 0))
 				warn("%s: only one of %s's two events has "
-				    "Pigeon's hook: run pigeon install %s",
+				     "Pigeon's hook: run pigeon install %s",
 				    s.path, hi->name, hi->name);
 			if (installed && h == PGN_HOST_CODEX) {
 				int t = codex_trusted(s.path);
@@ -169,10 +171,12 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				cJSON_AddBoolToObject(o, "trusted", t);
 				if (!t)
 					warn("codex: the hooks in %s are not "
-					    "trusted yet, so Codex skips them: "
-					    "run codex and review them with "
-					    "/hooks (\"Trust all and "
-					    "continue\")", s.path);
+					     "trusted yet, so Codex skips "
+					     "them: "
+					     "run codex and review them with "
+					     "/hooks (\"Trust all and "
+					     "continue\")",
+					    s.path);
 			}
 			if (installed && h == PGN_HOST_CLAUDE)
 				claude = 1;
@@ -184,9 +188,9 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 	}
 	if (claude && cursor)
 		warn("Pigeon's hook is installed for both Claude Code and "
-		    "Cursor: Cursor also runs Claude's hooks when third-party "
-		    "hooks are on; Pigeon ignores those runs (their payload "
-		    "has cursor_version), so each prompt is injected once");
+		     "Cursor: Cursor also runs Claude's hooks when third-party "
+		     "hooks are on; Pigeon ignores those runs (their payload "
+		     "has cursor_version), so each prompt is injected once");
 }
 
 static void
@@ -200,14 +204,15 @@ check_db(struct cli *c, cJSON *out, int *broken)
 
 	st = pgn_db_path(c->db_flag, &path, &why);
 	if (st != PGN_OK) {
-		cJSON_AddStringToObject(out, "problem", why ? why :
-		    "no database path: set PIGEON_HOME or HOME");
+		cJSON_AddStringToObject(out, "problem",
+		    why ? why : "no database path: set PIGEON_HOME or HOME");
 		*broken = 1;
 		goto out;
 	}
 	cJSON_AddStringToObject(out, "path", path);
 	if (stat(path, &sb) != 0) {
-		cJSON_AddStringToObject(out, "problem", "no database yet: it "
+		cJSON_AddStringToObject(out, "problem",
+		    "no database yet: it "
 		    "is created by the first pigeon command or hook");
 		goto out;
 	}
@@ -229,7 +234,8 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	if (strcmp(h.integrity, "ok") != 0) {
 		*broken = 1;
 		warn("database %s fails its integrity check: %s; copy it "
-		    "aside before anything else", path, h.integrity);
+		     "aside before anything else",
+		    path, h.integrity);
 	}
 	cJSON_AddNumberToObject(out, "scopes", (double)h.scopes);
 	cJSON_AddNumberToObject(out, "agents", (double)h.agents);
@@ -254,7 +260,7 @@ check_log(cJSON *out)
 	lines = cJSON_AddArrayToObject(out, "tail");
 	if (pgn_home_path(&home) != PGN_OK ||
 	    snprintf(path, sizeof(path), "%s/hook.log", home) >=
-	    (int)sizeof(path))
+	        (int)sizeof(path))
 		goto out;
 	cJSON_AddStringToObject(out, "path", path);
 	text = slurp(path, LOG_TAIL_BYTES, LOG_TAIL_BYTES);
@@ -295,7 +301,8 @@ check_project(const char *root, cJSON *out)
 	if (cfg.problem != NULL) {
 		cJSON_AddStringToObject(out, "config_problem", cfg.problem);
 		warn("%s/.pigeon/config.json %s: the reminder and the provider "
-		    "are off", root, cfg.problem);
+		     "are off",
+		    root, cfg.problem);
 	}
 	if (cfg.unknown != NULL) {
 		cJSON_AddStringToObject(out, "unknown_keys", cfg.unknown);
@@ -326,37 +333,46 @@ print_text(const cJSON *doc)
 	const char *s;
 
 	printf("hooks:\n");
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks")) {
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks"))
+	{
 		printf("  %-6s %-7s %s: ",
 		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "host")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "level")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "path")));
-		if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(it,
-		    "problem"))) != NULL)
+		if ((s = cJSON_GetStringValue(
+		         cJSON_GetObjectItem(it, "problem"))) != NULL)
 			printf("%s\n", s);
 		else if (!cJSON_IsTrue(cJSON_GetObjectItem(it, "installed")))
-			printf("%s\n", cJSON_IsTrue(cJSON_GetObjectItem(it,
-			    "exists")) ? "not installed" : "not installed "
-			    "(no file)");
+			printf("%s\n",
+			    cJSON_IsTrue(cJSON_GetObjectItem(it, "exists")) ?
+			        "not installed" :
+			        "not installed "
+			        "(no file)");
 		else {
 			printf("installed (");
-			cJSON_ArrayForEach(ev, cJSON_GetObjectItem(it,
-			    "events"))
-				printf("%s%s", ev == cJSON_GetObjectItem(it,
-				    "events")->child ? "" : ", ",
-				    ev->valuestring);
-			printf(") -> %s", cJSON_GetStringValue(
-			    cJSON_GetObjectItem(it, "hook")));
+			cJSON_ArrayForEach(ev,
+			    cJSON_GetObjectItem(it, "events")) printf("%s%s",
+			    ev == cJSON_GetObjectItem(it, "events")->child ?
+			        "" :
+			        ", ",
+			    ev->valuestring);
+			printf(") -> %s",
+			    cJSON_GetStringValue(
+			        cJSON_GetObjectItem(it, "hook")));
 			x = cJSON_GetObjectItem(it, "trusted");
 			if (x != NULL)
-				printf(", %s", cJSON_IsTrue(x) ? "trusted" :
-				    "NOT trusted");
+				printf(", %s",
+				    cJSON_IsTrue(x) ? "trusted" :
+				                      "NOT trusted");
 			printf("\n");
 		}
 	}
 	db = cJSON_GetObjectItem(doc, "database");
-	printf("database: %s\n", (s = cJSON_GetStringValue(
-	    cJSON_GetObjectItem(db, "path"))) != NULL ? s : "-");
+	printf("database: %s\n",
+	    (s = cJSON_GetStringValue(cJSON_GetObjectItem(db, "path"))) !=
+	            NULL ?
+	        s :
+	        "-");
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(db, "problem"))) !=
 	    NULL) {
 		printf("  %s\n", s);
@@ -364,52 +380,53 @@ print_text(const cJSON *doc)
 		printf("  schema version %d (this pigeon: %d), integrity %s\n",
 		    cJSON_GetObjectItem(db, "schema_version")->valueint,
 		    cJSON_GetObjectItem(db, "schema_supported")->valueint,
-		    cJSON_GetStringValue(cJSON_GetObjectItem(db,
-		    "integrity")));
+		    cJSON_GetStringValue(cJSON_GetObjectItem(db, "integrity")));
 		x = cJSON_GetObjectItem(db, "wal_bytes");
 		printf("  %.0f bytes (WAL %.0f), %.0f scopes, %.0f agents, "
-		    "%.0f sessions, %.0f queued, %.0f deliveries, %.0f "
-		    "journal entries\n",
+		       "%.0f sessions, %.0f queued, %.0f deliveries, %.0f "
+		       "journal entries\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "bytes")),
 		    x != NULL ? cJSON_GetNumberValue(x) : 0.0,
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "scopes")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "agents")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "sessions")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "queued")),
-		    cJSON_GetNumberValue(cJSON_GetObjectItem(db,
-		    "deliveries")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "deliveries")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "journal")));
 	}
 	log = cJSON_GetObjectItem(doc, "hook_log");
-	printf("hook log: %s\n", (s = cJSON_GetStringValue(
-	    cJSON_GetObjectItem(log, "path"))) != NULL ? s : "-");
+	printf("hook log: %s\n",
+	    (s = cJSON_GetStringValue(cJSON_GetObjectItem(log, "path"))) !=
+	            NULL ?
+	        s :
+	        "-");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(log, "tail")) == 0)
 		printf("  (empty)\n");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(log, "tail"))
-		printf("  %s\n", it->valuestring);
+	    printf("  %s\n", it->valuestring);
 	x = cJSON_GetObjectItem(doc, "project");
 	if (x != NULL) {
-		printf("project: %s\n", cJSON_GetStringValue(
-		    cJSON_GetObjectItem(x, "root")));
-		printf("  reminder %s, provider %s\n", cJSON_IsTrue(
-		    cJSON_GetObjectItem(x, "reminder")) ? "on" : "off",
-		    (s = cJSON_GetStringValue(cJSON_GetObjectItem(x,
-		    "provider"))) != NULL ? s : "none configured");
+		printf("project: %s\n",
+		    cJSON_GetStringValue(cJSON_GetObjectItem(x, "root")));
+		printf("  reminder %s, provider %s\n",
+		    cJSON_IsTrue(cJSON_GetObjectItem(x, "reminder")) ? "on" :
+		                                                       "off",
+		    (s = cJSON_GetStringValue(
+		         cJSON_GetObjectItem(x, "provider"))) != NULL ?
+		        s :
+		        "none configured");
 	}
 	w = cJSON_GetObjectItem(doc, "warnings");
 	if (cJSON_GetArraySize(w) > 0)
 		printf("warnings:\n");
-	cJSON_ArrayForEach(it, w)
-		printf("  - %s\n", it->valuestring);
+	cJSON_ArrayForEach(it, w) printf("  - %s\n", it->valuestring);
 }
 
 int
 cmd_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0}
-	};
+	static const struct option longopts[] = {CLI_COMMON_OPTS,
+	    {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "doctor", .usage = usage};
 	char *hook = NULL, *cwd = NULL, *scope = NULL;
 	cJSON *doc;
@@ -434,14 +451,14 @@ cmd_doctor(int argc, char **argv)
 	}
 	if (cli_find_hook(&c, &hook) != EXIT_OK)
 		warn("no pigeon-hook next to this pigeon: hooks cannot be "
-		    "installed from here");
+		     "installed from here");
 	check_hosts(c.project, hook, cJSON_AddArrayToObject(doc, "hooks"),
 	    &broken);
 	check_db(&c, cJSON_AddObjectToObject(doc, "database"), &broken);
 	check_log(cJSON_AddObjectToObject(doc, "hook_log"));
 	if (c.project != NULL)
-		check_project(c.project, cJSON_AddObjectToObject(doc,
-		    "project"));
+		check_project(c.project,
+		    cJSON_AddObjectToObject(doc, "project"));
 	cJSON_AddItemToObject(doc, "warnings", warnings);
 	cJSON_AddBoolToObject(doc, "ok", !broken);
 	code = EXIT_OK;
@@ -455,6 +472,7 @@ cmd_doctor(int argc, char **argv)
 	free(hook);
 	free(cwd);
 	free(scope);
-	return cli_finish(code != EXIT_OK ? code : broken ? EXIT_FAIL :
-	    EXIT_OK);
+	return cli_finish(code != EXIT_OK ? code :
+	        broken                    ? EXIT_FAIL :
+	                                    EXIT_OK);
 }

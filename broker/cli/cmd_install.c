@@ -38,16 +38,13 @@ static const char uninstall_usage[] =
 
 enum { OPT_USER = OPT_CMD, OPT_DRY_RUN };
 
-static const struct option longopts[] = {
-	CLI_COMMON_OPTS,
-	{"user", no_argument, NULL, OPT_USER},
-	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-	{NULL, 0, NULL, 0}
-};
+static const struct option longopts[] = {CLI_COMMON_OPTS,
+    {"user", no_argument, NULL, OPT_USER},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
 
 struct install_opts {
-	int	 user;
-	int	 dry_run;
+	int user;
+	int dry_run;
 };
 
 static int
@@ -89,24 +86,31 @@ run(int argc, char **argv, int remove)
 	if (code >= 0)
 		return code;
 	if (optind == argc)
-		return cli_usage(&c, "which host? say cursor, claude, codex or "
+		return cli_usage(&c,
+		    "which host? say cursor, claude, codex or "
 		    "gemini");
 	name = argv[optind++];
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
 	h = pgn_host_by_name(name);
 	if (h == PGN_HOST_NONE)
-		return cli_usage(&c, "unknown host '%s': say cursor, claude, "
-		    "codex or gemini", name);
+		return cli_usage(&c,
+		    "unknown host '%s': say cursor, claude, "
+		    "codex or gemini",
+		    name);
 	if (o.user && c.project != NULL)
 		return cli_usage(&c, "--user and --project are exclusive");
 	if (c.json)
-		return cli_usage(&c, "%s prints text; --json is not "
-		    "supported", c.cmd);
+		return cli_usage(&c,
+		    "%s prints text; --json is not "
+		    "supported",
+		    c.cmd);
 	if (c.project != NULL) {
 		if (stat(c.project, &sb) != 0 || !S_ISDIR(sb.st_mode))
-			return cli_usage(&c, "--project '%s': no such "
-			    "directory", c.project);
+			return cli_usage(&c,
+			    "--project '%s': no such "
+			    "directory",
+			    c.project);
 		project = realpath(c.project, NULL);
 		if (project == NULL)
 			return cli_err(EXIT_FAIL, "cannot resolve '%s': %s",
@@ -124,24 +128,26 @@ run(int argc, char **argv, int remove)
 	req.remove = remove;
 	st = pgn_install_apply(&req, &res, errbuf, sizeof(errbuf));
 	if (st != PGN_OK) {
-		code = cli_err(EXIT_FAIL, "%s", errbuf[0] != '\0' ? errbuf :
-		    pgn_status_name(st));
+		code = cli_err(EXIT_FAIL, "%s",
+		    errbuf[0] != '\0' ? errbuf : pgn_status_name(st));
 		goto out;
 	}
 	if (!res.changed)
 		printf(remove ? "nothing to remove in %s\n" :
-		    "already installed in %s\n", res.path);
+		                "already installed in %s\n",
+		    res.path);
 	else if (o.dry_run)
 		printf(remove ? "would remove Pigeon's hooks for %s from %s\n" :
-		    "would install Pigeon's hooks for %s in %s\n", name,
-		    res.path);
+		                "would install Pigeon's hooks for %s in %s\n",
+		    name, res.path);
 	else if (remove && stat(res.path, &sb) != 0)
 		printf("removed Pigeon's hooks for %s: deleted %s, which "
-		    "Pigeon had created\n", name, res.path);
+		       "Pigeon had created\n",
+		    name, res.path);
 	else
 		printf(remove ? "removed Pigeon's hooks for %s from %s\n" :
-		    "installed Pigeon's hooks for %s in %s\n", name,
-		    res.path);
+		                "installed Pigeon's hooks for %s in %s\n",
+		    name, res.path);
 	if (o.dry_run && res.changed) {
 		fputs(res.diff, stdout);
 		puts("dry run: nothing written");

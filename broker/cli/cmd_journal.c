@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-#define FOLLOW_POLL_MS	200	/* --follow: how often to look */
+#define FOLLOW_POLL_MS 200 /* --follow: how often to look */
 
 static const char usage[] =
     "usage: pigeon journal NAME [--follow]\n\n"
@@ -104,11 +104,9 @@ print_entries(struct cli *c, const struct pgn_entries *e, int lines)
 int
 cmd_journal(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"follow", no_argument, NULL, OPT_FOLLOW},
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0}
-	};
+	static const struct option longopts[] = {{"follow", no_argument, NULL,
+	                                             OPT_FOLLOW},
+	    CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "journal", .usage = usage};
 	struct pgn_entries e = {0};
 	struct timespec ts = {0, FOLLOW_POLL_MS * 1000000L};

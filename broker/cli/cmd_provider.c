@@ -18,10 +18,7 @@ static const char usage[] =
     "                   directory)\n"
     "  --json, -h/--help\n";
 
-static const struct option longopts[] = {
-	CLI_COMMON_OPTS,
-	{NULL, 0, NULL, 0}
-};
+static const struct option longopts[] = {CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
 
 static cJSON *
 describe(const char *root, const struct pgn_config *cfg,
@@ -71,46 +68,49 @@ print_text(const cJSON *o)
 	const cJSON *p, *it;
 	const char *s;
 
-	printf("project:  %s\n", cJSON_GetStringValue(
-	    cJSON_GetObjectItem(o, "project")));
-	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(o,
-	    "config_problem"))) != NULL)
-		printf("config:   .pigeon/config.json %s: reminder and provider "
-		    "are off\n", s);
+	printf("project:  %s\n",
+	    cJSON_GetStringValue(cJSON_GetObjectItem(o, "project")));
+	if ((s = cJSON_GetStringValue(
+	         cJSON_GetObjectItem(o, "config_problem"))) != NULL)
+		printf("config:   .pigeon/config.json %s: reminder and "
+		       "provider "
+		       "are off\n",
+		    s);
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(o, "reminder"))) !=
 	    NULL)
 		printf("reminder: %s\n", s);
-	else if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(o,
-	    "reminder_problem"))) != NULL)
+	else if ((s = cJSON_GetStringValue(
+	              cJSON_GetObjectItem(o, "reminder_problem"))) != NULL)
 		printf("reminder: off: %s\n", s);
 	else
 		printf("reminder: none\n");
 	p = cJSON_GetObjectItem(o, "provider");
 	if (!cJSON_IsObject(p)) {
-		s = cJSON_GetStringValue(cJSON_GetObjectItem(o,
-		    "provider_problem"));
+		s = cJSON_GetStringValue(
+		    cJSON_GetObjectItem(o, "provider_problem"));
 		printf("provider: %s%s\n", s ? "off: " : "none configured",
 		    s ? s : "");
 	} else {
 		printf("provider:");
 		cJSON_ArrayForEach(it, cJSON_GetObjectItem(p, "command"))
-			printf(" %s", it->valuestring);
+		    printf(" %s", it->valuestring);
 		printf("\n");
-		if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(p,
-		    "path"))) != NULL)
+		if ((s = cJSON_GetStringValue(
+		         cJSON_GetObjectItem(p, "path"))) != NULL)
 			printf("  runs:   %s\n  blake2b %s\n", s,
-			    cJSON_GetStringValue(cJSON_GetObjectItem(p,
-			    "blake2b")));
+			    cJSON_GetStringValue(
+			        cJSON_GetObjectItem(p, "blake2b")));
 		printf("  limits: %.0f ms, %.0f bytes of output\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(p, "timeout_ms")),
-		    cJSON_GetNumberValue(cJSON_GetObjectItem(p,
-		    "max_output_bytes")));
-		printf("  status: %s%s\n", cJSON_IsTrue(cJSON_GetObjectItem(p,
-		    "allowed")) ? "" : "off: ", cJSON_GetStringValue(
-		    cJSON_GetObjectItem(p, "why")));
+		    cJSON_GetNumberValue(
+		        cJSON_GetObjectItem(p, "max_output_bytes")));
+		printf("  status: %s%s\n",
+		    cJSON_IsTrue(cJSON_GetObjectItem(p, "allowed")) ? "" :
+		                                                      "off: ",
+		    cJSON_GetStringValue(cJSON_GetObjectItem(p, "why")));
 	}
-	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(o,
-	    "unknown_keys"))) != NULL)
+	if ((s = cJSON_GetStringValue(
+	         cJSON_GetObjectItem(o, "unknown_keys"))) != NULL)
 		printf("unknown keys (ignored): %s\n", s);
 }
 
@@ -138,8 +138,10 @@ cmd_provider(int argc, char **argv)
 	verb = argv[optind];
 	if (strcmp(verb, "status") != 0 && strcmp(verb, "allow") != 0 &&
 	    strcmp(verb, "deny") != 0)
-		return cli_usage(&c, "unknown action '%s': say status, allow "
-		    "or deny", verb);
+		return cli_usage(&c,
+		    "unknown action '%s': say status, allow "
+		    "or deny",
+		    verb);
 	dir = c.project;
 	if (dir != NULL && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
 		return cli_usage(&c, "--project '%s': no such directory", dir);
@@ -150,16 +152,20 @@ cmd_provider(int argc, char **argv)
 		goto out;
 	}
 	if (root[0] == '\0') {
-		code = cli_usage(&c, "'%s' is in no git repository: a provider "
-		    "belongs to a project", dir != NULL ? dir : "?");
+		code = cli_usage(&c,
+		    "'%s' is in no git repository: a provider "
+		    "belongs to a project",
+		    dir != NULL ? dir : "?");
 		goto out;
 	}
 	st = pgn_home_path(&home);
 	if (st == PGN_OK)
 		st = pgn_home_ensure(home, &why);
 	if (st != PGN_OK) {
-		code = cli_err(EXIT_FAIL, "%s", why ? why : "no state "
-		    "directory: set PIGEON_HOME or HOME");
+		code = cli_err(EXIT_FAIL, "%s",
+		    why ? why :
+		          "no state "
+		          "directory: set PIGEON_HOME or HOME");
 		goto out;
 	}
 	if (pgn_config_load(root, &cfg) != PGN_OK) {
@@ -172,17 +178,23 @@ cmd_provider(int argc, char **argv)
 			code = cli_err(EXIT_FAIL, "%s", err);
 			goto out;
 		}
-		printf(removed ? "denied: the provider of %s will not run\n" :
-		    "nothing to deny: no provider was allowed for %s\n", root);
+		printf(removed ?
+		        "denied: the provider of %s will not run\n" :
+		        "nothing to deny: no provider was allowed for %s\n",
+		    root);
 		code = cli_finish(EXIT_OK);
 		goto out;
 	}
 	if (strcmp(verb, "allow") == 0) {
 		if (cfg.argc == 0) {
-			code = cli_usage(&c, "no provider to allow in %s/.pigeon/"
-			    "config.json: %s", root, cfg.problem ? cfg.problem :
-			    cfg.provider_problem ? cfg.provider_problem :
-			    "promptContext.command is not set");
+			code = cli_usage(&c,
+			    "no provider to allow in %s/.pigeon/"
+			    "config.json: %s",
+			    root,
+			    cfg.problem ? cfg.problem :
+			        cfg.provider_problem ?
+			                  cfg.provider_problem :
+			                  "promptContext.command is not set");
 			goto out;
 		}
 		st = pgn_provider_allow(home, root, &cfg, &a, err, sizeof(err));
@@ -191,12 +203,12 @@ cmd_provider(int argc, char **argv)
 			goto out;
 		}
 		if (st != PGN_OK) {
-			code = cli_err(EXIT_FAIL, "%s", err[0] ? err :
-			    "out of memory");
+			code = cli_err(EXIT_FAIL, "%s",
+			    err[0] ? err : "out of memory");
 			goto out;
 		}
-	} else if (cfg.argc > 0 && pgn_provider_check(home, root, &cfg, &a) !=
-	    PGN_OK) {
+	} else if (cfg.argc > 0 &&
+	    pgn_provider_check(home, root, &cfg, &a) != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "out of memory");
 		goto out;
 	}

@@ -49,8 +49,8 @@ print_msgs(struct cli *c, const struct pgn_msgs *m, const char *agent,
 		/* The name as stored: case-folded (it was checked). */
 		if (pgn_name_check(agent, name, &rule) != PGN_OK)
 			name[0] = '\0';
-		printf("no messages %s for %s\n", claimed ? "to read" :
-		    "queued", name);
+		printf("no messages %s for %s\n",
+		    claimed ? "to read" : "queued", name);
 		return EXIT_OK;
 	}
 	now = pgn_now_ms();
@@ -62,11 +62,9 @@ print_msgs(struct cli *c, const struct pgn_msgs *m, const char *agent,
 static int
 run(int argc, char **argv, int claim)
 {
-	static const struct option longopts[] = {
-		{"agent", required_argument, NULL, OPT_AGENT},
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0}
-	};
+	static const struct option longopts[] = {{"agent", required_argument,
+	                                             NULL, OPT_AGENT},
+	    CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = claim ? "read" : "inbox",
 	    .usage = claim ? read_usage : inbox_usage};
 	struct pgn_msgs m = {0};

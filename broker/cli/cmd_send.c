@@ -22,12 +22,12 @@ static const char usage[] =
 enum { OPT_TO = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_CREATE };
 
 struct send_opts {
-	const char	*to[PGN_MAX_RECIPIENTS];
-	size_t		 nto;
-	char		 names[PGN_MAX_RECIPIENTS][PGN_MAX_NAME + 1];
-	const char	*from;
-	int64_t		 reply_to;
-	int		 create;
+	const char *to[PGN_MAX_RECIPIENTS];
+	size_t nto;
+	char names[PGN_MAX_RECIPIENTS][PGN_MAX_NAME + 1];
+	const char *from;
+	int64_t reply_to;
+	int create;
 };
 
 /* Split one --to value at commas into o->names. */
@@ -43,8 +43,10 @@ take_to(struct cli *c, struct send_opts *o, const char *arg)
 		if (n == 0)
 			return cli_usage(c, "--to '%s': empty name", arg);
 		if (n > PGN_MAX_NAME)
-			return cli_usage(c, "--to '%.*s': a name has at most "
-			    "%d characters", (int)n, p, PGN_MAX_NAME);
+			return cli_usage(c,
+			    "--to '%.*s': a name has at most "
+			    "%d characters",
+			    (int)n, p, PGN_MAX_NAME);
 		if (o->nto == PGN_MAX_RECIPIENTS)
 			return cli_usage(c, "at most %d recipients",
 			    PGN_MAX_RECIPIENTS);
@@ -94,8 +96,10 @@ read_stdin(char *buf, size_t max, size_t *len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return cli_err(EXIT_FAIL, "cannot read standard input: "
-			    "%s", strerror(errno));
+			return cli_err(EXIT_FAIL,
+			    "cannot read standard input: "
+			    "%s",
+			    strerror(errno));
 		if (n == 0)
 			break;
 		*len += (size_t)n;
@@ -106,14 +110,12 @@ read_stdin(char *buf, size_t max, size_t *len)
 int
 cmd_send(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"to", required_argument, NULL, OPT_TO},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"reply-to", required_argument, NULL, OPT_REPLY},
-		{"create", no_argument, NULL, OPT_CREATE},
-		CLI_COMMON_OPTS,
-		{NULL, 0, NULL, 0}
-	};
+	static const struct option longopts[] = {{"to", required_argument, NULL,
+	                                             OPT_TO},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"reply-to", required_argument, NULL, OPT_REPLY},
+	    {"create", no_argument, NULL, OPT_CREATE}, CLI_COMMON_OPTS,
+	    {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "send", .usage = usage};
 	struct pgn_send req;
 	static struct pgn_sent sent[PGN_MAX_LIST];
@@ -134,8 +136,8 @@ cmd_send(int argc, char **argv)
 		code = cli_usage(&c, "no recipient: name one with --to NAME");
 		goto out;
 	}
-	if (optind == argc || (optind + 1 == argc &&
-	    strcmp(argv[optind], "-") == 0)) {
+	if (optind == argc ||
+	    (optind + 1 == argc && strcmp(argv[optind], "-") == 0)) {
 		code = read_stdin(body, sizeof(body) - 1, &len);
 		if (code != EXIT_OK)
 			goto out;
@@ -158,7 +160,8 @@ cmd_send(int argc, char **argv)
 	}
 	body[len] = '\0';
 	if (len > PGN_MAX_BODY) {
-		code = cli_usage(&c, "message body is over the limit of %d "
+		code = cli_usage(&c,
+		    "message body is over the limit of %d "
 		    "bytes: write it to a file and send the file's path",
 		    PGN_MAX_BODY);
 		goto out;
@@ -179,8 +182,7 @@ cmd_send(int argc, char **argv)
 	req.body_len = len;
 	req.reply_to = o.reply_to;
 	req.create = o.create;
-	st = pgn_send(c.db, &req, sent, sizeof(sent) / sizeof(sent[0]),
-	    &nsent);
+	st = pgn_send(c.db, &req, sent, sizeof(sent) / sizeof(sent[0]), &nsent);
 	if (st != PGN_OK) {
 		code = cli_fail(&c, st);
 		goto out;

@@ -8,21 +8,21 @@
 #include "cli.h"
 
 static const struct command {
-	const char	*name;
-	int		(*fn)(int, char **);
-	const char	*summary;
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
 } commands[] = {
-	{"send", cmd_send, "queue a message for one or more agents"},
-	{"inbox", cmd_inbox, "list an agent's queued messages"},
-	{"read", cmd_read, "claim and print an agent's queued messages"},
-	{"agents", cmd_agents, "list the agents of the scope"},
-	{"agent", cmd_agent, "add, rename or remove an agent"},
-	{"audit", cmd_audit, "inspect deliveries; verify the hash chain"},
-	{"journal", cmd_journal, "one agent's journal"},
-	{"install", cmd_install, "register Pigeon's hooks with a host"},
-	{"uninstall", cmd_uninstall, "remove Pigeon's hooks from a host"},
-	{"doctor", cmd_doctor, "check hooks, database and hook log"},
-	{"provider", cmd_provider, "approve the project's prompt-context provider"},
+    {"send", cmd_send, "queue a message for one or more agents"},
+    {"inbox", cmd_inbox, "list an agent's queued messages"},
+    {"read", cmd_read, "claim and print an agent's queued messages"},
+    {"agents", cmd_agents, "list the agents of the scope"},
+    {"agent", cmd_agent, "add, rename or remove an agent"},
+    {"audit", cmd_audit, "inspect deliveries; verify the hash chain"},
+    {"journal", cmd_journal, "one agent's journal"},
+    {"install", cmd_install, "register Pigeon's hooks with a host"},
+    {"uninstall", cmd_uninstall, "remove Pigeon's hooks from a host"},
+    {"doctor", cmd_doctor, "check hooks, database and hook log"},
+    {"provider", cmd_provider, "approve the project's prompt-context provider"},
 };
 
 static int
@@ -31,13 +31,15 @@ usage(FILE *f, int code)
 	size_t i;
 
 	fputs("usage: pigeon COMMAND [OPTIONS] [ARGS]\n\n"
-	    "Pigeon is a mailbox for AI coding agents on one machine.\n\n"
-	    "commands:\n", f);
+	      "Pigeon is a mailbox for AI coding agents on one machine.\n\n"
+	      "commands:\n",
+	    f);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name,
 		    commands[i].summary);
 	fputs("\ncommon options: --db PATH, --project DIR, --json, -h/--help\n"
-	    "'pigeon COMMAND --help' describes one command.\n", f);
+	      "'pigeon COMMAND --help' describes one command.\n",
+	    f);
 	return code;
 }
 
@@ -48,7 +50,7 @@ main(int argc, char **argv)
 
 	/* A closed pipe is a write error we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	pgn_single_threaded();	/* no threads here: no SQLite mutexes */
+	pgn_single_threaded(); /* no threads here: no SQLite mutexes */
 	if (argc < 2)
 		return usage(stderr, EXIT_USAGE);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||

@@ -14,7 +14,7 @@
 
 #include "pgn_int.h"
 
-#define CONFIG_PATH	".pigeon/config.json"
+#define CONFIG_PATH ".pigeon/config.json"
 
 void
 pgn_config_release(struct pgn_config *c)
@@ -34,8 +34,7 @@ pgn_config_release(struct pgn_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static char *
-fmt(const char *f, ...) PGN_PRINTF(1, 2);
+static char *fmt(const char *f, ...) PGN_PRINTF(1, 2);
 
 static char *
 fmt(const char *f, ...)
@@ -80,7 +79,8 @@ unknown_keys(const cJSON *obj, const char *prefix, const char *const known[],
 	size_t i;
 	int ok;
 
-	cJSON_ArrayForEach(it, obj) {
+	cJSON_ArrayForEach(it, obj)
+	{
 		ok = 0;
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(it->string, known[i]) == 0)
@@ -91,7 +91,7 @@ unknown_keys(const cJSON *obj, const char *prefix, const char *const known[],
 		if (u->len + strlen(prefix) + strlen(it->string) + 7 > u->max) {
 			if (u->len + 5 <= u->max)
 				pgn_buf_adds(u, u->len ? ", ..." : "...");
-			u->max = u->len;	/* list no more */
+			u->max = u->len; /* list no more */
 			continue;
 		}
 		pgn_buf_addf(u, "%s%s%s", u->len ? ", " : "", prefix,
@@ -122,10 +122,10 @@ parse_reminder(const cJSON *v, char **text)
 	for (i = 0; i < n; i++) {
 		if (s[i] == '\n' || s[i] == '\r')
 			return fmt("instructions.promptReminder must be one "
-			    "line");
+			           "line");
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return fmt("instructions.promptReminder holds a "
-			    "control character");
+			           "control character");
 	}
 	*text = pgn_strndup(s, n);
 	if (*text == NULL)
@@ -134,7 +134,8 @@ parse_reminder(const cJSON *v, char **text)
 		free(*text);
 		*text = NULL;
 		return fmt("instructions.promptReminder has %zu characters, "
-		    "over %d", n, PGN_MAX_REMINDER);
+		           "over %d",
+		    n, PGN_MAX_REMINDER);
 	}
 	return NULL;
 }
@@ -154,7 +155,8 @@ parse_int(const cJSON *obj, const char *key, long min, long max, long def,
 	    v->valuedouble > (double)max ||
 	    v->valuedouble != (double)(long)v->valuedouble)
 		return fmt("promptContext.%s must be an integer from %ld to "
-		    "%ld", key, min, max);
+		           "%ld",
+		    key, min, max);
 	*out = (long)v->valuedouble;
 	return NULL;
 }
@@ -175,23 +177,25 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 	cmd = cJSON_GetObjectItemCaseSensitive(pc, "command");
 	if (!cJSON_IsArray(cmd))
 		return fmt("promptContext.command must be an array of "
-		    "strings");
+		           "strings");
 	n = (size_t)cJSON_GetArraySize(cmd);
 	if (n == 0 || n > PGN_MAX_PROVIDER_ARGS)
 		return fmt("promptContext.command must have 1 to %d entries",
 		    PGN_MAX_PROVIDER_ARGS);
-	cJSON_ArrayForEach(it, cmd) {
+	cJSON_ArrayForEach(it, cmd)
+	{
 		if (!cJSON_IsString(it) || it->valuestring[0] == '\0' ||
 		    strlen(it->valuestring) > PGN_MAX_PROVIDER_ARG)
 			return fmt("promptContext.command[%zu] must be a "
-			    "string of 1 to %d bytes", i, PGN_MAX_PROVIDER_ARG);
+			           "string of 1 to %d bytes",
+			    i, PGN_MAX_PROVIDER_ARG);
 		i++;
 	}
 	why = parse_int(pc, "timeoutMs", 1, PGN_PROVIDER_TIMEOUT_MAX,
 	    PGN_PROVIDER_TIMEOUT_DEFAULT, &c->timeout_ms);
 	if (why == NULL)
-		why = parse_int(pc, "maxOutputBytes", 1, PGN_PROVIDER_OUTPUT_MAX,
-		    PGN_PROVIDER_OUTPUT_DEFAULT, &v);
+		why = parse_int(pc, "maxOutputBytes", 1,
+		    PGN_PROVIDER_OUTPUT_MAX, PGN_PROVIDER_OUTPUT_DEFAULT, &v);
 	if (why != NULL)
 		return why;
 	c->max_output = (size_t)v;
@@ -200,14 +204,16 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 	if (it->valuestring[0] == '/' || strcmp(it->valuestring, "..") == 0 ||
 	    strncmp(it->valuestring, "../", 3) == 0 ||
 	    strstr(it->valuestring, "/../") != NULL ||
-	    (strlen(it->valuestring) >= 3 && strcmp(it->valuestring +
-	    strlen(it->valuestring) - 3, "/..") == 0))
+	    (strlen(it->valuestring) >= 3 &&
+	        strcmp(it->valuestring + strlen(it->valuestring) - 3, "/..") ==
+	            0))
 		return fmt("promptContext.command[0] must be a path inside "
-		    "the project, relative to its root");
+		           "the project, relative to its root");
 	c->argv = calloc(n + 1, sizeof(*c->argv));
 	if (c->argv == NULL)
 		return NULL;
-	cJSON_ArrayForEach(it, cmd) {
+	cJSON_ArrayForEach(it, cmd)
+	{
 		c->argv[c->argc] = pgn_strdup(it->valuestring);
 		if (c->argv[c->argc] == NULL) {
 			/* argc 0 tells the caller: out of memory. */
@@ -257,7 +263,7 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	}
 	if (memchr(text, '\0', len) != NULL ||
 	    (root = cJSON_ParseWithLengthOpts(copy, len + 1, NULL, 1)) ==
-	    NULL) {
+	        NULL) {
 		c->problem = fmt("is not valid JSON");
 		goto bad;
 	}
@@ -322,7 +328,7 @@ pgn_config_load(const char *root, struct pgn_config *c)
 	pgn_buf_init(&path, PGN_MAX_PATH);
 	pgn_buf_init(&text, PGN_MAX_PROJECT_CONFIG + 1);
 	if (root == NULL || root[0] == '\0')
-		goto out;	/* the global scope has no project config */
+		goto out; /* the global scope has no project config */
 	pgn_buf_addf(&path, "%s/%s", root, CONFIG_PATH);
 	if (path.err != PGN_OK) {
 		rc = path.err == PGN_ENOMEM ? PGN_ENOMEM : PGN_OK;

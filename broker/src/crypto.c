@@ -15,16 +15,16 @@
 
 #include "pgn_int.h"
 
-#define KEY_FILE	"key"
-#define STATE_FILE	"provider.state"
-#define STATE_MAGIC	"PGS1"
-#define STATE_MAGIC_LEN	4
+#define KEY_FILE        "key"
+#define STATE_FILE      "provider.state"
+#define STATE_MAGIC     "PGS1"
+#define STATE_MAGIC_LEN 4
 
 void
 pgn_key_free(unsigned char *key)
 {
 	if (key != NULL)
-		sodium_free(key);	/* zeroes it first */
+		sodium_free(key); /* zeroes it first */
 }
 
 void
@@ -89,15 +89,18 @@ read_key(const char *path, unsigned char *key, char *err, size_t errlen)
 	}
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size != PGN_KEY_BYTES) {
-		pgn_errf(err, errlen, "key '%s' is not a %d-byte file: move it "
-		    "aside (approvals made with it are lost)", path,
-		    PGN_KEY_BYTES);
+		pgn_errf(err, errlen,
+		    "key '%s' is not a %d-byte file: move it "
+		    "aside (approvals made with it are lost)",
+		    path, PGN_KEY_BYTES);
 		rc = PGN_EINVAL;
 		goto out;
 	}
 	if ((sb.st_mode & 077) != 0) {
-		pgn_errf(err, errlen, "key '%s' is readable by others: chmod "
-		    "600 it", path);
+		pgn_errf(err, errlen,
+		    "key '%s' is readable by others: chmod "
+		    "600 it",
+		    path);
 		rc = PGN_EINVAL;
 		goto out;
 	}
@@ -136,8 +139,8 @@ create_key(const char *home, const char *path, char *err, size_t errlen)
 	fd = mkstemp(tmp.data);
 	if (fd < 0)
 		goto fail;
-	if (fchmod(fd, 0600) != 0 || write(fd, k, sizeof(k)) !=
-	    (ssize_t)sizeof(k) || fsync(fd) != 0)
+	if (fchmod(fd, 0600) != 0 ||
+	    write(fd, k, sizeof(k)) != (ssize_t)sizeof(k) || fsync(fd) != 0)
 		goto fail;
 	if (link(tmp.data, path) != 0 && errno != EEXIST)
 		goto fail;
@@ -165,7 +168,8 @@ pgn_key_load(const char *home, int create, unsigned char **key, char *err,
 	pgn_status rc;
 
 	*key = NULL;
-	/* Callers need not have opened a database (sodium_init is idempotent). */
+	/* Callers need not have opened a database (sodium_init is idempotent).
+	 */
 	if (sodium_init() < 0) {
 		pgn_errf(err, errlen, "libsodium failed to initialise");
 		return PGN_EIO;
@@ -216,7 +220,7 @@ pgn_state_read(const char *home, const unsigned char *key, char **plain,
 	if (rc != PGN_OK || !exists)
 		goto out;
 	if (dlen < STATE_MAGIC_LEN + crypto_secretbox_NONCEBYTES +
-	    crypto_secretbox_MACBYTES ||
+	            crypto_secretbox_MACBYTES ||
 	    memcmp(data, STATE_MAGIC, STATE_MAGIC_LEN) != 0) {
 		rc = PGN_ETAMPER;
 		goto tamper;
@@ -231,7 +235,7 @@ pgn_state_read(const char *home, const unsigned char *key, char **plain,
 	}
 	subkey(key, "pigeon.state/v1", sk);
 	if (crypto_secretbox_open_easy((unsigned char *)*plain, box, boxlen,
-	    nonce, sk) != 0) {
+	        nonce, sk) != 0) {
 		free(*plain);
 		*plain = NULL;
 		rc = PGN_ETAMPER;
@@ -241,9 +245,11 @@ pgn_state_read(const char *home, const unsigned char *key, char **plain,
 	(*plain)[*len] = '\0';
 	goto out;
 tamper:
-	pgn_errf(err, errlen, "provider state '%s' failed to decrypt or "
+	pgn_errf(err, errlen,
+	    "provider state '%s' failed to decrypt or "
 	    "authenticate: every approval counts as absent; allow the "
-	    "provider again", path);
+	    "provider again",
+	    path);
 out:
 	sodium_memzero(sk, sizeof(sk));
 	free(data);
@@ -281,8 +287,8 @@ pgn_state_write(const char *home, const unsigned char *key, const char *plain,
 	randombytes_buf(out + STATE_MAGIC_LEN, crypto_secretbox_NONCEBYTES);
 	subkey(key, "pigeon.state/v1", sk);
 	crypto_secretbox_easy(out + STATE_MAGIC_LEN +
-	    crypto_secretbox_NONCEBYTES, (const unsigned char *)plain, len,
-	    out + STATE_MAGIC_LEN, sk);
+	        crypto_secretbox_NONCEBYTES,
+	    (const unsigned char *)plain, len, out + STATE_MAGIC_LEN, sk);
 	sodium_memzero(sk, sizeof(sk));
 	rc = pgn_write_atomic(path, (const char *)out, outlen, 0600, err,
 	    errlen);

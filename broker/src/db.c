@@ -66,7 +66,8 @@ pgn_fail_sql(pgn_db *db, int rc, const char *what)
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
 		/* Never "database is locked": say what happened and why. */
-		return pgn_fail(db, PGN_EBUSY, "database '%s' is busy: another "
+		return pgn_fail(db, PGN_EBUSY,
+		    "database '%s' is busy: another "
 		    "process held its write lock for over %ld ms; try again",
 		    db->path, db->deadline_ms);
 	case SQLITE_NOMEM:
@@ -78,8 +79,10 @@ pgn_fail_sql(pgn_db *db, int rc, const char *what)
 	switch (rc & 0xff) {
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
-		return pgn_fail(db, PGN_ECORRUPT, "database '%s' is damaged or "
-		    "not a database: %s", db->path, msg);
+		return pgn_fail(db, PGN_ECORRUPT,
+		    "database '%s' is damaged or "
+		    "not a database: %s",
+		    db->path, msg);
 	case SQLITE_IOERR:
 	case SQLITE_FULL:
 	case SQLITE_READONLY:
@@ -122,8 +125,8 @@ pgn_prepare(pgn_db *db, const char *sql, sqlite3_stmt **st)
 		}
 	}
 	/* In use already (nested) or the cache is full: a one-off. */
-	rc = sqlite3_prepare_v3(db->sql, sql, -1, slot != NULL ?
-	    SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
+	rc = sqlite3_prepare_v3(db->sql, sql, -1,
+	    slot != NULL ? SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
 	if (rc != SQLITE_OK) {
 		*st = NULL;
 		return pgn_fail_sql(db, rc, "preparing a statement");
@@ -212,8 +215,8 @@ on_busy(void *arg, int count)
 	left = (long)(db->until_ms - pgn_mono_ms());
 	if (left <= 0)
 		return 0;
-	slice = 1 + (long)randombytes_uniform((uint32_t)(count < 10 ?
-	    count + 1 : 10));
+	slice = 1 +
+	    (long)randombytes_uniform((uint32_t)(count < 10 ? count + 1 : 10));
 	sleep_ms(slice < left ? slice : left);
 	return 1;
 }
@@ -334,9 +337,11 @@ refuse_foreign(pgn_db *db)
 
 	rc = read_int(db, "SELECT count(*) FROM sqlite_schema", &foreign);
 	if (rc == PGN_OK && foreign > 0)
-		rc = pgn_fail(db, PGN_ECORRUPT, "database '%s' was not made "
+		rc = pgn_fail(db, PGN_ECORRUPT,
+		    "database '%s' was not made "
 		    "by pigeon (it has tables but no pigeon schema); name "
-		    "another with --db", db->path);
+		    "another with --db",
+		    db->path);
 	return rc;
 }
 
@@ -365,7 +370,7 @@ migrate_tx(pgn_db *db, void *arg)
 	}
 	/* An integer from our own table, not input: safe to format. */
 	if (snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
-	    pgn_schema_version()) >= (int)sizeof(sql))
+	        pgn_schema_version()) >= (int)sizeof(sql))
 		return pgn_fail(db, PGN_EDB, "schema version too long");
 	return exec(db, sql, "recording the schema version");
 }
@@ -383,15 +388,17 @@ migrate(pgn_db *db)
 	if (version == pgn_schema_version())
 		return PGN_OK;
 	if (version > pgn_schema_version())
-		return pgn_fail(db, PGN_ETOONEW, "database '%s' has schema "
+		return pgn_fail(db, PGN_ETOONEW,
+		    "database '%s' has schema "
 		    "version %d, newer than this pigeon (%d): upgrade pigeon; "
-		    "the database was not changed", db->path, version,
-		    pgn_schema_version());
+		    "the database was not changed",
+		    db->path, version, pgn_schema_version());
 	if (version == 0) {
 		/* Refuse before WAL rewrites the header of a foreign file. */
 		rc = refuse_foreign(db);
 		if (rc == PGN_OK)
-			rc = exec(db, "PRAGMA journal_mode=WAL", "enabling WAL");
+			rc =
+			    exec(db, "PRAGMA journal_mode=WAL", "enabling WAL");
 		if (rc != PGN_OK)
 			return rc;
 	}
@@ -403,8 +410,8 @@ create_file(pgn_db *db)
 {
 	int fd;
 
-	fd = open(db->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600);
+	fd = open(db->path,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno != EEXIST)
 		return pgn_fail(db, PGN_EIO, "cannot create database '%s': %s",
 		    db->path, strerror(errno));
@@ -436,20 +443,24 @@ pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 		return pgn_fail(db, PGN_EIO, "libsodium failed to initialise");
 	if (stat(path, &sb) != 0) {
 		if (errno != ENOENT)
-			return pgn_fail(db, PGN_EIO, "cannot read database "
-			    "'%s': %s", path, strerror(errno));
+			return pgn_fail(db, PGN_EIO,
+			    "cannot read database "
+			    "'%s': %s",
+			    path, strerror(errno));
 		if (!(flags & PGN_OPEN_CREATE))
-			return pgn_fail(db, PGN_ENOTFOUND, "no database at '%s'",
-			    path);
+			return pgn_fail(db, PGN_ENOTFOUND,
+			    "no database at '%s'", path);
 		rc = create_file(db);
 		if (rc != PGN_OK)
 			return rc;
 	} else if (!S_ISREG(sb.st_mode)) {
-		return pgn_fail(db, PGN_EIO, "database '%s' is not a regular "
-		    "file", path);
+		return pgn_fail(db, PGN_EIO,
+		    "database '%s' is not a regular "
+		    "file",
+		    path);
 	}
-	r = sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_NOMUTEX, NULL);
+	r = sqlite3_open_v2(path, &db->sql,
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (r != SQLITE_OK)
 		return pgn_fail_sql(db, r, "opening");
 	/*
@@ -468,7 +479,8 @@ pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 	rc = migrate(db);
 	if (rc != PGN_OK)
 		return rc;
-	return exec(db, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; "
+	return exec(db,
+	    "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; "
 	    "PRAGMA journal_size_limit=" PGN_STR(PGN_WAL_LIMIT),
 	    "setting pragmas");
 }

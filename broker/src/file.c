@@ -83,8 +83,10 @@ pgn_read_file(const char *path, size_t max, char **data, size_t *len,
 		return PGN_EIO;
 	}
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		pgn_errf(errbuf, errlen, "'%s' is not a regular file: left "
-		    "untouched", path);
+		pgn_errf(errbuf, errlen,
+		    "'%s' is not a regular file: left "
+		    "untouched",
+		    path);
 		rc = PGN_EINVAL;
 		goto out;
 	}
@@ -104,8 +106,10 @@ pgn_read_file(const char *path, size_t max, char **data, size_t *len,
 			break;
 		pgn_buf_add(&b, chunk, (size_t)r);
 		if (b.err == PGN_ETOOBIG) {
-			pgn_errf(errbuf, errlen, "'%s' is larger than %zu bytes: "
-			    "left untouched", path, max);
+			pgn_errf(errbuf, errlen,
+			    "'%s' is larger than %zu bytes: "
+			    "left untouched",
+			    path, max);
 			rc = PGN_ETOOBIG;
 			goto out;
 		}
@@ -149,7 +153,7 @@ pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen)
 	p = pgn_strdup(dir);
 	if (p == NULL)
 		return PGN_ENOMEM;
-	for (i = 1; ; i++) {
+	for (i = 1;; i++) {
 		if (p[i] != '/' && p[i] != '\0')
 			continue;
 		if (p[i] == '/') {
@@ -207,9 +211,10 @@ pgn_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		free(tmp);
-		tmp = NULL;	/* nothing to unlink */
-		pgn_errf(errbuf, errlen, "cannot create a file next to '%s': %s",
-		    path, strerror(errno));
+		tmp = NULL; /* nothing to unlink */
+		pgn_errf(errbuf, errlen,
+		    "cannot create a file next to '%s': %s", path,
+		    strerror(errno));
 		goto out;
 	}
 	while (off < len) {
@@ -235,7 +240,8 @@ pgn_write_atomic(const char *path, const char *data, size_t len, mode_t mode,
 	rc = PGN_OK;
 	goto out;
 fail:
-	pgn_errf(errbuf, errlen, "cannot write '%s': %s", path, strerror(errno));
+	pgn_errf(errbuf, errlen, "cannot write '%s': %s", path,
+	    strerror(errno));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -247,4 +253,3 @@ out:
 	pgn_buf_release(&t);
 	return rc;
 }
-

@@ -10,40 +10,44 @@
 #include "pgn_int.h"
 
 static const struct pgn_host_info hosts[PGN_NHOSTS] = {
-	[PGN_HOST_CURSOR] = {
-		.name = "cursor",
-		.events = {"sessionStart", "beforeSubmitPrompt"},
-		.shape = PGN_SHAPE_FLAT,
-		.user_path = ".cursor/hooks.json",
-		.project_path = ".cursor/hooks.json",
-	},
-	[PGN_HOST_CLAUDE] = {
-		.name = "claude",
-		.events = {"SessionStart", "UserPromptSubmit"},
-		.shape = PGN_SHAPE_NESTED,
-		.user_env = "CLAUDE_CONFIG_DIR",
-		.env_file = "settings.json",
-		.user_path = ".claude/settings.json",
-		.project_path = ".claude/settings.json",
-	},
-	[PGN_HOST_CODEX] = {
-		.name = "codex",
-		.events = {"SessionStart", "UserPromptSubmit"},
-		.shape = PGN_SHAPE_NESTED,
-		.user_env = "CODEX_HOME",
-		.env_file = "hooks.json",
-		.user_path = ".codex/hooks.json",
-		.project_path = ".codex/hooks.json",
-		.strict_keys = 1,
-	},
-	[PGN_HOST_GEMINI] = {
-		.name = "gemini",
-		.events = {"SessionStart", "BeforeAgent"},
-		.shape = PGN_SHAPE_NESTED,
-		.user_path = ".gemini/settings.json",
-		.project_path = ".gemini/settings.json",
-		.timeout_ms = 1,
-	},
+    [PGN_HOST_CURSOR] =
+        {
+            .name = "cursor",
+            .events = {"sessionStart", "beforeSubmitPrompt"},
+            .shape = PGN_SHAPE_FLAT,
+            .user_path = ".cursor/hooks.json",
+            .project_path = ".cursor/hooks.json",
+        },
+    [PGN_HOST_CLAUDE] =
+        {
+            .name = "claude",
+            .events = {"SessionStart", "UserPromptSubmit"},
+            .shape = PGN_SHAPE_NESTED,
+            .user_env = "CLAUDE_CONFIG_DIR",
+            .env_file = "settings.json",
+            .user_path = ".claude/settings.json",
+            .project_path = ".claude/settings.json",
+        },
+    [PGN_HOST_CODEX] =
+        {
+            .name = "codex",
+            .events = {"SessionStart", "UserPromptSubmit"},
+            .shape = PGN_SHAPE_NESTED,
+            .user_env = "CODEX_HOME",
+            .env_file = "hooks.json",
+            .user_path = ".codex/hooks.json",
+            .project_path = ".codex/hooks.json",
+            .strict_keys = 1,
+        },
+    [PGN_HOST_GEMINI] =
+        {
+            .name = "gemini",
+            .events = {"SessionStart", "BeforeAgent"},
+            .shape = PGN_SHAPE_NESTED,
+            .user_path = ".gemini/settings.json",
+            .project_path = ".gemini/settings.json",
+            .timeout_ms = 1,
+        },
 };
 
 const struct pgn_host_info *
@@ -101,8 +105,9 @@ pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 		if (e == PGN_EVENT_PROMPT &&
 		    cJSON_AddTrueToObject(root, "continue") == NULL)
 			goto nomem;
-		if (!empty && cJSON_AddStringToObject(root,
-		    "additional_context", context) == NULL)
+		if (!empty &&
+		    cJSON_AddStringToObject(root, "additional_context",
+		        context) == NULL)
 			goto nomem;
 		if (empty && e != PGN_EVENT_PROMPT) {
 			cJSON_Delete(root);
@@ -115,10 +120,11 @@ pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 		}
 		/* Codex rejects any key beyond this envelope. */
 		inner = cJSON_AddObjectToObject(root, "hookSpecificOutput");
-		if (inner == NULL || cJSON_AddStringToObject(inner,
-		    "hookEventName", hosts[h].events[e]) == NULL ||
+		if (inner == NULL ||
+		    cJSON_AddStringToObject(inner, "hookEventName",
+		        hosts[h].events[e]) == NULL ||
 		    cJSON_AddStringToObject(inner, "additionalContext",
-		    context) == NULL)
+		        context) == NULL)
 			goto nomem;
 	}
 	out = cJSON_PrintUnformatted(root);

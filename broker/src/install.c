@@ -19,23 +19,23 @@
 #include "pgn_int.h"
 
 /* Bound on the LCS table of a diff (cells); past it the middle is replaced. */
-#define DIFF_MAX_CELLS	(1u << 22)
+#define DIFF_MAX_CELLS (1u << 22)
 
 /* A line of text, with its '\n' when it has one. */
 struct line {
-	const char	*p;
-	size_t		 n;
+	const char *p;
+	size_t n;
 };
 
 /* ---- recognising Pigeon's commands ---------------------------------- */
 
-#define HOOK_NAME	"pigeon-hook"
-#define HOOK_NAME_LEN	(sizeof(HOOK_NAME) - 1)
+#define HOOK_NAME     "pigeon-hook"
+#define HOOK_NAME_LEN (sizeof(HOOK_NAME) - 1)
 
 /* The first word of a command, bounded; 'len' may exceed the buffer. */
 struct word {
-	size_t	 len;
-	char	 buf[PGN_MAX_PATH];
+	size_t len;
+	char buf[PGN_MAX_PATH];
 };
 
 static void
@@ -129,8 +129,9 @@ command_word(const char *command, struct word *wp)
 					p++;
 					continue;
 				}
-				if (*p == '\\' && (p[1] == '$' || p[1] == '`' ||
-				    p[1] == '"' || p[1] == '\\'))
+				if (*p == '\\' &&
+				    (p[1] == '$' || p[1] == '`' ||
+				        p[1] == '"' || p[1] == '\\'))
 					p++;
 				word_add(&w, first, *p);
 			}
@@ -214,8 +215,8 @@ make_entry(pgn_host h, const char *hook, pgn_event e)
 	cmd = hook_command(hook, hi->name, hi->events[e]);
 	if (cmd == NULL)
 		goto fail;
-	timeout = hi->timeout_ms ? PGN_HOOK_TIMEOUT_S * 1000.0 :
-	    PGN_HOOK_TIMEOUT_S;
+	timeout =
+	    hi->timeout_ms ? PGN_HOOK_TIMEOUT_S * 1000.0 : PGN_HOOK_TIMEOUT_S;
 	handler = cJSON_CreateObject();
 	if (handler == NULL)
 		goto fail;
@@ -273,7 +274,8 @@ count_event(const cJSON *arr, pgn_config_shape shape, const cJSON **holder)
 	size_t n = 0;
 
 	*holder = NULL;
-	cJSON_ArrayForEach(it, arr) {
+	cJSON_ArrayForEach(it, arr)
+	{
 		if (shape == PGN_SHAPE_FLAT) {
 			if (handler_is_pigeon(it)) {
 				n++;
@@ -284,7 +286,8 @@ count_event(const cJSON *arr, pgn_config_shape shape, const cJSON **holder)
 		hs = cJSON_GetObjectItemCaseSensitive(it, "hooks");
 		if (!cJSON_IsArray(hs))
 			continue;
-		cJSON_ArrayForEach(hd, hs) {
+		cJSON_ArrayForEach(hd, hs)
+		{
 			if (handler_is_pigeon(hd)) {
 				n++;
 				*holder = it;
@@ -341,8 +344,7 @@ strip_event(cJSON *arr, pgn_config_shape shape)
  * Returns the handlers removed.
  */
 static size_t
-strip_all(cJSON *root, const struct pgn_host_info *hi,
-    const char *const *keep)
+strip_all(cJSON *root, const struct pgn_host_info *hi, const char *const *keep)
 {
 	cJSON *hooks, *ev, *next;
 	size_t n = 0, k;
@@ -428,13 +430,14 @@ is_skeleton(const cJSON *root, pgn_config_shape shape)
 
 	if (!cJSON_IsObject(root))
 		return 0;
-	cJSON_ArrayForEach(it, root) {
+	cJSON_ArrayForEach(it, root)
+	{
 		if (strcmp(it->string, "hooks") == 0 && cJSON_IsObject(it) &&
 		    it->child == NULL)
 			continue;
 		if (shape == PGN_SHAPE_FLAT &&
-		    strcmp(it->string, "version") == 0 &&
-		    cJSON_IsNumber(it) && it->valuedouble == 1.0)
+		    strcmp(it->string, "version") == 0 && cJSON_IsNumber(it) &&
+		    it->valuedouble == 1.0)
 			continue;
 		return 0;
 	}
@@ -504,7 +507,7 @@ dup_key(const cJSON *x, const char **key)
 		free(v);
 	}
 	for (c = x->child; c != NULL && *key == NULL && rc == PGN_OK;
-	    c = c->next)
+	     c = c->next)
 		rc = dup_key(c, key);
 	return rc;
 }
@@ -519,8 +522,8 @@ dup_key(const cJSON *x, const char **key)
  * the file as subject ("is not valid JSON (line 3, column 7)").
  */
 static pgn_status
-parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
-    char *errbuf, size_t errlen)
+parse_config(pgn_host h, const char *in, size_t len, cJSON **root, char *errbuf,
+    size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	const char *end = NULL, *p, *dup = NULL;
@@ -532,7 +535,8 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 
 	*root = NULL;
 	if (len > PGN_MAX_CONFIG) {
-		pgn_errf(errbuf, errlen, "is larger than %d bytes", PGN_MAX_CONFIG);
+		pgn_errf(errbuf, errlen, "is larger than %d bytes",
+		    PGN_MAX_CONFIG);
 		return PGN_ETOOBIG;
 	}
 	if (in == NULL || blank_text(in, len)) {
@@ -540,12 +544,14 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 		return *root == NULL ? PGN_ENOMEM : PGN_OK;
 	}
 	if (memchr(in, '\0', len) != NULL) {
-		pgn_errf(errbuf, errlen, "is not valid JSON (it holds a NUL byte)");
+		pgn_errf(errbuf, errlen,
+		    "is not valid JSON (it holds a NUL byte)");
 		return PGN_EINVAL;
 	}
 	/* Rewriting it would cut the string at the NUL: refuse, untouched. */
 	if (pgn_json_nul_escape(in, len)) {
-		pgn_errf(errbuf, errlen, "holds \\u0000 (a NUL character), "
+		pgn_errf(errbuf, errlen,
+		    "holds \\u0000 (a NUL character), "
 		    "which Pigeon cannot rewrite faithfully");
 		return PGN_EINVAL;
 	}
@@ -565,13 +571,14 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 				col++;
 			}
 		}
-		pgn_errf(errbuf, errlen, "is not valid JSON (line %zu, column %zu)",
-		    line, col);
+		pgn_errf(errbuf, errlen,
+		    "is not valid JSON (line %zu, column %zu)", line, col);
 		rc = PGN_EINVAL;
 		goto out;
 	}
 	if (!cJSON_IsObject(*root)) {
-		pgn_errf(errbuf, errlen, "holds %s at the top level, not an object",
+		pgn_errf(errbuf, errlen,
+		    "holds %s at the top level, not an object",
 		    json_type(*root));
 		rc = PGN_EINVAL;
 		goto out;
@@ -579,8 +586,10 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 	if ((rc = dup_key(*root, &dup)) != PGN_OK)
 		goto out;
 	if (dup != NULL) {
-		pgn_errf(errbuf, errlen, "is not strict JSON (the key \"%.64s\" "
-		    "appears twice in one object)", dup);
+		pgn_errf(errbuf, errlen,
+		    "is not strict JSON (the key \"%.64s\" "
+		    "appears twice in one object)",
+		    dup);
 		rc = PGN_EINVAL;
 		goto out;
 	}
@@ -594,8 +603,10 @@ parse_config(pgn_host h, const char *in, size_t len, cJSON **root,
 	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
 		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
 		if (ev != NULL && !cJSON_IsArray(ev)) {
-			pgn_errf(errbuf, errlen, "has \"hooks\".\"%s\" as %s, "
-			    "not an array", hi->events[e], json_type(ev));
+			pgn_errf(errbuf, errlen,
+			    "has \"hooks\".\"%s\" as %s, "
+			    "not an array",
+			    hi->events[e], json_type(ev));
 			rc = PGN_EINVAL;
 			goto out;
 		}
@@ -612,10 +623,10 @@ out:
 /* ---- the merges ----------------------------------------------------- */
 
 struct merged {
-	cJSON	*root;		/* the result as a tree */
-	char	*out;		/* its bytes; NULL if 'in' was */
-	size_t	 outlen;
-	int	 changed;
+	cJSON *root; /* the result as a tree */
+	char *out;   /* its bytes; NULL if 'in' was */
+	size_t outlen;
+	int changed;
 };
 
 static void
@@ -723,8 +734,10 @@ merge(pgn_host h, const char *in, size_t len, const char *hook,
 		return PGN_EINVAL;
 	}
 	if (hook != NULL && !hook_path_ok(hook)) {
-		pgn_errf(errbuf, errlen, "hook '%s' is not an absolute path "
-		    "ending in /" HOOK_NAME, hook);
+		pgn_errf(errbuf, errlen,
+		    "hook '%s' is not an absolute path "
+		    "ending in /" HOOK_NAME,
+		    hook);
 		return PGN_EINVAL;
 	}
 	rc = parse_config(h, in, len, &m->root, errbuf, errlen);
@@ -952,8 +965,8 @@ line_diff(const char *path, const char *old, size_t oldlen, const char *new,
 			if (i < ma && j < mb &&
 			    line_eq(&a[pre + i], &bl[pre + j]))
 				break;
-			if (j >= mb || (i < ma &&
-			    L[(i + 1) * w + j] >= L[i * w + j + 1]))
+			if (j >= mb ||
+			    (i < ma && L[(i + 1) * w + j] >= L[i * w + j + 1]))
 				i++;
 			else
 				j++;
@@ -1002,14 +1015,16 @@ config_path(const struct pgn_install *req, char **path, char *errbuf,
 			return PGN_EINVAL;
 		}
 		*path = pgn_path_join(req->project, hi->project_path);
-	} else if (hi->user_env != NULL &&
-	    (v = getenv(hi->user_env)) != NULL && *v != '\0') {
+	} else if (hi->user_env != NULL && (v = getenv(hi->user_env)) != NULL &&
+	    *v != '\0') {
 		*path = pgn_path_join(v, hi->env_file);
 	} else if ((v = getenv("HOME")) != NULL && *v != '\0') {
 		*path = pgn_path_join(v, hi->user_path);
 	} else {
-		pgn_errf(errbuf, errlen, "cannot find the %s config: HOME is not "
-		    "set", hi->name);
+		pgn_errf(errbuf, errlen,
+		    "cannot find the %s config: HOME is not "
+		    "set",
+		    hi->name);
 		return PGN_EINVAL;
 	}
 	if (*path == NULL) {
@@ -1037,9 +1052,10 @@ bak_matches(pgn_host h, const char *bak, size_t baklen, const cJSON *result)
 	if (parse_config(h, bak, baklen, &b, NULL, 0) != PGN_OK)
 		goto out;
 	hooks = cJSON_GetObjectItemCaseSensitive(b, "hooks");
-	cJSON_ArrayForEach(ev, hooks) {
-		if (cJSON_IsArray(ev) && count_event(ev, hi->shape,
-		    &holder) > 0)
+	cJSON_ArrayForEach(ev, hooks)
+	{
+		if (cJSON_IsArray(ev) &&
+		    count_event(ev, hi->shape, &holder) > 0)
 			goto out;
 	}
 	r = cJSON_Duplicate(result, 1);
@@ -1056,9 +1072,9 @@ out:
 
 enum action {
 	ACT_NONE,
-	ACT_WRITE,	/* write the merged content */
-	ACT_RESTORE,	/* write the .bak bytes back, remove the .bak */
-	ACT_DELETE	/* remove the file Pigeon created */
+	ACT_WRITE,   /* write the merged content */
+	ACT_RESTORE, /* write the .bak bytes back, remove the .bak */
+	ACT_DELETE   /* remove the file Pigeon created */
 };
 
 void
@@ -1073,8 +1089,8 @@ pgn_install_result_release(struct pgn_install_result *r)
 }
 
 pgn_status
-pgn_install_apply(const struct pgn_install *req,
-    struct pgn_install_result *res, char *errbuf, size_t errlen)
+pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
+    char *errbuf, size_t errlen)
 {
 	const struct pgn_host_info *hi;
 	struct merged m = {0};
@@ -1098,7 +1114,8 @@ pgn_install_apply(const struct pgn_install *req,
 		return PGN_EINVAL;
 	}
 	if (!req->remove && !hook_path_ok(req->hook)) {
-		pgn_errf(errbuf, errlen, "hook '%s' is not an absolute path "
+		pgn_errf(errbuf, errlen,
+		    "hook '%s' is not an absolute path "
 		    "ending in /" HOOK_NAME,
 		    req->hook != NULL ? req->hook : "");
 		return PGN_EINVAL;
@@ -1111,7 +1128,8 @@ pgn_install_apply(const struct pgn_install *req,
 	if (lstat(res->path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 		target = realpath(res->path, NULL);
 		if (target == NULL) {
-			pgn_errf(errbuf, errlen, "'%s' is a symbolic link that "
+			pgn_errf(errbuf, errlen,
+			    "'%s' is a symbolic link that "
 			    "cannot be followed (%s): left untouched",
 			    res->path, strerror(errno));
 			rc = PGN_EIO;
@@ -1136,21 +1154,26 @@ pgn_install_apply(const struct pgn_install *req,
 	rc = merge(req->host, exists ? in : NULL, len,
 	    req->remove ? NULL : req->hook, &m, why, sizeof(why));
 	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
-		pgn_errf(errbuf, errlen, "'%s' %s: left untouched; fix or move it",
-		    res->path, why);
+		pgn_errf(errbuf, errlen,
+		    "'%s' %s: left untouched; fix or move it", res->path, why);
 		goto out;
 	}
 	if (rc != PGN_OK)
 		goto out;
 	if (!req->remove && req->host == PGN_HOST_CODEX) {
 		res->note = pgn_strdup(req->project != NULL ?
-		    "Codex runs hooks only once they are trusted (and project "
-		    "hooks only in a trusted project): open codex and review "
-		    "them with /hooks (\"Trust all and continue\"), or pass "
-		    "--dangerously-bypass-hook-trust" :
-		    "Codex runs hooks only once they are trusted: open codex "
-		    "and review them with /hooks (\"Trust all and continue\"), "
-		    "or pass --dangerously-bypass-hook-trust");
+		        "Codex runs hooks only once they are trusted (and "
+		        "project "
+		        "hooks only in a trusted project): open codex and "
+		        "review "
+		        "them with /hooks (\"Trust all and continue\"), or "
+		        "pass "
+		        "--dangerously-bypass-hook-trust" :
+		        "Codex runs hooks only once they are trusted: open "
+		        "codex "
+		        "and review them with /hooks (\"Trust all and "
+		        "continue\"), "
+		        "or pass --dangerously-bypass-hook-trust");
 		if (res->note == NULL) {
 			rc = PGN_ENOMEM;
 			goto out;
@@ -1176,10 +1199,14 @@ pgn_install_apply(const struct pgn_install *req,
 		else
 			act = ACT_WRITE;
 	}
-	newdata = act == ACT_RESTORE ? bak : act == ACT_DELETE ? NULL :
-	    act == ACT_NONE && exists ? in : m.out;
-	newlen = act == ACT_RESTORE ? baklen : act == ACT_DELETE ? 0 :
-	    act == ACT_NONE ? len : m.outlen;
+	newdata = act == ACT_RESTORE  ? bak :
+	    act == ACT_DELETE         ? NULL :
+	    act == ACT_NONE && exists ? in :
+	                                m.out;
+	newlen = act == ACT_RESTORE ? baklen :
+	    act == ACT_DELETE       ? 0 :
+	    act == ACT_NONE         ? len :
+	                              m.outlen;
 	rc = line_diff(res->path, exists ? in : NULL, len, newdata, newlen,
 	    &res->diff);
 	if (rc != PGN_OK || act == ACT_NONE || req->dry_run)
@@ -1208,12 +1235,13 @@ pgn_install_apply(const struct pgn_install *req,
 		    errlen);
 		break;
 	case ACT_RESTORE:
-		rc = pgn_write_atomic(target, bak, baklen, mode, errbuf, errlen);
+		rc =
+		    pgn_write_atomic(target, bak, baklen, mode, errbuf, errlen);
 		if (rc != PGN_OK)
 			goto out;
 		if (unlink(bakpath) != 0) {
-			pgn_errf(errbuf, errlen, "cannot remove '%s': %s", bakpath,
-			    strerror(errno));
+			pgn_errf(errbuf, errlen, "cannot remove '%s': %s",
+			    bakpath, strerror(errno));
 			rc = PGN_EIO;
 			goto out;
 		}
@@ -1223,8 +1251,8 @@ pgn_install_apply(const struct pgn_install *req,
 		break;
 	case ACT_DELETE:
 		if (unlink(target) != 0) {
-			pgn_errf(errbuf, errlen, "cannot remove '%s': %s", target,
-			    strerror(errno));
+			pgn_errf(errbuf, errlen, "cannot remove '%s': %s",
+			    target, strerror(errno));
 			rc = PGN_EIO;
 			goto out;
 		}
@@ -1301,22 +1329,26 @@ pgn_install_inspect(pgn_host h, const char *project,
 		goto problem;
 	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
 	for (e = 0; e < PGN_NEVENTS && hooks != NULL; e++) {
-		s->entries[e] = count_event(cJSON_GetObjectItemCaseSensitive(
-		    hooks, hi->events[e]), hi->shape, &holder);
+		s->entries[e] =
+		    count_event(cJSON_GetObjectItemCaseSensitive(hooks,
+		                    hi->events[e]),
+		        hi->shape, &holder);
 		if (holder == NULL || s->hook != NULL)
 			continue;
 		/* The program of the first Pigeon command found. */
 		if (hi->shape == PGN_SHAPE_FLAT) {
-			hd = cJSON_GetObjectItemCaseSensitive(holder, "command");
+			hd =
+			    cJSON_GetObjectItemCaseSensitive(holder, "command");
 			s->hook = pgn_command_hook(cJSON_GetStringValue(hd));
 			continue;
 		}
 		hs = cJSON_GetObjectItemCaseSensitive(holder, "hooks");
-		cJSON_ArrayForEach(hd, hs) {
+		cJSON_ArrayForEach(hd, hs)
+		{
 			if (handler_is_pigeon(hd)) {
 				s->hook = pgn_command_hook(cJSON_GetStringValue(
 				    cJSON_GetObjectItemCaseSensitive(hd,
-				    "command")));
+				        "command")));
 				break;
 			}
 		}

@@ -13,10 +13,10 @@
 #include "pigeon/pigeon.h"
 #include "banned.h"
 
-#define PGN_MAX_ERRMSG	1024
-#define PGN_STMT_CACHE	32	/* prepared statements kept per connection */
+#define PGN_MAX_ERRMSG 1024
+#define PGN_STMT_CACHE 32 /* prepared statements kept per connection */
 /* journal_size_limit: the WAL is cut to this after a reset, to 0 at close. */
-#define PGN_WAL_LIMIT	4194304
+#define PGN_WAL_LIMIT 4194304
 /*
  * When the WAL is checkpointed (docs/decisions/0021-wal-lifecycle.md).
  * Each process opening the database first re-reads the whole WAL (about
@@ -26,39 +26,39 @@
  * any connection closing last checkpoints and empties a WAL past the
  * second, for when only hooks write.
  */
-#define PGN_WAL_CKPT_FIRST	(128 * 1024)
-#define PGN_WAL_CLOSE_CKPT	(512 * 1024)
-#define PGN_STR_(x)	#x
-#define PGN_STR(x)	PGN_STR_(x)
+#define PGN_WAL_CKPT_FIRST (128 * 1024)
+#define PGN_WAL_CLOSE_CKPT (512 * 1024)
+#define PGN_STR_(x)        #x
+#define PGN_STR(x)         PGN_STR_(x)
 
 /* A statement prepared once and reused (pgn_prepare, pgn_finish). */
 struct pgn_stmt_slot {
-	const char	*sql;	/* the static text it was prepared from */
-	sqlite3_stmt	*st;	/* NULL: free slot */
-	int		 busy;	/* handed out, not finished yet */
+	const char *sql;  /* the static text it was prepared from */
+	sqlite3_stmt *st; /* NULL: free slot */
+	int busy;         /* handed out, not finished yet */
 };
 
 struct pgn_db {
-	sqlite3		*sql;
-	char		*path;
-	char		*scope;		/* current scope root, "" = global */
-	int64_t		 scope_id;	/* 0: not looked up yet */
-	long		 deadline_ms;	/* bound on each lock wait */
-	int64_t		 until_ms;	/* monotonic end of the current wait */
-	char		 err[PGN_MAX_ERRMSG];
-	unsigned	 flags;		/* PGN_OPEN_* */
-	int		 checkpointed;	/* the first write checkpointed */
+	sqlite3 *sql;
+	char *path;
+	char *scope;      /* current scope root, "" = global */
+	int64_t scope_id; /* 0: not looked up yet */
+	long deadline_ms; /* bound on each lock wait */
+	int64_t until_ms; /* monotonic end of the current wait */
+	char err[PGN_MAX_ERRMSG];
+	unsigned flags;   /* PGN_OPEN_* */
+	int checkpointed; /* the first write checkpointed */
 	struct pgn_stmt_slot stmts[PGN_STMT_CACHE];
 };
 
 /* ---- bounded string builder (buf.c) -------------------------------- */
 
 struct pgn_buf {
-	char		*data;	/* NUL-terminated when len > 0 */
-	size_t		 len;	/* bytes used, excluding the NUL */
-	size_t		 cap;	/* bytes allocated */
-	size_t		 max;	/* hard limit on len */
-	pgn_status	 err;	/* first failure; later appends are no-ops */
+	char *data;     /* NUL-terminated when len > 0 */
+	size_t len;     /* bytes used, excluding the NUL */
+	size_t cap;     /* bytes allocated */
+	size_t max;     /* hard limit on len */
+	pgn_status err; /* first failure; later appends are no-ops */
 };
 
 void pgn_buf_init(struct pgn_buf *b, size_t max);
@@ -92,8 +92,8 @@ char *pgn_path_join(const char *a, const char *b);
 /* The directory part of 'path' ("." if none), as a new string. */
 char *pgn_path_dir(const char *path);
 /* A regular file of at most 'max' bytes; absent: '*exists' 0, PGN_OK. */
-pgn_status pgn_read_file(const char *path, size_t max, char **data,
-    size_t *len, int *exists, mode_t *mode, char *errbuf, size_t errlen);
+pgn_status pgn_read_file(const char *path, size_t max, char **data, size_t *len,
+    int *exists, mode_t *mode, char *errbuf, size_t errlen);
 int pgn_fsync_dir(const char *dir);
 /* Create 'dir' and missing parents, 0755. */
 pgn_status pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen);
@@ -103,9 +103,9 @@ pgn_status pgn_write_atomic(const char *path, const char *data, size_t len,
 
 /* ---- secrets (crypto.c) --------------------------------------------- */
 
-#define PGN_KEY_BYTES	32		/* $PIGEON_HOME/key */
-#define PGN_FP_BYTES	16		/* keyed fingerprints in hook.log */
-#define PGN_MAX_STATE	(256 * 1024)	/* sealed provider state, bytes */
+#define PGN_KEY_BYTES 32           /* $PIGEON_HOME/key */
+#define PGN_FP_BYTES  16           /* keyed fingerprints in hook.log */
+#define PGN_MAX_STATE (256 * 1024) /* sealed provider state, bytes */
 
 /*
  * Load the key of 'home' into sodium_malloc memory (free with

@@ -22,31 +22,38 @@
 
 #include "pgn_int.h"
 
-#define MAC_BYTES	32
-#define HEX_BYTES	(2 * MAC_BYTES + 1)
+#define MAC_BYTES 32
+#define HEX_BYTES (2 * MAC_BYTES + 1)
 
 extern char **environ;
 
 /* Variables a provider may see; nothing of Pigeon's, no secrets. */
-static const char *const env_allow[] = {
-	"HOME", "PATH", "SHELL", "USER", "LOGNAME", "LANG", "LC_ALL",
-	"LC_CTYPE", "TERM", "TZ", "TMPDIR", "XDG_CACHE_HOME",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", NULL
-};
+static const char *const env_allow[] = {"HOME", "PATH", "SHELL", "USER",
+    "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "TMPDIR",
+    "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", NULL};
 
 const char *
 pgn_provider_status_name(pgn_provider_status st)
 {
 	switch (st) {
-	case PGN_PROVIDER_OFF:		return "off";
-	case PGN_PROVIDER_OK:		return "ok";
-	case PGN_PROVIDER_EMPTY:	return "empty";
-	case PGN_PROVIDER_TIMEOUT:	return "timeout";
-	case PGN_PROVIDER_TOO_BIG:	return "too-big";
-	case PGN_PROVIDER_INVALID:	return "invalid";
-	case PGN_PROVIDER_CRASHED:	return "crashed";
-	case PGN_PROVIDER_NOT_ALLOWED:	return "not-allowed";
-	case PGN_PROVIDER_ERROR:	return "error";
+	case PGN_PROVIDER_OFF:
+		return "off";
+	case PGN_PROVIDER_OK:
+		return "ok";
+	case PGN_PROVIDER_EMPTY:
+		return "empty";
+	case PGN_PROVIDER_TIMEOUT:
+		return "timeout";
+	case PGN_PROVIDER_TOO_BIG:
+		return "too-big";
+	case PGN_PROVIDER_INVALID:
+		return "invalid";
+	case PGN_PROVIDER_CRASHED:
+		return "crashed";
+	case PGN_PROVIDER_NOT_ALLOWED:
+		return "not-allowed";
+	case PGN_PROVIDER_ERROR:
+		return "error";
 	}
 	return "unknown";
 }
@@ -63,10 +70,10 @@ pgn_approval_release(struct pgn_approval *a)
 /* ---- what an approval covers ---------------------------------------- */
 
 struct digests {
-	char	root[PGN_MAX_PATH];
-	char	config[HEX_BYTES];	/* keyed MAC of the provider config */
-	char	exe[HEX_BYTES];		/* keyed MAC of the executable */
-	char	mac[HEX_BYTES];		/* keyed MAC over all three */
+	char root[PGN_MAX_PATH];
+	char config[HEX_BYTES]; /* keyed MAC of the provider config */
+	char exe[HEX_BYTES];    /* keyed MAC of the executable */
+	char mac[HEX_BYTES];    /* keyed MAC over all three */
 };
 
 static void
@@ -95,8 +102,8 @@ finish_hex(crypto_generichash_state *h, char hex[HEX_BYTES])
  * file. '*path' is the caller's.
  */
 static pgn_status
-resolve(const char *root, const struct pgn_config *cfg, char **path,
-    char *why, size_t whylen)
+resolve(const char *root, const struct pgn_config *cfg, char **path, char *why,
+    size_t whylen)
 {
 	char *joined, *real;
 	struct stat sb;
@@ -115,15 +122,19 @@ resolve(const char *root, const struct pgn_config *cfg, char **path,
 	}
 	free(joined);
 	if (strncmp(real, root, n) != 0 || (real[n] != '/' && n > 1)) {
-		pgn_errf(why, whylen, "the provider resolves to '%s', outside "
-		    "the project", real);
+		pgn_errf(why, whylen,
+		    "the provider resolves to '%s', outside "
+		    "the project",
+		    real);
 		free(real);
 		return PGN_EINVAL;
 	}
 	if (stat(real, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    access(real, X_OK) != 0) {
-		pgn_errf(why, whylen, "the provider '%s' is not an executable "
-		    "file", real);
+		pgn_errf(why, whylen,
+		    "the provider '%s' is not an executable "
+		    "file",
+		    real);
 		free(real);
 		return PGN_EINVAL;
 	}
@@ -144,8 +155,8 @@ hash_exe(const unsigned char *key, const char *path, char exe[HEX_BYTES],
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		pgn_errf(why, whylen, "cannot read the provider '%s': %s",
-		    path, strerror(errno));
+		pgn_errf(why, whylen, "cannot read the provider '%s': %s", path,
+		    strerror(errno));
 		return PGN_EIO;
 	}
 	pgn_mac_start(&k, key, "pigeon.provider-exe/v1", MAC_BYTES);
@@ -159,8 +170,8 @@ hash_exe(const unsigned char *key, const char *path, char exe[HEX_BYTES],
 	}
 	close(fd);
 	if (n < 0 || total > PGN_MAX_PROVIDER_EXE) {
-		pgn_errf(why, whylen, "the provider '%s' is %s", path, n < 0 ?
-		    "unreadable" : "over 16 MiB");
+		pgn_errf(why, whylen, "the provider '%s' is %s", path,
+		    n < 0 ? "unreadable" : "over 16 MiB");
 		return PGN_EINVAL;
 	}
 	finish_hex(&k, exe);
@@ -211,8 +222,9 @@ load_state(const char *home, const unsigned char *key, int *tampered)
 	if (rc == PGN_OK && plain != NULL)
 		root = cJSON_ParseWithLength(plain, len);
 	pgn_secret_free(plain, len);
-	arr = root != NULL ? cJSON_GetObjectItemCaseSensitive(root,
-	    "approvals") : NULL;
+	arr = root != NULL ?
+	    cJSON_GetObjectItemCaseSensitive(root, "approvals") :
+	    NULL;
 	if (!cJSON_IsArray(arr)) {
 		cJSON_Delete(root);
 		root = cJSON_CreateObject();
@@ -226,8 +238,8 @@ load_state(const char *home, const unsigned char *key, int *tampered)
 }
 
 static pgn_status
-save_state(const char *home, const unsigned char *key, cJSON *state,
-    char *err, size_t errlen)
+save_state(const char *home, const unsigned char *key, cJSON *state, char *err,
+    size_t errlen)
 {
 	char *text;
 	pgn_status rc;
@@ -246,12 +258,15 @@ find_approval(cJSON *state, const char *root)
 {
 	cJSON *it;
 
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(state,
-	    "approvals")) {
+	cJSON_ArrayForEach(it,
+	    cJSON_GetObjectItemCaseSensitive(state, "approvals"))
+	{
 		if (strcmp(cJSON_GetStringValue(
-		    cJSON_GetObjectItemCaseSensitive(it, "root")) ?
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it,
-		    "root")) : "", root) == 0)
+		               cJSON_GetObjectItemCaseSensitive(it, "root")) ?
+		            cJSON_GetStringValue(
+		                cJSON_GetObjectItemCaseSensitive(it, "root")) :
+		            "",
+		        root) == 0)
 			return it;
 	}
 	return NULL;
@@ -260,8 +275,8 @@ find_approval(cJSON *state, const char *root)
 static int
 field_eq(const cJSON *o, const char *k, const char *v)
 {
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o,
-	    k));
+	const char *s =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
 
 	return s != NULL && strlen(s) == strlen(v) &&
 	    sodium_memcmp(s, v, strlen(v)) == 0;
@@ -275,8 +290,9 @@ prepare(const unsigned char *key, const char *root,
 	pgn_status rc;
 
 	if (cfg->argc == 0) {
-		pgn_errf(a->why, sizeof(a->why), "%s", cfg->provider_problem ?
-		    cfg->provider_problem : "no provider is configured");
+		pgn_errf(a->why, sizeof(a->why), "%s",
+		    cfg->provider_problem ? cfg->provider_problem :
+		                            "no provider is configured");
 		return PGN_EINVAL;
 	}
 	rc = resolve(root, cfg, &a->path, a->why, sizeof(a->why));
@@ -305,7 +321,8 @@ pgn_provider_check(const char *home, const char *root,
 		return rc;
 	if (rc != PGN_OK) {
 		if (rc == PGN_ENOTFOUND)
-			pgn_errf(a->why, sizeof(a->why), "not allowed: run "
+			pgn_errf(a->why, sizeof(a->why),
+			    "not allowed: run "
 			    "pigeon provider allow in the project");
 		return PGN_OK;
 	}
@@ -321,29 +338,36 @@ pgn_provider_check(const char *home, const char *root,
 	}
 	ap = find_approval(state, root);
 	if (tampered)
-		pgn_errf(a->why, sizeof(a->why), "the provider state failed "
+		pgn_errf(a->why, sizeof(a->why),
+		    "the provider state failed "
 		    "to authenticate, so no approval counts: run pigeon "
 		    "provider allow again");
 	else if (ap == NULL)
-		pgn_errf(a->why, sizeof(a->why), "not allowed for %s: run "
-		    "pigeon provider allow in the project", root);
+		pgn_errf(a->why, sizeof(a->why),
+		    "not allowed for %s: run "
+		    "pigeon provider allow in the project",
+		    root);
 	else if (!field_eq(ap, "config", d.config))
-		pgn_errf(a->why, sizeof(a->why), "withdrawn: the promptContext "
+		pgn_errf(a->why, sizeof(a->why),
+		    "withdrawn: the promptContext "
 		    "configuration changed since it was allowed; review it and "
 		    "run pigeon provider allow again");
 	else if (!field_eq(ap, "exe", d.exe))
-		pgn_errf(a->why, sizeof(a->why), "withdrawn: the provider "
+		pgn_errf(a->why, sizeof(a->why),
+		    "withdrawn: the provider "
 		    "program '%s' changed since it was allowed; review it and "
-		    "run pigeon provider allow again", a->path);
+		    "run pigeon provider allow again",
+		    a->path);
 	else if (!field_eq(ap, "mac", d.mac))
-		pgn_errf(a->why, sizeof(a->why), "withdrawn: the approval does "
+		pgn_errf(a->why, sizeof(a->why),
+		    "withdrawn: the approval does "
 		    "not match; run pigeon provider allow again");
 	else {
 		a->allowed = 1;
-		at = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ap,
-		    "at"));
-		pgn_errf(a->why, sizeof(a->why), "allowed at %s", at != NULL ?
-		    at : "an unknown time");
+		at = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(ap, "at"));
+		pgn_errf(a->why, sizeof(a->why), "allowed at %s",
+		    at != NULL ? at : "an unknown time");
 	}
 out:
 	cJSON_Delete(state);
@@ -374,8 +398,9 @@ pgn_provider_allow(const char *home, const char *root,
 		goto out;
 	}
 	state = load_state(home, key, &tampered);
-	arr = state != NULL ? cJSON_GetObjectItemCaseSensitive(state,
-	    "approvals") : NULL;
+	arr = state != NULL ?
+	    cJSON_GetObjectItemCaseSensitive(state, "approvals") :
+	    NULL;
 	if (arr == NULL) {
 		rc = PGN_ENOMEM;
 		goto out;
@@ -384,8 +409,10 @@ pgn_provider_allow(const char *home, const char *root,
 	if (ap != NULL)
 		cJSON_Delete(cJSON_DetachItemViaPointer(arr, ap));
 	if (cJSON_GetArraySize(arr) >= PGN_MAX_APPROVALS) {
-		pgn_errf(err, errlen, "%d projects already have an approved "
-		    "provider: deny some first", PGN_MAX_APPROVALS);
+		pgn_errf(err, errlen,
+		    "%d projects already have an approved "
+		    "provider: deny some first",
+		    PGN_MAX_APPROVALS);
 		rc = PGN_ETOOBIG;
 		goto out;
 	}
@@ -413,8 +440,8 @@ out:
 }
 
 pgn_status
-pgn_provider_deny(const char *home, const char *root, int *removed,
-    char *err, size_t errlen)
+pgn_provider_deny(const char *home, const char *root, int *removed, char *err,
+    size_t errlen)
 {
 	unsigned char *key = NULL;
 	cJSON *state = NULL, *ap;
@@ -424,7 +451,7 @@ pgn_provider_deny(const char *home, const char *root, int *removed,
 	*removed = 0;
 	rc = pgn_key_load(home, 0, &key, err, errlen);
 	if (rc == PGN_ENOTFOUND)
-		return PGN_OK;	/* no key: nothing was ever allowed */
+		return PGN_OK; /* no key: nothing was ever allowed */
 	if (rc != PGN_OK)
 		return rc;
 	state = load_state(home, key, &tampered);
@@ -466,11 +493,12 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 		return PGN_EINVAL;
 	}
 	/* cJSON skips a BOM and any byte below '!' before the value. */
-	for (p = out; p < out + len && (*p == ' ' || *p == '\t' ||
-	    *p == '\n' || *p == '\r'); p++)
+	for (p = out; p < out + len &&
+	     (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r');
+	     p++)
 		;
-	if (p < out + len && ((unsigned char)*p < 0x20 ||
-	    (unsigned char)*p == 0xef)) {
+	if (p < out + len &&
+	    ((unsigned char)*p < 0x20 || (unsigned char)*p == 0xef)) {
 		pgn_errf(why, whylen, "output has text before the JSON object");
 		return PGN_EINVAL;
 	}
@@ -489,7 +517,8 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 	}
 	for (p = end; p < copy + len; p++) {
 		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-			pgn_errf(why, whylen, "output has text after the JSON "
+			pgn_errf(why, whylen,
+			    "output has text after the JSON "
 			    "object");
 			goto out;
 		}
@@ -499,7 +528,8 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 		goto out;
 	}
 	n = 0;
-	cJSON_ArrayForEach(it, root) {
+	cJSON_ArrayForEach(it, root)
+	{
 		if (strcmp(it->string, "schema") != 0 &&
 		    strcmp(it->string, "context") != 0) {
 			pgn_errf(why, whylen, "output has an unknown key");
@@ -511,8 +541,10 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 	ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
 	if (n != 2 || !cJSON_IsString(sch) || !cJSON_IsString(ctx) ||
 	    strcmp(sch->valuestring, schema) != 0) {
-		pgn_errf(why, whylen, "output must be exactly {\"schema\":"
-		    "\"%s\",\"context\":STRING}", schema);
+		pgn_errf(why, whylen,
+		    "output must be exactly {\"schema\":"
+		    "\"%s\",\"context\":STRING}",
+		    schema);
 		goto out;
 	}
 	n = strlen(ctx->valuestring);
@@ -524,7 +556,8 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 		unsigned char c = (unsigned char)ctx->valuestring[i];
 
 		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-			pgn_errf(why, whylen, "context holds a control "
+			pgn_errf(why, whylen,
+			    "context holds a control "
 			    "character");
 			goto out;
 		}
@@ -557,10 +590,10 @@ request_json(const struct pgn_provider_request *rq)
 	o = cJSON_CreateObject();
 	if (o != NULL &&
 	    cJSON_AddStringToObject(o, "schema",
-	    "pigeon.prompt-context-request/v1") &&
+	        "pigeon.prompt-context-request/v1") &&
 	    cJSON_AddStringToObject(o, "host", rq->host ? rq->host : "") &&
-	    cJSON_AddStringToObject(o, "session", rq->session ?
-	    rq->session : "") &&
+	    cJSON_AddStringToObject(o, "session",
+	        rq->session ? rq->session : "") &&
 	    cJSON_AddStringToObject(o, "turn", rq->turn ? rq->turn : "") &&
 	    cJSON_AddStringToObject(o, "cwd", rq->cwd ? rq->cwd : "") &&
 	    cJSON_AddStringToObject(o, "prompt", rq->prompt ? rq->prompt : ""))
@@ -580,7 +613,8 @@ build_env(const char **envp, size_t max)
 	for (e = environ; e != NULL && *e != NULL && n + 1 < max; e++) {
 		for (i = 0; env_allow[i] != NULL; i++) {
 			k = strlen(env_allow[i]);
-			if (strncmp(*e, env_allow[i], k) == 0 && (*e)[k] == '=') {
+			if (strncmp(*e, env_allow[i], k) == 0 &&
+			    (*e)[k] == '=') {
 				envp[n++] = *e;
 				break;
 			}
@@ -688,8 +722,8 @@ pgn_provider_run(const char *home, const char *root,
 		}
 		if (poll(pfd, (nfds_t)np, (int)left) < 0 && errno != EINTR)
 			break;
-		if (in[1] >= 0 && np == 2 && (pfd[1].revents &
-		    (POLLOUT | POLLERR | POLLHUP))) {
+		if (in[1] >= 0 && np == 2 &&
+		    (pfd[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
 			n = write(in[1], req + sent, reqlen - sent);
 			if (n > 0)
 				sent += (size_t)n;
@@ -710,7 +744,8 @@ pgn_provider_run(const char *home, const char *root,
 			pgn_buf_add(&out, chunk, (size_t)n);
 			if (out.err != PGN_OK) {
 				r->status = out.err == PGN_ETOOBIG ?
-				    PGN_PROVIDER_TOO_BIG : PGN_PROVIDER_ERROR;
+				    PGN_PROVIDER_TOO_BIG :
+				    PGN_PROVIDER_ERROR;
 				break;
 			}
 		}
@@ -731,16 +766,18 @@ pgn_provider_run(const char *home, const char *root,
 	if (done && r->status == PGN_PROVIDER_OFF) {
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			r->status = PGN_PROVIDER_CRASHED;
-			pgn_errf(r->why, sizeof(r->why), WIFEXITED(status) ?
-			    "exit status %d" : "killed by signal %d",
+			pgn_errf(r->why, sizeof(r->why),
+			    WIFEXITED(status) ? "exit status %d" :
+			                        "killed by signal %d",
 			    WIFEXITED(status) ? WEXITSTATUS(status) :
-			    WTERMSIG(status));
+			                        WTERMSIG(status));
 		} else if (pgn_provider_validate(out.data ? out.data : "",
-		    out.len, &r->context, r->why, sizeof(r->why)) != PGN_OK) {
+		               out.len, &r->context, r->why,
+		               sizeof(r->why)) != PGN_OK) {
 			r->status = PGN_PROVIDER_INVALID;
 		} else {
 			r->status = r->context[0] ? PGN_PROVIDER_OK :
-			    PGN_PROVIDER_EMPTY;
+			                            PGN_PROVIDER_EMPTY;
 			pgn_fingerprint(key, r->context, strlen(r->context),
 			    r->fingerprint);
 		}

@@ -3,9 +3,9 @@
 #define PGN_SCHEMA_INT_H
 
 struct pgn_migration {
-	int		 version;
-	const char	*name;
-	const char	*sql;
+	int version;
+	const char *name;
+	const char *sql;
 };
 
 extern const struct pgn_migration pgn_migrations[];

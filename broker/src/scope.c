@@ -11,7 +11,7 @@
 
 #include "pgn_int.h"
 
-#define PGN_MAX_GITFILE	PGN_MAX_PATH	/* a .git or commondir file */
+#define PGN_MAX_GITFILE PGN_MAX_PATH /* a .git or commondir file */
 
 /* Read a small text file, trailing whitespace cut. NULL if absent/large. */
 static char *
@@ -34,8 +34,9 @@ read_small(const char *path)
 	close(fd);
 	if (len == 0 || len > PGN_MAX_GITFILE)
 		return NULL;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
-	    buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+	while (len > 0 &&
+	    (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
+	        buf[len - 1] == ' ' || buf[len - 1] == '\t'))
 		len--;
 	return pgn_strndup(buf, len);
 }
@@ -98,8 +99,8 @@ root_from_gitfile(const char *dir, const char *gitfile)
 	slash = strrchr(common, '/');
 	if (slash != NULL && strcmp(slash, "/.git") == 0) {
 		/* The main worktree holds the common .git directory. */
-		root = pgn_strndup(common, slash == common ? 1 :
-		    (size_t)(slash - common));
+		root = pgn_strndup(common,
+		    slash == common ? 1 : (size_t)(slash - common));
 	} else {
 		/* A bare repository with worktrees: it is the scope. */
 		root = common;

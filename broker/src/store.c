@@ -14,8 +14,7 @@
 
 /* ---- SQL ----------------------------------------------------------- */
 
-static const char SQL_SCOPE_GET[] =
-    "SELECT id FROM scope WHERE root = ?1";
+static const char SQL_SCOPE_GET[] = "SELECT id FROM scope WHERE root = ?1";
 static const char SQL_SCOPE_ADD[] =
     "INSERT INTO scope(root) VALUES (?1) ON CONFLICT(root) DO NOTHING";
 static const char SQL_AGENT_GET[] =
@@ -102,9 +101,10 @@ static const char SQL_DELIVERY_ADD[] =
     "created_ms, reply_to, delivered_ms, session, host, route, bytes, hash) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10, ?11, ?12, "
     "?13, ?14)";
-#define DELIVERY_COLS \
-    "id, message_id, scope, sender, recipient, body, created_ms, " \
-    "coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, hash"
+#define DELIVERY_COLS                                                          \
+	"id, message_id, scope, sender, recipient, body, created_ms, "         \
+	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
+	"hash"
 static const char SQL_DELIVERY_LIST[] =
     "SELECT " DELIVERY_COLS " FROM delivery WHERE scope = ?1 "
     "AND (?2 IS NULL OR recipient = ?2) AND (?3 IS NULL OR sender = ?3) "
@@ -132,7 +132,7 @@ bind_text(pgn_db *db, sqlite3_stmt *st, int i, const char *s)
 	int rc;
 
 	rc = s == NULL ? sqlite3_bind_null(st, i) :
-	    sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	                 sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
 	return rc == SQLITE_OK ? PGN_OK : pgn_fail_sql(db, rc, "binding");
 }
 
@@ -325,11 +325,14 @@ fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_OK) {
-		rc = pgn_fail(db, PGN_ENOTFOUND, "no agent '%s' in scope '%s'"
-		    " (known: %s).%s%s%s%s", name, SCOPE_LABEL(db),
-		    n ? known.data : "none", best[0] ? " Did you mean '" : "",
-		    best, best[0] ? "'?" : "", sending ? " --create queues it "
-		    "for an agent that will appear later" : " See pigeon agents");
+		rc = pgn_fail(db, PGN_ENOTFOUND,
+		    "no agent '%s' in scope '%s'"
+		    " (known: %s).%s%s%s%s",
+		    name, SCOPE_LABEL(db), n ? known.data : "none",
+		    best[0] ? " Did you mean '" : "", best, best[0] ? "'?" : "",
+		    sending ? " --create queues it "
+		              "for an agent that will appear later" :
+		              " See pigeon agents");
 	}
 	pgn_buf_release(&known);
 	return rc;
@@ -344,8 +347,10 @@ need_agent(pgn_db *db, const char *name, int any, int64_t *id)
 
 	rc = scope_id(db, 0, &sid);
 	if (rc == PGN_ENOTFOUND)
-		return pgn_fail(db, rc, "no agent '%s' in scope '%s' (known: "
-		    "none)", name, SCOPE_LABEL(db));
+		return pgn_fail(db, rc,
+		    "no agent '%s' in scope '%s' (known: "
+		    "none)",
+		    name, SCOPE_LABEL(db));
 	if (rc != PGN_OK)
 		return rc;
 	rc = agent_id(db, sid, name, any, id);
@@ -411,20 +416,20 @@ msgs_push(pgn_db *db, struct pgn_msgs *m, sqlite3_stmt *st)
 /* ---- send ---------------------------------------------------------- */
 
 struct rcpt {
-	int64_t	 id;
-	char	 name[PGN_MAX_NAME + 1];
+	int64_t id;
+	char name[PGN_MAX_NAME + 1];
 };
 
 struct send_ctx {
-	const struct pgn_send	*req;
-	char			 from[PGN_MAX_NAME + 1];
-	char			(*to)[PGN_MAX_NAME + 1];
-	struct rcpt		*rcpt;		/* resolved agents */
-	size_t			 nrcpt;
-	size_t			 maxrcpt;
-	struct pgn_sent		*sent;
-	size_t			 maxsent;
-	size_t			*nsent;
+	const struct pgn_send *req;
+	char from[PGN_MAX_NAME + 1];
+	char (*to)[PGN_MAX_NAME + 1];
+	struct rcpt *rcpt; /* resolved agents */
+	size_t nrcpt;
+	size_t maxrcpt;
+	struct pgn_sent *sent;
+	size_t maxsent;
+	size_t *nsent;
 };
 
 static pgn_status
@@ -437,7 +442,7 @@ add_rcpt(pgn_db *db, struct send_ctx *c, int64_t id, const char *name)
 		if (c->rcpt[i].id == id)
 			return PGN_OK;
 	if (!pgn_vec_grow((void **)&c->rcpt, &c->maxrcpt, c->nrcpt,
-	    sizeof(*c->rcpt)))
+	        sizeof(*c->rcpt)))
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	r = &c->rcpt[c->nrcpt++];
 	r->id = id;
@@ -466,8 +471,9 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 			while (rc == PGN_OK && sqlite3_step(st) == SQLITE_ROW) {
 				id = sqlite3_column_int64(st, 0);
 				if (id != from_id)
-					rc = add_rcpt(db, c, id, (const char *)
-					    sqlite3_column_text(st, 1));
+					rc = add_rcpt(db, c, id,
+					    (const char *)
+					        sqlite3_column_text(st, 1));
 			}
 			pgn_finish(db, st);
 			st = NULL;
@@ -475,16 +481,20 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 		}
 		rc = agent_id(db, sid, c->to[i], 0, &id);
 		if (rc == PGN_ENOTFOUND && req->create)
-			rc = agent_insert(db, sid, c->to[i], "created by "
-			    "--create", now, &id);
+			rc = agent_insert(db, sid, c->to[i],
+			    "created by "
+			    "--create",
+			    now, &id);
 		else if (rc == PGN_ENOTFOUND)
 			rc = fail_unknown(db, sid, c->to[i], 1);
 		if (rc == PGN_OK)
 			rc = add_rcpt(db, c, id, c->to[i]);
 	}
 	if (rc == PGN_OK && c->nrcpt == 0)
-		rc = pgn_fail(db, PGN_ENOTFOUND, "'all' names no other agent "
-		    "in scope '%s'", SCOPE_LABEL(db));
+		rc = pgn_fail(db, PGN_ENOTFOUND,
+		    "'all' names no other agent "
+		    "in scope '%s'",
+		    SCOPE_LABEL(db));
 	return rc;
 }
 
@@ -505,7 +515,7 @@ send_tx(pgn_db *db, void *arg)
 		return rc;
 	rc = agent_id(db, sid, c->from, 0, &from_id);
 	if (rc == PGN_ENOTFOUND) {
-		from_id = 0;	/* a person, or an agent of no scope */
+		from_id = 0; /* a person, or an agent of no scope */
 		rc = PGN_OK;
 	}
 	if (rc == PGN_OK)
@@ -526,7 +536,8 @@ send_tx(pgn_db *db, void *arg)
 		pgn_finish(db, st);
 		st = NULL;
 		if (rc == PGN_ENOTFOUND)
-			return pgn_fail(db, PGN_EINVAL, "--reply-to %lld: no "
+			return pgn_fail(db, PGN_EINVAL,
+			    "--reply-to %lld: no "
 			    "such message in scope '%s'; check the id with "
 			    "pigeon inbox or pigeon audit",
 			    (long long)req->reply_to, SCOPE_LABEL(db));
@@ -539,7 +550,8 @@ send_tx(pgn_db *db, void *arg)
 		if (rc != PGN_OK)
 			return rc;
 		if (n >= PGN_MAX_PENDING)
-			return pgn_fail(db, PGN_EFULL, "agent '%s' already has "
+			return pgn_fail(db, PGN_EFULL,
+			    "agent '%s' already has "
 			    "%lld messages waiting (the cap is %d); nothing "
 			    "was sent: wait until it reads them",
 			    c->rcpt[i].name, (long long)n, PGN_MAX_PENDING);
@@ -552,15 +564,17 @@ send_tx(pgn_db *db, void *arg)
 			rc = bind_text(db, st, 2, c->from);
 		if (rc == PGN_OK)
 			rc = bind_i64(db, st, 3, c->rcpt[i].id);
-		if (rc == PGN_OK && sqlite3_bind_text(st, 4, req->body,
-		    (int)req->body_len, SQLITE_STATIC) != SQLITE_OK)
+		if (rc == PGN_OK &&
+		    sqlite3_bind_text(st, 4, req->body, (int)req->body_len,
+		        SQLITE_STATIC) != SQLITE_OK)
 			rc = pgn_fail_sql(db, sqlite3_errcode(db->sql),
 			    "binding");
 		if (rc == PGN_OK)
 			rc = bind_i64(db, st, 5, now);
 		if (rc == PGN_OK)
-			rc = req->reply_to ? bind_i64(db, st, 6, req->reply_to)
-			    : bind_text(db, st, 6, NULL);
+			rc = req->reply_to ?
+			    bind_i64(db, st, 6, req->reply_to) :
+			    bind_text(db, st, 6, NULL);
 		if (rc == PGN_OK)
 			rc = pgn_step_done(db, st, "queueing a message");
 		if (rc != PGN_OK)
@@ -593,26 +607,35 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 	c.maxsent = maxsent;
 	c.nsent = nsent;
 	if (req->body_len > PGN_MAX_BODY)
-		return pgn_fail(db, PGN_ETOOBIG, "message body is %zu bytes, "
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "message body is %zu bytes, "
 		    "over the limit of %d: write it to a file and send the "
-		    "file's path", req->body_len, PGN_MAX_BODY);
+		    "file's path",
+		    req->body_len, PGN_MAX_BODY);
 	if (req->body_len == 0)
-		return pgn_fail(db, PGN_EINVAL, "message body is empty: give the "
+		return pgn_fail(db, PGN_EINVAL,
+		    "message body is empty: give the "
 		    "text as arguments or on standard input");
 	if (memchr(req->body, '\0', req->body_len) != NULL)
-		return pgn_fail(db, PGN_EINVAL, "message body contains a NUL "
+		return pgn_fail(db, PGN_EINVAL,
+		    "message body contains a NUL "
 		    "byte: send text");
 	if (!pgn_utf8_valid(req->body, req->body_len))
-		return pgn_fail(db, PGN_EINVAL, "message body is not valid "
+		return pgn_fail(db, PGN_EINVAL,
+		    "message body is not valid "
 		    "UTF-8: send text");
 	if (req->nto == 0)
-		return pgn_fail(db, PGN_EINVAL, "no recipient: name one with "
+		return pgn_fail(db, PGN_EINVAL,
+		    "no recipient: name one with "
 		    "--to");
 	if (req->nto > PGN_MAX_RECIPIENTS)
-		return pgn_fail(db, PGN_ETOOBIG, "%zu recipients: at most %d "
-		    "names in one send", req->nto, PGN_MAX_RECIPIENTS);
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "%zu recipients: at most %d "
+		    "names in one send",
+		    req->nto, PGN_MAX_RECIPIENTS);
 	if (req->reply_to < 0)
-		return pgn_fail(db, PGN_EINVAL, "--reply-to must be a message "
+		return pgn_fail(db, PGN_EINVAL,
+		    "--reply-to must be a message "
 		    "id");
 	rc = check_name(db, "sender", req->from, c.from);
 	if (rc != PGN_OK)
@@ -641,8 +664,8 @@ out:
 /* ---- inbox and claim ----------------------------------------------- */
 
 struct inbox_ctx {
-	char		 agent[PGN_MAX_NAME + 1];
-	struct pgn_msgs	*out;
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_msgs *out;
 };
 
 static pgn_status
@@ -689,9 +712,9 @@ pgn_inbox(pgn_db *db, const char *agent, struct pgn_msgs *out)
 }
 
 struct claim_ctx {
-	const struct pgn_claim	*req;
-	char			 agent[PGN_MAX_NAME + 1];
-	struct pgn_msgs		*out;
+	const struct pgn_claim *req;
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_msgs *out;
 };
 
 /* Copy one claimed message into the audit, extending the chain. */
@@ -772,8 +795,9 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 		rc = bind_text(db, st, 12, d.route);
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 13, d.bytes);
-	if (rc == PGN_OK && sqlite3_bind_blob(st, 14, d.hash, PGN_HASH_BYTES,
-	    SQLITE_STATIC) != SQLITE_OK)
+	if (rc == PGN_OK &&
+	    sqlite3_bind_blob(st, 14, d.hash, PGN_HASH_BYTES, SQLITE_STATIC) !=
+	        SQLITE_OK)
 		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "writing the audit");
@@ -785,8 +809,9 @@ audit_append(pgn_db *db, const struct pgn_claim *req, const struct pgn_msg *m,
 	rc = pgn_prepare(db, SQL_HEAD_PUT, &st);
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 1, n + 1);
-	if (rc == PGN_OK && sqlite3_bind_blob(st, 2, d.hash, PGN_HASH_BYTES,
-	    SQLITE_STATIC) != SQLITE_OK)
+	if (rc == PGN_OK &&
+	    sqlite3_bind_blob(st, 2, d.hash, PGN_HASH_BYTES, SQLITE_STATIC) !=
+	        SQLITE_OK)
 		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, "writing the audit head");
@@ -855,13 +880,15 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 			rc = pgn_step_done(db, mark, "claiming a message");
 		/* Under the write lock a queued row cannot vanish. */
 		if (rc == PGN_OK && sqlite3_changes(db->sql) != 1)
-			rc = pgn_fail(db, PGN_EDB, "message %lld was claimed "
-			    "twice", (long long)m->id);
+			rc = pgn_fail(db, PGN_EDB,
+			    "message %lld was claimed "
+			    "twice",
+			    (long long)m->id);
 		if (rc == PGN_OK)
 			rc = audit_append(db, req, m, now);
 		if (rc == PGN_OK)
-			rc = journal_add(db, aid, "delivered", m->id,
-			    m->sender, req->route, now);
+			rc = journal_add(db, aid, "delivered", m->id, m->sender,
+			    req->route, now);
 	}
 	pgn_finish(db, mark);
 	out->left = (size_t)queued - out->n;
@@ -893,9 +920,12 @@ pgn_claim(pgn_db *db, const struct pgn_claim *req, struct pgn_msgs *out)
 	memset(out, 0, sizeof(*out));
 	c.req = req;
 	c.out = out;
-	if (req->route == NULL || (strcmp(req->route, "session-start") != 0 &&
-	    strcmp(req->route, "prompt") != 0 && strcmp(req->route, "cli") != 0))
-		return pgn_fail(db, PGN_EINVAL, "claim route must be "
+	if (req->route == NULL ||
+	    (strcmp(req->route, "session-start") != 0 &&
+	        strcmp(req->route, "prompt") != 0 &&
+	        strcmp(req->route, "cli") != 0))
+		return pgn_fail(db, PGN_EINVAL,
+		    "claim route must be "
 		    "session-start, prompt or cli");
 	rc = check_name(db, "agent", req->agent, c.agent);
 	if (rc != PGN_OK)
@@ -944,7 +974,7 @@ agents_tx(pgn_db *db, void *arg)
 		rc = bind_i64(db, st, 1, sid);
 	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
-		    sizeof(*out->v))) {
+		        sizeof(*out->v))) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 			break;
 		}
@@ -977,9 +1007,9 @@ pgn_agents_list(pgn_db *db, struct pgn_agents *out)
 }
 
 struct agent_ctx {
-	char	 a[PGN_MAX_NAME + 1];
-	char	 b[PGN_MAX_NAME + 1];
-	char	*bound;		/* session_bind: out */
+	char a[PGN_MAX_NAME + 1];
+	char b[PGN_MAX_NAME + 1];
+	char *bound; /* session_bind: out */
 	const char *host;
 	const char *key;
 };
@@ -996,8 +1026,10 @@ add_tx(pgn_db *db, void *arg)
 		return rc;
 	rc = agent_id(db, sid, c->a, 0, &id);
 	if (rc == PGN_OK)
-		return pgn_fail(db, PGN_EEXIST, "agent '%s' already exists in "
-		    "scope '%s'", c->a, SCOPE_LABEL(db));
+		return pgn_fail(db, PGN_EEXIST,
+		    "agent '%s' already exists in "
+		    "scope '%s'",
+		    c->a, SCOPE_LABEL(db));
 	if (rc != PGN_ENOTFOUND)
 		return rc;
 	return agent_insert(db, sid, c->a, "added", pgn_now_ms(), &id);
@@ -1032,8 +1064,10 @@ rename_tx(pgn_db *db, void *arg)
 		return rc;
 	rc = agent_id(db, sid, c->b, 0, &other);
 	if (rc == PGN_OK)
-		return pgn_fail(db, PGN_EEXIST, "agent '%s' already exists in "
-		    "scope '%s'", c->b, SCOPE_LABEL(db));
+		return pgn_fail(db, PGN_EEXIST,
+		    "agent '%s' already exists in "
+		    "scope '%s'",
+		    c->b, SCOPE_LABEL(db));
 	if (rc != PGN_ENOTFOUND)
 		return rc;
 	rc = pgn_prepare(db, SQL_AGENT_RENAME, &st);
@@ -1048,8 +1082,9 @@ rename_tx(pgn_db *db, void *arg)
 		return rc;
 	pgn_buf_init(&why, 2 * PGN_MAX_NAME + 16);
 	pgn_buf_addf(&why, "%s -> %s", c->a, c->b);
-	rc = why.err == PGN_OK ? journal_add(db, id, "renamed", 0, NULL,
-	    why.data, pgn_now_ms()) : pgn_fail(db, why.err, "out of memory");
+	rc = why.err == PGN_OK ?
+	    journal_add(db, id, "renamed", 0, NULL, why.data, pgn_now_ms()) :
+	    pgn_fail(db, why.err, "out of memory");
 	pgn_buf_release(&why);
 	return rc;
 }
@@ -1066,8 +1101,10 @@ pgn_agent_rename(pgn_db *db, const char *from, const char *to)
 	if (rc != PGN_OK)
 		return rc;
 	if (strcmp(c.a, c.b) == 0)
-		return pgn_fail(db, PGN_EINVAL, "agent '%s' already has that "
-		    "name", c.a);
+		return pgn_fail(db, PGN_EINVAL,
+		    "agent '%s' already has that "
+		    "name",
+		    c.a);
 	return pgn_tx(db, rename_tx, &c);
 }
 
@@ -1085,9 +1122,11 @@ rm_tx(pgn_db *db, void *arg)
 	if (rc != PGN_OK)
 		return rc;
 	if (n > 0)
-		return pgn_fail(db, PGN_EFULL, "agent '%s' still has %lld "
+		return pgn_fail(db, PGN_EFULL,
+		    "agent '%s' still has %lld "
 		    "queued message%s: read them first (pigeon read --agent "
-		    "%s)", c->a, (long long)n, n == 1 ? "" : "s", c->a);
+		    "%s)",
+		    c->a, (long long)n, n == 1 ? "" : "s", c->a);
 	now = pgn_now_ms();
 	rc = exec_id(db, SQL_AGENT_REMOVE, id, now, "removing an agent");
 	if (rc == PGN_OK)
@@ -1111,12 +1150,12 @@ pgn_agent_rm(pgn_db *db, const char *name)
 
 /* What binding a session found or made. */
 struct bound {
-	int64_t	 session;	/* session row */
-	int64_t	 agent;		/* agent row */
-	char	 name[PGN_MAX_NAME + 1];
-	char	 last_turn[PGN_MAX_SESSION_KEY + 1];
-	int64_t	 last_turn_ms;
-	int	 fresh;		/* bound by this call */
+	int64_t session; /* session row */
+	int64_t agent;   /* agent row */
+	char name[PGN_MAX_NAME + 1];
+	char last_turn[PGN_MAX_SESSION_KEY + 1];
+	int64_t last_turn_ms;
+	int fresh; /* bound by this call */
 };
 
 /* A generated name not yet taken in scope 'sid'. */
@@ -1135,8 +1174,10 @@ fresh_name(pgn_db *db, int64_t sid, char out[PGN_MAX_NAME + 1])
 		if (rc != PGN_OK)
 			return rc;
 	}
-	return pgn_fail(db, PGN_EEXIST, "no free generated name in scope "
-	    "'%s'", SCOPE_LABEL(db));
+	return pgn_fail(db, PGN_EEXIST,
+	    "no free generated name in scope "
+	    "'%s'",
+	    SCOPE_LABEL(db));
 }
 
 static void
@@ -1221,7 +1262,8 @@ static pgn_status
 check_session(pgn_db *db, const char *host, const char *key)
 {
 	if (host == NULL || *host == '\0' || key == NULL || *key == '\0')
-		return pgn_fail(db, PGN_EINVAL, "a session needs a host and "
+		return pgn_fail(db, PGN_EINVAL,
+		    "a session needs a host and "
 		    "a key");
 	if (strlen(key) > PGN_MAX_SESSION_KEY)
 		return pgn_fail(db, PGN_ETOOBIG, "session key over %d bytes",
@@ -1271,9 +1313,9 @@ pgn_session_bind(pgn_db *db, const char *host, const char *key,
 }
 
 struct turn_ctx {
-	const struct pgn_turn	*req;
-	char			 agent[PGN_MAX_NAME + 1];
-	struct pgn_turn_out	*out;
+	const struct pgn_turn *req;
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_turn_out *out;
 };
 
 static pgn_status
@@ -1300,7 +1342,7 @@ turn_tx(pgn_db *db, void *arg)
 	c->out->bound = b.fresh;
 	if (req->turn != NULL && strcmp(b.last_turn, req->turn) == 0 &&
 	    (req->turn_window_ms == 0 ||
-	    now - b.last_turn_ms < req->turn_window_ms)) {
+	        now - b.last_turn_ms < req->turn_window_ms)) {
 		c->out->duplicate = 1;
 		return PGN_OK;
 	}
@@ -1322,8 +1364,8 @@ turn_tx(pgn_db *db, void *arg)
 	claim.budget = req->budget;
 	/* The introduction goes first: its room comes off the budget. */
 	if (b.fresh || strcmp(req->route, "session-start") == 0)
-		claim.budget = req->budget > req->intro ? req->budget -
-		    req->intro : 1;
+		claim.budget =
+		    req->budget > req->intro ? req->budget - req->intro : 1;
 	claim.cost = req->cost;
 	claim.cost_arg = req->cost_arg;
 	if (rc == PGN_OK)
@@ -1334,9 +1376,9 @@ turn_tx(pgn_db *db, void *arg)
 }
 
 struct peek_ctx {
-	const struct pgn_turn	*req;
-	struct pgn_turn_out	*out;
-	int			 fast;
+	const struct pgn_turn *req;
+	struct pgn_turn_out *out;
+	int fast;
 };
 
 /* Read-only: a bound session, recently seen, with nothing to claim? */
@@ -1361,7 +1403,7 @@ peek_tx(pgn_db *db, void *arg)
 			c->fast = c->out->agent[0] != '\0' &&
 			    sqlite3_column_int(st, 2) == 0 &&
 			    pgn_now_ms() - sqlite3_column_int64(st, 1) <
-			    PGN_SEEN_REFRESH_MS;
+			        PGN_SEEN_REFRESH_MS;
 		} else if (r != SQLITE_DONE) {
 			rc = pgn_fail_sql(db, r, "reading a session");
 		}
@@ -1387,10 +1429,12 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	    strlen(req->turn) > PGN_MAX_SESSION_KEY)
 		rc = pgn_fail(db, PGN_ETOOBIG, "turn key over %d bytes",
 		    PGN_MAX_SESSION_KEY);
-	if (rc == PGN_OK && (req->route == NULL ||
-	    (strcmp(req->route, "session-start") != 0 &&
-	    strcmp(req->route, "prompt") != 0)))
-		rc = pgn_fail(db, PGN_EINVAL, "a turn's route is "
+	if (rc == PGN_OK &&
+	    (req->route == NULL ||
+	        (strcmp(req->route, "session-start") != 0 &&
+	            strcmp(req->route, "prompt") != 0)))
+		rc = pgn_fail(db, PGN_EINVAL,
+		    "a turn's route is "
 		    "session-start or prompt");
 	if (rc != PGN_OK)
 		return rc;
@@ -1457,18 +1501,18 @@ delivery_row(sqlite3_stmt *st, struct pgn_delivery *x)
 	x->bytes = sqlite3_column_int64(st, 12);
 	if (sqlite3_column_bytes(st, 13) == PGN_HASH_BYTES)
 		memcpy(x->hash, sqlite3_column_blob(st, 13), PGN_HASH_BYTES);
-	return x->scope && x->sender && x->recipient && x->body &&
-	    x->session && x->host && x->route;
+	return x->scope && x->sender && x->recipient && x->body && x->session &&
+	    x->host && x->route;
 }
 
 struct audit_ctx {
-	const struct pgn_audit_filter	*f;
-	char				 rcpt[PGN_MAX_NAME + 1];
-	char				 sender[PGN_MAX_NAME + 1];
-	int64_t				 id;
-	struct pgn_deliveries		*out;
-	int64_t				*checked;
-	int64_t				*bad;
+	const struct pgn_audit_filter *f;
+	char rcpt[PGN_MAX_NAME + 1];
+	char sender[PGN_MAX_NAME + 1];
+	int64_t id;
+	struct pgn_deliveries *out;
+	int64_t *checked;
+	int64_t *bad;
 };
 
 static pgn_status
@@ -1480,7 +1524,7 @@ collect(pgn_db *db, sqlite3_stmt *st, struct pgn_deliveries *out)
 
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
-		    sizeof(*out->v)))
+		        sizeof(*out->v)))
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");
 		x = &out->v[out->n++];
 		if (!delivery_row(st, x))
@@ -1564,8 +1608,10 @@ audit_get_tx(pgn_db *db, void *arg)
 		rc = collect(db, st, c->out);
 	pgn_finish(db, st);
 	if (rc == PGN_OK && c->out->n == 0)
-		rc = pgn_fail(db, PGN_ENOTFOUND, "no delivery %lld in the "
-		    "audit; list them with pigeon audit", (long long)c->id);
+		rc = pgn_fail(db, PGN_ENOTFOUND,
+		    "no delivery %lld in the "
+		    "audit; list them with pigeon audit",
+		    (long long)c->id);
 	return rc;
 }
 
@@ -1620,9 +1666,11 @@ verify_tx(pgn_db *db, void *arg)
 		}
 		if (ok == 3) {
 			*c->bad = x.id;
-			rc = pgn_fail(db, PGN_ETAMPER, "audit row %lld does "
+			rc = pgn_fail(db, PGN_ETAMPER,
+			    "audit row %lld does "
 			    "not match its hash: it or the row before it was "
-			    "edited, deleted or reordered", (long long)x.id);
+			    "edited, deleted or reordered",
+			    (long long)x.id);
 			break;
 		}
 		memcpy(prev, h, PGN_HASH_BYTES);
@@ -1644,7 +1692,7 @@ verify_tx(pgn_db *db, void *arg)
 		head_n = sqlite3_column_int64(st, 0);
 		ok = sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES &&
 		    sodium_memcmp(sqlite3_column_blob(st, 1), prev,
-		    PGN_HASH_BYTES) == 0;
+		        PGN_HASH_BYTES) == 0;
 	} else {
 		ok = r == SQLITE_DONE;
 		if (!ok)
@@ -1655,10 +1703,11 @@ verify_tx(pgn_db *db, void *arg)
 		return rc;
 	if ((have_head && (head_n != n || !ok)) || (!have_head && n > 0)) {
 		*c->bad = n + 1;
-		return pgn_fail(db, PGN_ETAMPER, "the audit holds %lld rows "
+		return pgn_fail(db, PGN_ETAMPER,
+		    "the audit holds %lld rows "
 		    "but its head records %lld and another last hash: rows "
-		    "were deleted or added at the end", (long long)n,
-		    (long long)head_n);
+		    "were deleted or added at the end",
+		    (long long)n, (long long)head_n);
 	}
 	/* Every delivered message has its row: a wiped audit shows. */
 	rc = pgn_prepare(db, SQL_DELIVERED_COUNT, &st);
@@ -1667,9 +1716,11 @@ verify_tx(pgn_db *db, void *arg)
 	pgn_finish(db, st);
 	if (rc == PGN_OK && head_n != n) {
 		*c->bad = n + 1;
-		rc = pgn_fail(db, PGN_ETAMPER, "%lld messages are marked "
+		rc = pgn_fail(db, PGN_ETAMPER,
+		    "%lld messages are marked "
 		    "delivered but the audit holds %lld rows: audit rows were "
-		    "deleted", (long long)head_n, (long long)n);
+		    "deleted",
+		    (long long)head_n, (long long)n);
 	}
 	return rc;
 }
@@ -1705,10 +1756,10 @@ pgn_entries_release(struct pgn_entries *e)
 }
 
 struct journal_ctx {
-	char			 agent[PGN_MAX_NAME + 1];
-	int64_t			 after;
-	size_t			 limit;
-	struct pgn_entries	*out;
+	char agent[PGN_MAX_NAME + 1];
+	int64_t after;
+	size_t limit;
+	struct pgn_entries *out;
 };
 
 static pgn_status
@@ -1733,8 +1784,8 @@ journal_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = bind_i64(db, st, 3, (int64_t)c->limit);
 	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!pgn_vec_grow((void **)&c->out->v, &c->out->cap,
-		    c->out->n, sizeof(*c->out->v))) {
+		if (!pgn_vec_grow((void **)&c->out->v, &c->out->cap, c->out->n,
+		        sizeof(*c->out->v))) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 			break;
 		}

@@ -13,19 +13,32 @@ const char *
 pgn_status_name(pgn_status st)
 {
 	switch (st) {
-	case PGN_OK:		return "ok";
-	case PGN_EINVAL:	return "invalid";
-	case PGN_ETOOBIG:	return "too big";
-	case PGN_ENOTFOUND:	return "not found";
-	case PGN_EEXIST:	return "exists";
-	case PGN_EFULL:		return "full";
-	case PGN_EBUSY:		return "busy";
-	case PGN_ECORRUPT:	return "corrupt";
-	case PGN_ETOONEW:	return "too new";
-	case PGN_EDB:		return "database error";
-	case PGN_EIO:		return "i/o error";
-	case PGN_ENOMEM:	return "out of memory";
-	case PGN_ETAMPER:	return "tampered";
+	case PGN_OK:
+		return "ok";
+	case PGN_EINVAL:
+		return "invalid";
+	case PGN_ETOOBIG:
+		return "too big";
+	case PGN_ENOTFOUND:
+		return "not found";
+	case PGN_EEXIST:
+		return "exists";
+	case PGN_EFULL:
+		return "full";
+	case PGN_EBUSY:
+		return "busy";
+	case PGN_ECORRUPT:
+		return "corrupt";
+	case PGN_ETOONEW:
+		return "too new";
+	case PGN_EDB:
+		return "database error";
+	case PGN_EIO:
+		return "i/o error";
+	case PGN_ENOMEM:
+		return "out of memory";
+	case PGN_ETAMPER:
+		return "tampered";
 	}
 	return "unknown";
 }
@@ -58,12 +71,12 @@ pgn_name_check(const char *in, char *out, const char **rule)
 		if (c >= 'A' && c <= 'Z')
 			c = (unsigned char)(c - 'A' + 'a');
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '.' || c == '_' || c == '-')) {
+		        c == '.' || c == '_' || c == '-')) {
 			*rule = "a name uses only a-z, 0-9, '.', '_' and '-'";
 			return PGN_EINVAL;
 		}
-		if (i == 0 && !((c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9'))) {
+		if (i == 0 &&
+		    !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
 			*rule = "a name starts with a letter or a digit";
 			return PGN_EINVAL;
 		}
@@ -206,8 +219,8 @@ digits(const char *s, size_t n, int64_t *v)
 pgn_status
 pgn_parse_time(const char *s, int64_t now_ms, int64_t *out)
 {
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
-	    30, 31};
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+	    31};
 	int64_t y, mo, d, h = 0, mi = 0, sec = 0, v, unit;
 	size_t n;
 	char last;
@@ -217,12 +230,16 @@ pgn_parse_time(const char *s, int64_t now_ms, int64_t *out)
 	n = strlen(s);
 	if (s[0] == '@')
 		return pgn_parse_i64(s + 1, 0, INT64_MAX / 1000, &v) == PGN_OK ?
-		    (*out = v * 1000, PGN_OK) : PGN_EINVAL;
+		    (*out = v * 1000, PGN_OK) :
+		    PGN_EINVAL;
 	last = s[n - 1];
-	if (n >= 2 && n <= 8 && (last == 's' || last == 'm' || last == 'h' ||
-	    last == 'd') && digits(s, n - 1, &v)) {
-		unit = last == 's' ? 1000 : last == 'm' ? 60000 :
-		    last == 'h' ? 3600000 : 86400000;
+	if (n >= 2 && n <= 8 &&
+	    (last == 's' || last == 'm' || last == 'h' || last == 'd') &&
+	    digits(s, n - 1, &v)) {
+		unit = last == 's' ? 1000 :
+		    last == 'm'    ? 60000 :
+		    last == 'h'    ? 3600000 :
+		                     86400000;
 		*out = now_ms - v * unit;
 		return PGN_OK;
 	}
@@ -275,8 +292,8 @@ pgn_json_nul_escape(const char *s, size_t len)
 	const char *p, *end = s + len;
 
 	/* A backslash starts an escape; skip the escaped character. */
-	for (p = s; p < end && (p = memchr(p, '\\', (size_t)(end - p))) !=
-	    NULL; p += 2) {
+	for (p = s; p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL;
+	     p += 2) {
 		if (end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0)
 			return 1;
 		if (end - p < 2)

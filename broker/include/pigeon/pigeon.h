@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #if defined(__GNUC__)
-#define PGN_NODISCARD __attribute__((warn_unused_result))
+#define PGN_NODISCARD    __attribute__((warn_unused_result))
 #define PGN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define PGN_NODISCARD
@@ -18,32 +18,32 @@
 #endif
 
 /* Limits: every input has one, listed in docs/limits.md. */
-#define PGN_MAX_BODY		4096	/* message body, bytes */
-#define PGN_MAX_NAME		64	/* agent name, chars */
-#define PGN_MAX_PENDING		200	/* queued messages per recipient */
-#define PGN_MAX_RECIPIENTS	64	/* names in one --to list */
-#define PGN_MAX_PATH		4096	/* scope roots, database paths */
-#define PGN_MAX_SESSION_KEY	256	/* "<host>:<id>" */
-#define PGN_MAX_SQL_LENGTH	(1 << 20) /* SQLITE_LIMIT_LENGTH */
-#define PGN_MAX_LIST		10000	/* rows one listing may return */
-#define PGN_DEFAULT_LIST	50	/* rows an audit listing returns */
-#define PGN_BUSY_DEADLINE_MS	5000	/* CLI: total wait for the write lock */
-#define PGN_HASH_BYTES		32	/* BLAKE2b-256 audit chain */
+#define PGN_MAX_BODY         4096      /* message body, bytes */
+#define PGN_MAX_NAME         64        /* agent name, chars */
+#define PGN_MAX_PENDING      200       /* queued messages per recipient */
+#define PGN_MAX_RECIPIENTS   64        /* names in one --to list */
+#define PGN_MAX_PATH         4096      /* scope roots, database paths */
+#define PGN_MAX_SESSION_KEY  256       /* "<host>:<id>" */
+#define PGN_MAX_SQL_LENGTH   (1 << 20) /* SQLITE_LIMIT_LENGTH */
+#define PGN_MAX_LIST         10000     /* rows one listing may return */
+#define PGN_DEFAULT_LIST     50        /* rows an audit listing returns */
+#define PGN_BUSY_DEADLINE_MS 5000      /* CLI: total wait for the write lock */
+#define PGN_HASH_BYTES       32        /* BLAKE2b-256 audit chain */
 
 typedef enum pgn_status {
 	PGN_OK = 0,
-	PGN_EINVAL,	/* bad caller input; message names the field */
-	PGN_ETOOBIG,	/* a documented limit was exceeded */
-	PGN_ENOTFOUND,	/* no such agent, message or delivery */
-	PGN_EEXIST,	/* name already taken */
-	PGN_EFULL,	/* recipient over its pending cap */
-	PGN_EBUSY,	/* write lock not acquired before the deadline */
-	PGN_ECORRUPT,	/* not a database, or damaged */
-	PGN_ETOONEW,	/* schema newer than this build */
-	PGN_EDB,	/* unexpected SQLite result */
-	PGN_EIO,	/* file system error */
+	PGN_EINVAL,    /* bad caller input; message names the field */
+	PGN_ETOOBIG,   /* a documented limit was exceeded */
+	PGN_ENOTFOUND, /* no such agent, message or delivery */
+	PGN_EEXIST,    /* name already taken */
+	PGN_EFULL,     /* recipient over its pending cap */
+	PGN_EBUSY,     /* write lock not acquired before the deadline */
+	PGN_ECORRUPT,  /* not a database, or damaged */
+	PGN_ETOONEW,   /* schema newer than this build */
+	PGN_EDB,       /* unexpected SQLite result */
+	PGN_EIO,       /* file system error */
 	PGN_ENOMEM,
-	PGN_ETAMPER,	/* audit chain broken */
+	PGN_ETAMPER, /* audit chain broken */
 } pgn_status;
 
 /* A short stable word for a status ("ok", "busy", ...). Static string. */
@@ -75,8 +75,7 @@ PGN_NODISCARD pgn_status pgn_home_ensure(const char *dir, char **why);
  * else <home>/pigeon.db (creating home as pgn_home_ensure does).
  * '*path' is the caller's. '*why' as for pgn_home_ensure.
  */
-PGN_NODISCARD pgn_status pgn_db_path(const char *flag, char **path,
-    char **why);
+PGN_NODISCARD pgn_status pgn_db_path(const char *flag, char **path, char **why);
 
 /* ---- scope --------------------------------------------------------- */
 
@@ -91,8 +90,8 @@ PGN_NODISCARD pgn_status pgn_scope_find(const char *dir, char **root);
 
 /* ---- database ------------------------------------------------------ */
 
-#define PGN_OPEN_CREATE	0x1	/* create the file (0600) if missing */
-#define PGN_OPEN_LATENCY 0x2	/* a hook: never checkpoint before writing */
+#define PGN_OPEN_CREATE  0x1 /* create the file (0600) if missing */
+#define PGN_OPEN_LATENCY 0x2 /* a hook: never checkpoint before writing */
 
 /*
  * Open the database at 'path', apply pending migrations in one
@@ -157,8 +156,8 @@ int pgn_utf8_valid(const char *s, size_t len);
  * Parse a decimal integer in [min, max] (after OpenBSD's strtonum).
  * Returns PGN_EINVAL (not a number) or PGN_ETOOBIG (out of range).
  */
-PGN_NODISCARD pgn_status pgn_parse_i64(const char *s, int64_t min,
-    int64_t max, int64_t *out);
+PGN_NODISCARD pgn_status pgn_parse_i64(const char *s, int64_t min, int64_t max,
+    int64_t *out);
 
 /*
  * Parse a point in time into ms since the epoch: an age ("90s", "15m",
@@ -172,43 +171,44 @@ PGN_NODISCARD pgn_status pgn_parse_time(const char *s, int64_t now_ms,
 /* Format ms since the epoch as "2026-11-30T06:20:28Z" into 'buf' (>= 21). */
 void pgn_format_time(int64_t ms, char *buf, size_t len);
 
-/* Format the age of 'ms' at 'now' as "12s ago", "3m ago", "5h ago", "2d ago". */
+/* Format the age of 'ms' at 'now' as "12s ago", "3m ago", "5h ago", "2d ago".
+ */
 void pgn_format_age(int64_t ms, int64_t now, char *buf, size_t len);
 
 /* ---- messages ------------------------------------------------------ */
 
 struct pgn_msg {
-	int64_t	 id;
-	int64_t	 reply_to;	/* 0: none */
-	int64_t	 created_ms;
-	char	*sender;
-	char	*recipient;
-	char	*body;
-	size_t	 body_len;
+	int64_t id;
+	int64_t reply_to; /* 0: none */
+	int64_t created_ms;
+	char *sender;
+	char *recipient;
+	char *body;
+	size_t body_len;
 };
 
 struct pgn_msgs {
-	struct pgn_msg	*v;
-	size_t		 n;
-	size_t		 cap;
-	size_t		 left;	/* claim: messages still queued after it */
+	struct pgn_msg *v;
+	size_t n;
+	size_t cap;
+	size_t left; /* claim: messages still queued after it */
 };
 
 void pgn_msgs_release(struct pgn_msgs *m);
 
 struct pgn_send {
-	const char	*from;		/* sender name (an agent or a person) */
-	const char	*const *to;	/* recipient names, "all" = every other */
-	size_t		 nto;
-	const char	*body;
-	size_t		 body_len;
-	int64_t		 reply_to;	/* 0: none; else a message of the scope */
-	int		 create;	/* queue for unknown names (new agents) */
+	const char *from;      /* sender name (an agent or a person) */
+	const char *const *to; /* recipient names, "all" = every other */
+	size_t nto;
+	const char *body;
+	size_t body_len;
+	int64_t reply_to; /* 0: none; else a message of the scope */
+	int create;       /* queue for unknown names (new agents) */
 };
 
 struct pgn_sent {
-	int64_t	 id;
-	char	 to[PGN_MAX_NAME + 1];
+	int64_t id;
+	char to[PGN_MAX_NAME + 1];
 };
 
 /*
@@ -231,13 +231,13 @@ PGN_NODISCARD pgn_status pgn_inbox(pgn_db *db, const char *agent,
 typedef size_t pgn_cost_fn(const struct pgn_msg *m, void *arg);
 
 struct pgn_claim {
-	const char	*agent;
-	const char	*session;	/* "<host>:<id>" or NULL */
-	const char	*host;		/* "cursor", ..., or NULL */
-	const char	*route;		/* "session-start", "prompt", "cli" */
-	size_t		 budget;	/* 0: no budget */
-	pgn_cost_fn	*cost;		/* NULL: body length */
-	void		*cost_arg;
+	const char *agent;
+	const char *session; /* "<host>:<id>" or NULL */
+	const char *host;    /* "cursor", ..., or NULL */
+	const char *route;   /* "session-start", "prompt", "cli" */
+	size_t budget;       /* 0: no budget */
+	pgn_cost_fn *cost;   /* NULL: body length */
+	void *cost_arg;
 };
 
 /*
@@ -267,29 +267,29 @@ PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
  * Otherwise, and to refresh an older last-seen time, the transaction
  * above runs.
  */
-#define PGN_SEEN_REFRESH_MS	60000	/* last-seen times: minute resolution */
+#define PGN_SEEN_REFRESH_MS 60000 /* last-seen times: minute resolution */
 
 struct pgn_turn {
-	const char	*host;
-	const char	*session;	/* "<host>:<id>" */
-	const char	*agent;		/* wanted name, or NULL */
-	const char	*turn;		/* this turn's key, or NULL */
-	int64_t		 turn_window_ms;
-	const char	*route;		/* "session-start" or "prompt" */
-	size_t		 budget;
-	size_t		 intro;		/* taken from the budget at session
-					 * start or when bound now */
-	pgn_cost_fn	*cost;
-	void		*cost_arg;
-	int		 only_mail;	/* no mail would mean nothing to say */
+	const char *host;
+	const char *session; /* "<host>:<id>" */
+	const char *agent;   /* wanted name, or NULL */
+	const char *turn;    /* this turn's key, or NULL */
+	int64_t turn_window_ms;
+	const char *route; /* "session-start" or "prompt" */
+	size_t budget;
+	size_t intro; /* taken from the budget at session
+	               * start or when bound now */
+	pgn_cost_fn *cost;
+	void *cost_arg;
+	int only_mail; /* no mail would mean nothing to say */
 };
 
 struct pgn_turn_out {
-	char		 agent[PGN_MAX_NAME + 1];	/* bound agent */
-	int		 duplicate;	/* same turn again: inject nothing */
-	int		 fast;		/* no mail: answered without a write */
-	int		 bound;		/* the session was bound now */
-	struct pgn_msgs	 msgs;
+	char agent[PGN_MAX_NAME + 1]; /* bound agent */
+	int duplicate;                /* same turn again: inject nothing */
+	int fast;                     /* no mail: answered without a write */
+	int bound;                    /* the session was bound now */
+	struct pgn_msgs msgs;
 };
 
 /* Returns PGN_EINVAL (bad name, key), PGN_EBUSY, PGN_EDB, PGN_ENOMEM. */
@@ -299,18 +299,18 @@ PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
 /* ---- agents -------------------------------------------------------- */
 
 struct pgn_agent {
-	char	*name;
-	char	*hosts;		/* comma-separated, "" if none */
-	int64_t	 sessions;
-	int64_t	 created_ms;
-	int64_t	 last_seen_ms;	/* 0: never */
-	int64_t	 queued;
+	char *name;
+	char *hosts; /* comma-separated, "" if none */
+	int64_t sessions;
+	int64_t created_ms;
+	int64_t last_seen_ms; /* 0: never */
+	int64_t queued;
 };
 
 struct pgn_agents {
-	struct pgn_agent	*v;
-	size_t			 n;
-	size_t			 cap;
+	struct pgn_agent *v;
+	size_t n;
+	size_t cap;
 };
 
 void pgn_agents_release(struct pgn_agents *a);
@@ -341,35 +341,35 @@ PGN_NODISCARD pgn_status pgn_session_bind(pgn_db *db, const char *host,
 /* ---- audit --------------------------------------------------------- */
 
 struct pgn_delivery {
-	int64_t	 id;
-	int64_t	 message_id;
-	int64_t	 reply_to;
-	int64_t	 created_ms;
-	int64_t	 delivered_ms;
-	int64_t	 bytes;
-	char	*scope;
-	char	*sender;
-	char	*recipient;
-	char	*session;	/* "" if none */
-	char	*host;		/* "" if none */
-	char	*route;
-	char	*body;
+	int64_t id;
+	int64_t message_id;
+	int64_t reply_to;
+	int64_t created_ms;
+	int64_t delivered_ms;
+	int64_t bytes;
+	char *scope;
+	char *sender;
+	char *recipient;
+	char *session; /* "" if none */
+	char *host;    /* "" if none */
+	char *route;
+	char *body;
 	unsigned char hash[PGN_HASH_BYTES];
 };
 
 struct pgn_deliveries {
-	struct pgn_delivery	*v;
-	size_t			 n;
-	size_t			 cap;
+	struct pgn_delivery *v;
+	size_t n;
+	size_t cap;
 };
 
 void pgn_deliveries_release(struct pgn_deliveries *d);
 
 struct pgn_audit_filter {
-	const char	*recipient;	/* NULL: any */
-	const char	*sender;	/* NULL: any */
-	int64_t		 since_ms;	/* 0: any */
-	size_t		 limit;		/* 0: PGN_DEFAULT_LIST */
+	const char *recipient; /* NULL: any */
+	const char *sender;    /* NULL: any */
+	int64_t since_ms;      /* 0: any */
+	size_t limit;          /* 0: PGN_DEFAULT_LIST */
 };
 
 /* Deliveries of the current scope, newest first. */
@@ -392,19 +392,19 @@ PGN_NODISCARD pgn_status pgn_audit_verify(pgn_db *db, int64_t *checked,
 /* ---- journal ------------------------------------------------------- */
 
 struct pgn_entry {
-	int64_t	 id;
-	int64_t	 at_ms;
-	int64_t	 message_id;	/* 0: none */
-	char	*kind;		/* sent, delivered, bound, renamed, ... */
-	char	*peer;		/* other party, "" if none */
-	char	*detail;	/* session, route, old name; "" if none */
-	char	*body;		/* message body for sent/delivered, or "" */
+	int64_t id;
+	int64_t at_ms;
+	int64_t message_id; /* 0: none */
+	char *kind;         /* sent, delivered, bound, renamed, ... */
+	char *peer;         /* other party, "" if none */
+	char *detail;       /* session, route, old name; "" if none */
+	char *body;         /* message body for sent/delivered, or "" */
 };
 
 struct pgn_entries {
-	struct pgn_entry	*v;
-	size_t			 n;
-	size_t			 cap;
+	struct pgn_entry *v;
+	size_t n;
+	size_t cap;
 };
 
 void pgn_entries_release(struct pgn_entries *e);
@@ -419,17 +419,17 @@ PGN_NODISCARD pgn_status pgn_journal_list(pgn_db *db, const char *agent,
 /* ---- health (store.c): what pigeon doctor reports ----------------- */
 
 struct pgn_health {
-	int	 schema_version;
-	char	*integrity;	/* "ok", or SQLite's first complaint */
-	int64_t	 page_size;
-	int64_t	 pages;
-	int64_t	 free_pages;
-	int64_t	 scopes;
-	int64_t	 agents;
-	int64_t	 sessions;
-	int64_t	 queued;
-	int64_t	 deliveries;
-	int64_t	 journal;
+	int schema_version;
+	char *integrity; /* "ok", or SQLite's first complaint */
+	int64_t page_size;
+	int64_t pages;
+	int64_t free_pages;
+	int64_t scopes;
+	int64_t agents;
+	int64_t sessions;
+	int64_t queued;
+	int64_t deliveries;
+	int64_t journal;
 };
 
 void pgn_health_release(struct pgn_health *h);
@@ -439,8 +439,8 @@ PGN_NODISCARD pgn_status pgn_db_health(pgn_db *db, struct pgn_health *h);
 
 /* ---- hosts (host.c): the one table of host facts ------------------- */
 
-#define PGN_MAX_CONTEXT		6000	/* injected context, bytes */
-#define PGN_HOOK_TIMEOUT_S	5	/* timeout written into host configs */
+#define PGN_MAX_CONTEXT    6000 /* injected context, bytes */
+#define PGN_HOOK_TIMEOUT_S 5    /* timeout written into host configs */
 
 typedef enum pgn_host {
 	PGN_HOST_NONE = -1,
@@ -459,20 +459,21 @@ typedef enum pgn_event {
 } pgn_event;
 
 typedef enum pgn_config_shape {
-	PGN_SHAPE_FLAT,		/* Cursor: {"version":1,"hooks":{E:[{command}]}} */
-	PGN_SHAPE_NESTED	/* Claude, Codex, Gemini: {"hooks":{E:[{hooks:[...]}]}} */
+	PGN_SHAPE_FLAT,  /* Cursor: {"version":1,"hooks":{E:[{command}]}} */
+	PGN_SHAPE_NESTED /* Claude, Codex, Gemini: {"hooks":{E:[{hooks:[...]}]}}
+	                  */
 } pgn_config_shape;
 
 struct pgn_host_info {
-	const char	*name;		/* "cursor", "claude", "codex", "gemini" */
-	const char	*events[PGN_NEVENTS];	/* the host's event names */
+	const char *name; /* "cursor", "claude", "codex", "gemini" */
+	const char *events[PGN_NEVENTS]; /* the host's event names */
 	pgn_config_shape shape;
-	const char	*user_env;	/* env var naming the user config dir */
-	const char	*user_path;	/* else relative to $HOME */
-	const char	*env_file;	/* file name inside user_env's dir */
-	const char	*project_path;	/* relative to the project root */
-	int		 timeout_ms;	/* 1: the host's timeout is in ms */
-	int		 strict_keys;	/* 1: output may hold no other key */
+	const char *user_env;     /* env var naming the user config dir */
+	const char *user_path;    /* else relative to $HOME */
+	const char *env_file;     /* file name inside user_env's dir */
+	const char *project_path; /* relative to the project root */
+	int timeout_ms;           /* 1: the host's timeout is in ms */
+	int strict_keys;          /* 1: output may hold no other key */
 };
 
 /* The facts of 'h' (static), or NULL for PGN_HOST_NONE. */
@@ -493,24 +494,24 @@ char *pgn_envelope(pgn_host h, pgn_event e, const char *context,
 /* ---- render (render.c): the text injected into a model's context -- */
 
 struct pgn_render {
-	const char		*agent;		/* the recipient */
-	const char		*scope;		/* "" = global */
-	const char		*host;
-	const char		*pigeon;	/* how to run the CLI */
-	const struct pgn_agents	*peers;		/* non-NULL: session intro */
-	const struct pgn_msgs	*msgs;
-	const char		*reminder;	/* the project's, or NULL */
-	const char		*provider;	/* provider context, or NULL */
-	int64_t			 now_ms;
+	const char *agent; /* the recipient */
+	const char *scope; /* "" = global */
+	const char *host;
+	const char *pigeon;             /* how to run the CLI */
+	const struct pgn_agents *peers; /* non-NULL: session intro */
+	const struct pgn_msgs *msgs;
+	const char *reminder; /* the project's, or NULL */
+	const char *provider; /* provider context, or NULL */
+	int64_t now_ms;
 };
 
 /* Upper bound of the rendered size of one message (a pgn_cost_fn). */
 size_t pgn_render_cost(const struct pgn_msg *m, void *arg);
 
 /* Upper bound of the session-start introduction. */
-#define PGN_MAX_INTRO	1600
+#define PGN_MAX_INTRO 1600
 /* Room kept for the line saying how many messages still wait. */
-#define PGN_RENDER_RESERVE	200
+#define PGN_RENDER_RESERVE 200
 
 /*
  * Render the context: the introduction (when r->peers is set), then
@@ -519,7 +520,8 @@ size_t pgn_render_cost(const struct pgn_msg *m, void *arg);
  * still wait (r->msgs->left), then the project reminder, then the
  * provider's context, each labelled. At most 'max' bytes: a message too
  * big to fit whole is cut with a note; a reminder or provider section
- * that does not fit whole is left out (the provider first). Returns a string the caller frees
+ * that does not fit whole is left out (the provider first). Returns a string
+ * the caller frees
  * ("" when there is nothing to say), or NULL with '*st' set.
  */
 char *pgn_render_context(const struct pgn_render *r, size_t max,
@@ -527,8 +529,8 @@ char *pgn_render_context(const struct pgn_render *r, size_t max,
 
 /* ---- install (install.c): the one place that edits host configs --- */
 
-#define PGN_MAX_CONFIG		(1 << 20)	/* a host config file, bytes */
-#define PGN_MAX_ERR		1024		/* errbuf size for install */
+#define PGN_MAX_CONFIG (1 << 20) /* a host config file, bytes */
+#define PGN_MAX_ERR    1024      /* errbuf size for install */
 
 /* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
 int pgn_command_is_pigeon(const char *command);
@@ -555,18 +557,18 @@ PGN_NODISCARD pgn_status pgn_uninstall_merge(pgn_host h, const char *in,
     size_t len, char **out, int *changed, char *errbuf, size_t errlen);
 
 struct pgn_install {
-	pgn_host	 host;
-	const char	*project;	/* NULL: the user's config */
-	const char	*hook;		/* absolute path of pigeon-hook */
-	int		 dry_run;
-	int		 remove;	/* 1: uninstall */
+	pgn_host host;
+	const char *project; /* NULL: the user's config */
+	const char *hook;    /* absolute path of pigeon-hook */
+	int dry_run;
+	int remove; /* 1: uninstall */
 };
 
 struct pgn_install_result {
-	char	*path;		/* the config file */
-	int	 changed;
-	char	*diff;		/* what changed, as a line diff ("" if none) */
-	char	*note;		/* host advice (Codex trust), or NULL */
+	char *path; /* the config file */
+	int changed;
+	char *diff; /* what changed, as a line diff ("" if none) */
+	char *note; /* host advice (Codex trust), or NULL */
 };
 
 void pgn_install_result_release(struct pgn_install_result *r);
@@ -583,11 +585,11 @@ PGN_NODISCARD pgn_status pgn_install_apply(const struct pgn_install *req,
     struct pgn_install_result *res, char *errbuf, size_t errlen);
 
 struct pgn_install_state {
-	char	*path;		/* the config file */
-	int	 exists;
-	char	*problem;	/* why it cannot be read as the host's config */
-	size_t	 entries[PGN_NEVENTS];	/* Pigeon's entries per event */
-	char	*hook;		/* the program of Pigeon's first command */
+	char *path; /* the config file */
+	int exists;
+	char *problem; /* why it cannot be read as the host's config */
+	size_t entries[PGN_NEVENTS]; /* Pigeon's entries per event */
+	char *hook;                  /* the program of Pigeon's first command */
 };
 
 void pgn_install_state_release(struct pgn_install_state *s);
@@ -602,25 +604,25 @@ PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
 
 /* ---- project config (config.c): <project>/.pigeon/config.json ----- */
 
-#define PGN_MAX_PROJECT_CONFIG	(64 * 1024)	/* config.json, bytes */
-#define PGN_MAX_REMINDER	500	/* promptReminder, characters */
-#define PGN_MAX_PROVIDER_ARGS	32	/* promptContext.command entries */
-#define PGN_MAX_PROVIDER_ARG	1024	/* bytes of one entry */
-#define PGN_PROVIDER_TIMEOUT_MAX	5000	/* timeoutMs: 1..5000 */
-#define PGN_PROVIDER_TIMEOUT_DEFAULT	1000
-#define PGN_PROVIDER_OUTPUT_MAX		65536	/* maxOutputBytes: 1..65536 */
-#define PGN_PROVIDER_OUTPUT_DEFAULT	8192
+#define PGN_MAX_PROJECT_CONFIG       (64 * 1024) /* config.json, bytes */
+#define PGN_MAX_REMINDER             500  /* promptReminder, characters */
+#define PGN_MAX_PROVIDER_ARGS        32   /* promptContext.command entries */
+#define PGN_MAX_PROVIDER_ARG         1024 /* bytes of one entry */
+#define PGN_PROVIDER_TIMEOUT_MAX     5000 /* timeoutMs: 1..5000 */
+#define PGN_PROVIDER_TIMEOUT_DEFAULT 1000
+#define PGN_PROVIDER_OUTPUT_MAX      65536 /* maxOutputBytes: 1..65536 */
+#define PGN_PROVIDER_OUTPUT_DEFAULT  8192
 
 struct pgn_config {
-	char	*reminder;	/* the valid one-line reminder, or NULL */
-	char	*reminder_problem;	/* why the reminder is off */
-	char	**argv;		/* the provider command (NULL-terminated) */
-	size_t	 argc;		/* 0: no provider */
-	long	 timeout_ms;
-	size_t	 max_output;
-	char	*provider_problem;	/* why the provider is off */
-	char	*problem;	/* the file itself: unreadable, not JSON */
-	char	*unknown;	/* unknown keys, comma-separated, or NULL */
+	char *reminder;         /* the valid one-line reminder, or NULL */
+	char *reminder_problem; /* why the reminder is off */
+	char **argv;            /* the provider command (NULL-terminated) */
+	size_t argc;            /* 0: no provider */
+	long timeout_ms;
+	size_t max_output;
+	char *provider_problem; /* why the provider is off */
+	char *problem;          /* the file itself: unreadable, not JSON */
+	char *unknown;          /* unknown keys, comma-separated, or NULL */
 };
 
 void pgn_config_release(struct pgn_config *c);
@@ -641,29 +643,29 @@ PGN_NODISCARD pgn_status pgn_config_load(const char *root,
 
 /* ---- provider (provider.c): approval, bounded run, validation ------ */
 
-#define PGN_MAX_PROVIDER_EXE	(16 << 20)	/* executable hashed, bytes */
-#define PGN_MAX_APPROVALS	1000		/* projects in the state */
+#define PGN_MAX_PROVIDER_EXE (16 << 20) /* executable hashed, bytes */
+#define PGN_MAX_APPROVALS    1000       /* projects in the state */
 
 typedef enum pgn_provider_status {
-	PGN_PROVIDER_OFF,	/* no provider configured */
+	PGN_PROVIDER_OFF, /* no provider configured */
 	PGN_PROVIDER_OK,
-	PGN_PROVIDER_EMPTY,	/* valid, empty context */
+	PGN_PROVIDER_EMPTY, /* valid, empty context */
 	PGN_PROVIDER_TIMEOUT,
 	PGN_PROVIDER_TOO_BIG,
 	PGN_PROVIDER_INVALID,
-	PGN_PROVIDER_CRASHED,	/* non-zero exit, signal, or no exec */
+	PGN_PROVIDER_CRASHED, /* non-zero exit, signal, or no exec */
 	PGN_PROVIDER_NOT_ALLOWED,
-	PGN_PROVIDER_ERROR	/* Pigeon could not run it */
+	PGN_PROVIDER_ERROR /* Pigeon could not run it */
 } pgn_provider_status;
 
 /* "ok", "timeout", "too-big", "invalid", "crashed", "not-allowed", ... */
 const char *pgn_provider_status_name(pgn_provider_status st);
 
 struct pgn_approval {
-	int	 allowed;
-	char	 why[512];	/* why not allowed (or "allowed at ...") */
-	char	*path;		/* the resolved executable, or NULL */
-	char	 digest[65];	/* BLAKE2b-256 of its content, hex */
+	int allowed;
+	char why[512];   /* why not allowed (or "allowed at ...") */
+	char *path;      /* the resolved executable, or NULL */
+	char digest[65]; /* BLAKE2b-256 of its content, hex */
 };
 
 void pgn_approval_release(struct pgn_approval *a);
@@ -688,20 +690,20 @@ PGN_NODISCARD pgn_status pgn_provider_deny(const char *home, const char *root,
     int *removed, char *err, size_t errlen);
 
 struct pgn_provider_request {
-	const char	*host;
-	const char	*session;
-	const char	*turn;
-	const char	*cwd;
-	const char	*prompt;
+	const char *host;
+	const char *session;
+	const char *turn;
+	const char *cwd;
+	const char *prompt;
 };
 
 struct pgn_provider_result {
-	pgn_provider_status	 status;
-	char			*context;	/* validated, or NULL */
-	size_t			 bytes;		/* output bytes read */
-	long			 ms;
-	char			 fingerprint[2 * 16 + 1];	/* keyed, hex */
-	char			 why[256];
+	pgn_provider_status status;
+	char *context; /* validated, or NULL */
+	size_t bytes;  /* output bytes read */
+	long ms;
+	char fingerprint[2 * 16 + 1]; /* keyed, hex */
+	char why[256];
 };
 
 void pgn_provider_result_release(struct pgn_provider_result *r);
