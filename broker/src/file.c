@@ -142,9 +142,9 @@ pgn_fsync_dir(const char *dir)
 	return r;
 }
 
-/* Create 'dir' and its missing parents (0755: host config dirs). */
+/* Create 'dir' and its missing parents with 'mode'. */
 pgn_status
-pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen)
+pgn_mkdir_p(const char *dir, mode_t mode, char *errbuf, size_t errlen)
 {
 	char *p;
 	size_t i;
@@ -158,12 +158,12 @@ pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen)
 			continue;
 		if (p[i] == '/') {
 			p[i] = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			if (mkdir(p, mode) != 0 && errno != EEXIST)
 				goto fail;
 			p[i] = '/';
 			continue;
 		}
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
 			goto fail;
 		break;
 	}

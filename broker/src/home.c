@@ -47,44 +47,28 @@ why_errno(char **why, const char *what, const char *path)
 pgn_status
 pgn_home_ensure(const char *dir, char **why)
 {
-	char *p = NULL;
-	size_t i;
-	pgn_status rc = PGN_OK;
+	char err[PGN_MAX_ERRMSG];
 	struct stat sb;
+	pgn_status rc;
 
 	*why = NULL;
-	p = pgn_strdup(dir);
-	if (p == NULL)
-		return PGN_ENOMEM;
-	/* Create missing parents, then 'dir' itself, all 0700. */
-	for (i = 1; p[i] != '\0'; i++) {
-		if (p[i] != '/')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			rc = why_errno(why, "cannot create directory", p);
-			goto out;
-		}
-		p[i] = '/';
+	/* Missing parents too are made private (the XDG state rule). */
+	rc = pgn_mkdir_p(dir, 0700, err, sizeof(err));
+	if (rc == PGN_EIO) {
+		*why = pgn_strdup(err);
+		return rc;
 	}
-	if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-		rc = why_errno(why, "cannot create directory", p);
-		goto out;
-	}
-	if (stat(p, &sb) != 0) {
-		rc = why_errno(why, "cannot read directory", p);
-		goto out;
-	}
+	if (rc != PGN_OK)
+		return rc;
+	if (stat(dir, &sb) != 0)
+		return why_errno(why, "cannot read directory", dir);
 	if (!S_ISDIR(sb.st_mode)) {
 		errno = ENOTDIR;
-		rc = why_errno(why, "state home", p);
-		goto out;
+		return why_errno(why, "state home", dir);
 	}
-	if ((sb.st_mode & 077) != 0 && chmod(p, 0700) != 0)
-		rc = why_errno(why, "cannot make private", p);
-out:
-	free(p);
-	return rc;
+	if ((sb.st_mode & 077) != 0 && chmod(dir, 0700) != 0)
+		return why_errno(why, "cannot make private", dir);
+	return PGN_OK;
 }
 
 pgn_status

@@ -1220,7 +1220,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 				rc = PGN_ENOMEM;
 				goto out;
 			}
-			rc = pgn_mkdir_p(dir, errbuf, errlen);
+			rc = pgn_mkdir_p(dir, 0755, errbuf, errlen);
 			if (rc != PGN_OK)
 				goto out;
 		}

@@ -95,8 +95,9 @@ char *pgn_path_dir(const char *path);
 pgn_status pgn_read_file(const char *path, size_t max, char **data, size_t *len,
     int *exists, mode_t *mode, char *errbuf, size_t errlen);
 int pgn_fsync_dir(const char *dir);
-/* Create 'dir' and missing parents, 0755. */
-pgn_status pgn_mkdir_p(const char *dir, char *errbuf, size_t errlen);
+/* Create 'dir' and missing parents with 'mode' (existing ones stay). */
+pgn_status pgn_mkdir_p(const char *dir, mode_t mode, char *errbuf,
+    size_t errlen);
 /* Replace 'path' atomically: temp file, fsync, rename, fsync the dir. */
 pgn_status pgn_write_atomic(const char *path, const char *data, size_t len,
     mode_t mode, char *errbuf, size_t errlen);
