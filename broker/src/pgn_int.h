@@ -192,7 +192,7 @@ size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 /* A random adjective-noun name; 'attempt' >= 8 adds a number. */
 void pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt);
 
-/* ---- store (store.c) ----------------------------------------------- */
+/* ---- store (send.c, claim.c; more in store_int.h) ----------------- */
 
 /* The claim's queue query, exported so a test can EXPLAIN it. */
 extern const char pgn_sql_queued[];

@@ -416,7 +416,7 @@ void pgn_entries_release(struct pgn_entries *e);
 PGN_NODISCARD pgn_status pgn_journal_list(pgn_db *db, const char *agent,
     int64_t after, size_t limit, struct pgn_entries *out);
 
-/* ---- health (store.c): what pigeon doctor reports ----------------- */
+/* ---- health (health.c): what pigeon doctor reports ---------------- */
 
 struct pgn_health {
 	int schema_version;

@@ -1,0 +1,418 @@
+/*
+ * The audit: a copy of every delivered message, hash-chained
+ * (chain.c, docs/decisions/0004): appended by the claim, listed, read
+ * and verified.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "pgn_int.h"
+#include "store_int.h"
+
+static const char SQL_HEAD_GET[] =
+    "SELECT n, hash FROM audit_head WHERE id = 1";
+static const char SQL_HEAD_PUT[] =
+    "INSERT INTO audit_head(id, n, hash) VALUES (1, ?1, ?2) "
+    "ON CONFLICT(id) DO UPDATE SET n = excluded.n, hash = excluded.hash";
+static const char SQL_DELIVERY_NEXT[] =
+    "SELECT coalesce(max(id), 0) + 1 FROM delivery";
+static const char SQL_DELIVERY_ADD[] =
+    "INSERT INTO delivery(id, message_id, scope, sender, recipient, body, "
+    "created_ms, reply_to, delivered_ms, session, host, route, bytes, hash) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10, ?11, ?12, "
+    "?13, ?14)";
+#define DELIVERY_COLS                                                          \
+	"id, message_id, scope, sender, recipient, body, created_ms, "         \
+	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
+	"hash"
+static const char SQL_DELIVERY_LIST[] =
+    "SELECT " DELIVERY_COLS " FROM delivery WHERE scope = ?1 "
+    "AND (?2 IS NULL OR recipient = ?2) AND (?3 IS NULL OR sender = ?3) "
+    "AND delivered_ms >= ?4 ORDER BY id DESC LIMIT ?5";
+static const char SQL_DELIVERY_GET[] =
+    "SELECT " DELIVERY_COLS " FROM delivery WHERE id = ?1";
+static const char SQL_DELIVERED_COUNT[] =
+    "SELECT count(*) FROM message WHERE delivered_ms IS NOT NULL";
+static const char SQL_DELIVERY_ALL[] =
+    "SELECT " DELIVERY_COLS " FROM delivery ORDER BY id";
+
+/* Copy one claimed message into the audit, extending the chain. */
+pgn_status
+pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
+    const struct pgn_msg *m, int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	struct pgn_delivery d;
+	unsigned char prev[PGN_HASH_BYTES] = {0};
+	int64_t n = 0;
+	pgn_status rc;
+	int r;
+
+	rc = pgn_prepare(db, SQL_HEAD_GET, &st);
+	if (rc != PGN_OK)
+		return rc;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		n = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES)
+			memcpy(prev, sqlite3_column_blob(st, 1),
+			    PGN_HASH_BYTES);
+	} else if (r != SQLITE_DONE) {
+		rc = pgn_fail_sql(db, r, "reading the audit head");
+	}
+	pgn_finish(db, st);
+	st = NULL;
+	if (rc != PGN_OK)
+		return rc;
+
+	memset(&d, 0, sizeof(d));
+	rc = pgn_prepare(db, SQL_DELIVERY_NEXT, &st);
+	if (rc == PGN_OK)
+		rc = pgn_query_i64(db, st, &d.id, "numbering a delivery");
+	pgn_finish(db, st);
+	st = NULL;
+	if (rc != PGN_OK)
+		return rc;
+	d.message_id = m->id;
+	d.reply_to = m->reply_to;
+	d.created_ms = m->created_ms;
+	d.delivered_ms = now;
+	d.bytes = (int64_t)m->body_len;
+	d.scope = db->scope;
+	d.sender = m->sender;
+	d.recipient = m->recipient;
+	d.session = (char *)(req->session ? req->session : "");
+	d.host = (char *)(req->host ? req->host : "");
+	d.route = (char *)req->route;
+	d.body = m->body;
+	pgn_chain_hash(prev, &d, d.hash);
+
+	rc = pgn_prepare(db, SQL_DELIVERY_ADD, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, d.id);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 2, d.message_id);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 3, d.scope);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 4, d.sender);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 5, d.recipient);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 6, d.body);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 7, d.created_ms);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 8, d.reply_to);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 9, d.delivered_ms);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 10, d.session);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 11, d.host);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 12, d.route);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 13, d.bytes);
+	if (rc == PGN_OK &&
+	    sqlite3_bind_blob(st, 14, d.hash, PGN_HASH_BYTES, SQLITE_STATIC) !=
+	        SQLITE_OK)
+		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "writing the audit");
+	pgn_finish(db, st);
+	st = NULL;
+	if (rc != PGN_OK)
+		return rc;
+
+	rc = pgn_prepare(db, SQL_HEAD_PUT, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, n + 1);
+	if (rc == PGN_OK &&
+	    sqlite3_bind_blob(st, 2, d.hash, PGN_HASH_BYTES, SQLITE_STATIC) !=
+	        SQLITE_OK)
+		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "writing the audit head");
+	pgn_finish(db, st);
+	return rc;
+}
+
+void
+pgn_deliveries_release(struct pgn_deliveries *d)
+{
+	size_t i;
+	struct pgn_delivery *x;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->n; i++) {
+		x = &d->v[i];
+		free(x->scope);
+		free(x->sender);
+		free(x->recipient);
+		free(x->session);
+		free(x->host);
+		free(x->route);
+		free(x->body);
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Read a DELIVERY_COLS row into 'x' (caller releases strings). */
+static int
+delivery_row(sqlite3_stmt *st, struct pgn_delivery *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->id = sqlite3_column_int64(st, 0);
+	x->message_id = sqlite3_column_int64(st, 1);
+	x->scope = pgn_col_text(st, 2);
+	x->sender = pgn_col_text(st, 3);
+	x->recipient = pgn_col_text(st, 4);
+	x->body = pgn_col_text(st, 5);
+	x->created_ms = sqlite3_column_int64(st, 6);
+	x->reply_to = sqlite3_column_int64(st, 7);
+	x->delivered_ms = sqlite3_column_int64(st, 8);
+	x->session = pgn_col_text(st, 9);
+	x->host = pgn_col_text(st, 10);
+	x->route = pgn_col_text(st, 11);
+	x->bytes = sqlite3_column_int64(st, 12);
+	if (sqlite3_column_bytes(st, 13) == PGN_HASH_BYTES)
+		memcpy(x->hash, sqlite3_column_blob(st, 13), PGN_HASH_BYTES);
+	return x->scope && x->sender && x->recipient && x->body && x->session &&
+	    x->host && x->route;
+}
+
+struct audit_ctx {
+	const struct pgn_audit_filter *f;
+	char rcpt[PGN_MAX_NAME + 1];
+	char sender[PGN_MAX_NAME + 1];
+	int64_t id;
+	struct pgn_deliveries *out;
+	int64_t *checked;
+	int64_t *bad;
+};
+
+static pgn_status
+collect(pgn_db *db, sqlite3_stmt *st, struct pgn_deliveries *out)
+{
+	struct pgn_delivery *x;
+	pgn_status rc = PGN_OK;
+	int r;
+
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
+		        sizeof(*out->v)))
+			return pgn_fail(db, PGN_ENOMEM, "out of memory");
+		x = &out->v[out->n++];
+		if (!delivery_row(st, x))
+			return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	if (r != SQLITE_DONE)
+		rc = pgn_fail_sql(db, r, "reading the audit");
+	return rc;
+}
+
+static pgn_status
+audit_list_tx(pgn_db *db, void *arg)
+{
+	struct audit_ctx *c = arg;
+	const struct pgn_audit_filter *f = c->f;
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	size_t limit;
+
+	pgn_deliveries_release(c->out);
+	limit = f->limit ? f->limit : PGN_DEFAULT_LIST;
+	rc = pgn_prepare(db, SQL_DELIVERY_LIST, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 1, db->scope);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 2, f->recipient ? c->rcpt : NULL);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 3, f->sender ? c->sender : NULL);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 4, f->since_ms);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 5, (int64_t)limit);
+	if (rc == PGN_OK)
+		rc = collect(db, st, c->out);
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_audit_list(pgn_db *db, const struct pgn_audit_filter *f,
+    struct pgn_deliveries *out)
+{
+	struct audit_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.out = out;
+	if (f->limit > PGN_MAX_LIST)
+		return pgn_fail(db, PGN_ETOOBIG, "--limit %zu: at most %d",
+		    f->limit, PGN_MAX_LIST);
+	if (f->recipient != NULL) {
+		rc = pgn_check_name(db, "agent", f->recipient, c.rcpt);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	if (f->sender != NULL) {
+		rc = pgn_check_name(db, "sender", f->sender, c.sender);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	rc = pgn_read(db, audit_list_tx, &c);
+	if (rc != PGN_OK)
+		pgn_deliveries_release(out);
+	return rc;
+}
+
+static pgn_status
+audit_get_tx(pgn_db *db, void *arg)
+{
+	struct audit_ctx *c = arg;
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+
+	pgn_deliveries_release(c->out);
+	rc = pgn_prepare(db, SQL_DELIVERY_GET, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, c->id);
+	if (rc == PGN_OK)
+		rc = collect(db, st, c->out);
+	pgn_finish(db, st);
+	if (rc == PGN_OK && c->out->n == 0)
+		rc = pgn_fail(db, PGN_ENOTFOUND,
+		    "no delivery %lld in the "
+		    "audit; list them with pigeon audit",
+		    (long long)c->id);
+	return rc;
+}
+
+pgn_status
+pgn_audit_get(pgn_db *db, int64_t id, struct pgn_deliveries *out)
+{
+	struct audit_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	c.out = out;
+	rc = pgn_read(db, audit_get_tx, &c);
+	if (rc != PGN_OK)
+		pgn_deliveries_release(out);
+	return rc;
+}
+
+static pgn_status
+verify_tx(pgn_db *db, void *arg)
+{
+	struct audit_ctx *c = arg;
+	sqlite3_stmt *st = NULL;
+	struct pgn_delivery x;
+	unsigned char prev[PGN_HASH_BYTES] = {0}, h[PGN_HASH_BYTES];
+	int64_t n = 0, head_n = 0;
+	pgn_status rc;
+	int r, have_head = 0, ok;
+
+	*c->checked = 0;
+	*c->bad = 0;
+	rc = pgn_prepare(db, SQL_DELIVERY_ALL, &st);
+	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		ok = delivery_row(st, &x);
+		if (ok) {
+			pgn_chain_hash(prev, &x, h);
+			ok = 2;
+			if (sodium_memcmp(h, x.hash, PGN_HASH_BYTES) != 0)
+				ok = 3;
+		}
+		free(x.scope);
+		free(x.sender);
+		free(x.recipient);
+		free(x.session);
+		free(x.host);
+		free(x.route);
+		free(x.body);
+		if (ok == 0) {
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
+		if (ok == 3) {
+			*c->bad = x.id;
+			rc = pgn_fail(db, PGN_ETAMPER,
+			    "audit row %lld does "
+			    "not match its hash: it or the row before it was "
+			    "edited, deleted or reordered",
+			    (long long)x.id);
+			break;
+		}
+		memcpy(prev, h, PGN_HASH_BYTES);
+		n++;
+		*c->checked = n;
+	}
+	if (rc == PGN_OK && r != SQLITE_DONE)
+		rc = pgn_fail_sql(db, r, "reading the audit");
+	pgn_finish(db, st);
+	st = NULL;
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_prepare(db, SQL_HEAD_GET, &st);
+	if (rc != PGN_OK)
+		return rc;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		have_head = 1;
+		head_n = sqlite3_column_int64(st, 0);
+		ok = sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES &&
+		    sodium_memcmp(sqlite3_column_blob(st, 1), prev,
+		        PGN_HASH_BYTES) == 0;
+	} else {
+		ok = r == SQLITE_DONE;
+		if (!ok)
+			rc = pgn_fail_sql(db, r, "reading the audit head");
+	}
+	pgn_finish(db, st);
+	if (rc != PGN_OK)
+		return rc;
+	if ((have_head && (head_n != n || !ok)) || (!have_head && n > 0)) {
+		*c->bad = n + 1;
+		return pgn_fail(db, PGN_ETAMPER,
+		    "the audit holds %lld rows "
+		    "but its head records %lld and another last hash: rows "
+		    "were deleted or added at the end",
+		    (long long)n, (long long)head_n);
+	}
+	/* Every delivered message has its row: a wiped audit shows. */
+	rc = pgn_prepare(db, SQL_DELIVERED_COUNT, &st);
+	if (rc == PGN_OK)
+		rc = pgn_query_i64(db, st, &head_n, "counting deliveries");
+	pgn_finish(db, st);
+	if (rc == PGN_OK && head_n != n) {
+		*c->bad = n + 1;
+		rc = pgn_fail(db, PGN_ETAMPER,
+		    "%lld messages are marked "
+		    "delivered but the audit holds %lld rows: audit rows were "
+		    "deleted",
+		    (long long)head_n, (long long)n);
+	}
+	return rc;
+}
+
+pgn_status
+pgn_audit_verify(pgn_db *db, int64_t *checked, int64_t *bad)
+{
+	struct audit_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.checked = checked;
+	c.bad = bad;
+	return pgn_read(db, verify_tx, &c);
+}

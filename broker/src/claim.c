@@ -1,0 +1,465 @@
+/*
+ * The claim: queued messages taken oldest first within a budget, marked
+ * delivered, copied into the audit and journaled, in one write
+ * transaction; sessions bound to agents; the hook's turn (bind, de-dup,
+ * claim) and its read-only no-mail peek.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgn_int.h"
+#include "store_int.h"
+
+static const char SQL_AGENT_SEEN[] =
+    "UPDATE agent SET last_seen_ms = ?2 WHERE id = ?1";
+static const char SQL_SESSION_GET[] =
+    "SELECT s.id, a.id, a.name, coalesce(s.last_turn, ''), "
+    "coalesce(s.last_turn_ms, 0) FROM session s JOIN agent a "
+    "ON a.id = s.agent_id WHERE s.key = ?1 AND a.scope_id = ?2 "
+    "AND a.removed_ms IS NULL";
+/*
+ * A turn's no-mail check: the bound session's agent, when it was last
+ * seen, and whether anything waits for it (the partial index).
+ */
+const char pgn_sql_turn_peek[] =
+    "SELECT a.name, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL) "
+    "FROM session s JOIN agent a ON a.id = s.agent_id "
+    "JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND c.root = ?2 AND a.removed_ms IS NULL";
+static const char SQL_SESSION_SEEN[] =
+    "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
+static const char SQL_SESSION_TURN[] =
+    "UPDATE session SET last_turn = ?2, last_turn_ms = ?3, "
+    "last_seen_ms = ?3 WHERE id = ?1";
+static const char SQL_SESSION_PUT[] =
+    "INSERT INTO session(key, host, agent_id, created_ms, last_seen_ms) "
+    "VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT(key) DO UPDATE SET "
+    "agent_id = excluded.agent_id, host = excluded.host, "
+    "last_seen_ms = excluded.last_seen_ms";
+static const char SQL_MSG_MARK[] =
+    "UPDATE message SET delivered_ms = ?2 WHERE id = ?1 "
+    "AND delivered_ms IS NULL";
+
+struct claim_ctx {
+	const struct pgn_claim *req;
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_msgs *out;
+};
+
+/*
+ * The claim, inside the caller's write transaction: take queued
+ * messages of agent 'aid' oldest first within the budget, mark each
+ * delivered, copy it into the audit and journal it for the recipient.
+ */
+static pgn_status
+claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
+    struct pgn_msgs *out)
+{
+	sqlite3_stmt *st = NULL, *mark = NULL;
+	size_t spent = 0, cost, i;
+	int64_t queued, now;
+	struct pgn_msg *m;
+	pgn_status rc;
+	int r = SQLITE_DONE;
+
+	pgn_msgs_release(out);
+	now = pgn_now_ms();
+	rc = pgn_queued_count(db, aid, &queued);
+	if (rc != PGN_OK || queued == 0)
+		return rc;
+	rc = pgn_prepare(db, pgn_sql_queued, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, aid);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 2, PGN_MAX_LIST);
+	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = pgn_msgs_push(db, out, st);
+		if (rc != PGN_OK)
+			break;
+		m = &out->v[out->n - 1];
+		cost = req->cost ? req->cost(m, req->cost_arg) : m->body_len;
+		/* The oldest always goes, so no message jams the queue. */
+		if (req->budget != 0 && out->n > 1 &&
+		    (cost > req->budget || spent > req->budget - cost)) {
+			free(m->sender);
+			free(m->recipient);
+			free(m->body);
+			out->n--;
+			r = SQLITE_DONE;
+			break;
+		}
+		spent += cost;
+	}
+	if (rc == PGN_OK && r != SQLITE_DONE)
+		rc = pgn_fail_sql(db, r, "reading the queue");
+	pgn_finish(db, st);
+	if (rc != PGN_OK)
+		return rc;
+
+	rc = pgn_prepare(db, SQL_MSG_MARK, &mark);
+	for (i = 0; rc == PGN_OK && i < out->n; i++) {
+		m = &out->v[i];
+		sqlite3_reset(mark);
+		rc = pgn_bind_i64(db, mark, 1, m->id);
+		if (rc == PGN_OK)
+			rc = pgn_bind_i64(db, mark, 2, now);
+		if (rc == PGN_OK)
+			rc = pgn_step_done(db, mark, "claiming a message");
+		/* Under the write lock a queued row cannot vanish. */
+		if (rc == PGN_OK && sqlite3_changes(db->sql) != 1)
+			rc = pgn_fail(db, PGN_EDB,
+			    "message %lld was claimed "
+			    "twice",
+			    (long long)m->id);
+		if (rc == PGN_OK)
+			rc = pgn_audit_append(db, req, m, now);
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, aid, "delivered", m->id,
+			    m->sender, req->route, now);
+	}
+	pgn_finish(db, mark);
+	out->left = (size_t)queued - out->n;
+	return rc;
+}
+
+static pgn_status
+claim_tx(pgn_db *db, void *arg)
+{
+	struct claim_ctx *c = arg;
+	int64_t aid;
+	pgn_status rc;
+
+	rc = pgn_need_agent(db, c->agent, 0, &aid);
+	if (rc == PGN_OK)
+		rc = claim_in_tx(db, c->req, aid, c->out);
+	if (rc == PGN_OK)
+		rc = pgn_exec_id(db, SQL_AGENT_SEEN, aid, pgn_now_ms(),
+		    "marking seen");
+	return rc;
+}
+
+pgn_status
+pgn_claim(pgn_db *db, const struct pgn_claim *req, struct pgn_msgs *out)
+{
+	struct claim_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	c.req = req;
+	c.out = out;
+	if (req->route == NULL ||
+	    (strcmp(req->route, "session-start") != 0 &&
+	        strcmp(req->route, "prompt") != 0 &&
+	        strcmp(req->route, "cli") != 0))
+		return pgn_fail(db, PGN_EINVAL,
+		    "claim route must be "
+		    "session-start, prompt or cli");
+	rc = pgn_check_name(db, "agent", req->agent, c.agent);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_tx(db, claim_tx, &c);
+	if (rc != PGN_OK)
+		pgn_msgs_release(out);
+	return rc;
+}
+
+struct bind_ctx {
+	char a[PGN_MAX_NAME + 1];
+	char *bound; /* out */
+	const char *host;
+	const char *key;
+};
+
+/* What binding a session found or made. */
+struct bound {
+	int64_t session; /* session row */
+	int64_t agent;   /* agent row */
+	char name[PGN_MAX_NAME + 1];
+	char last_turn[PGN_MAX_SESSION_KEY + 1];
+	int64_t last_turn_ms;
+	int fresh; /* bound by this call */
+};
+
+static void
+copy_col(char *dst, size_t max, sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+
+	if (t == NULL || n >= max)
+		n = 0;
+	if (n > 0)
+		memcpy(dst, t, n);
+	dst[n] = '\0';
+}
+
+/*
+ * Find session 'key' in scope 'sid', or bind it to 'agent' (a checked
+ * name, or NULL for a generated one), creating the agent if needed.
+ */
+static pgn_status
+bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
+    const char *agent, int64_t now, struct bound *out)
+{
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	rc = pgn_prepare(db, SQL_SESSION_GET, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 1, key);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 2, sid);
+	if (rc == PGN_OK) {
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			out->session = sqlite3_column_int64(st, 0);
+			out->agent = sqlite3_column_int64(st, 1);
+			copy_col(out->name, sizeof(out->name), st, 2);
+			copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
+			out->last_turn_ms = sqlite3_column_int64(st, 4);
+		} else if (r != SQLITE_DONE) {
+			rc = pgn_fail_sql(db, r, "reading a session");
+		}
+	}
+	pgn_finish(db, st);
+	st = NULL;
+	if (rc != PGN_OK || out->session != 0)
+		return rc;
+
+	if (agent != NULL)
+		memcpy(out->name, agent, strlen(agent) + 1);
+	else
+		rc = pgn_fresh_name(db, sid, out->name);
+	if (rc == PGN_OK)
+		rc = pgn_agent_id(db, sid, out->name, 0, &out->agent);
+	if (rc == PGN_ENOTFOUND)
+		rc =
+		    pgn_agent_insert(db, sid, out->name, key, now, &out->agent);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_prepare(db, SQL_SESSION_PUT, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 1, key);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 2, host);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 3, out->agent);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 4, now);
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "binding a session");
+	pgn_finish(db, st);
+	if (rc == PGN_OK)
+		out->session = sqlite3_last_insert_rowid(db->sql);
+	if (rc == PGN_OK)
+		rc =
+		    pgn_journal_add(db, out->agent, "bound", 0, NULL, key, now);
+	out->fresh = 1;
+	return rc;
+}
+
+static pgn_status
+check_session(pgn_db *db, const char *host, const char *key)
+{
+	if (host == NULL || *host == '\0' || key == NULL || *key == '\0')
+		return pgn_fail(db, PGN_EINVAL,
+		    "a session needs a host and "
+		    "a key");
+	if (strlen(key) > PGN_MAX_SESSION_KEY)
+		return pgn_fail(db, PGN_ETOOBIG, "session key over %d bytes",
+		    PGN_MAX_SESSION_KEY);
+	return PGN_OK;
+}
+
+static pgn_status
+bind_tx(pgn_db *db, void *arg)
+{
+	struct bind_ctx *c = arg;
+	struct bound b;
+	int64_t sid, now;
+	pgn_status rc;
+
+	now = pgn_now_ms();
+	rc = pgn_scope_id(db, 1, &sid);
+	if (rc == PGN_OK)
+		rc = bind_in_tx(db, sid, c->host, c->key, c->a, now, &b);
+	if (rc == PGN_OK && !b.fresh)
+		rc = pgn_exec_id(db, SQL_SESSION_SEEN, b.session, now,
+		    "marking a session seen");
+	if (rc == PGN_OK)
+		rc = pgn_exec_id(db, SQL_AGENT_SEEN, b.agent, now,
+		    "marking seen");
+	if (rc == PGN_OK)
+		memcpy(c->bound, b.name, strlen(b.name) + 1);
+	return rc;
+}
+
+pgn_status
+pgn_session_bind(pgn_db *db, const char *host, const char *key,
+    const char *agent, char *bound)
+{
+	struct bind_ctx c;
+	pgn_status rc;
+
+	bound[0] = '\0';
+	rc = check_session(db, host, key);
+	if (rc == PGN_OK)
+		rc = pgn_check_name(db, "agent", agent, c.a);
+	if (rc != PGN_OK)
+		return rc;
+	c.host = host;
+	c.key = key;
+	c.bound = bound;
+	return pgn_tx(db, bind_tx, &c);
+}
+
+struct turn_ctx {
+	const struct pgn_turn *req;
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_turn_out *out;
+};
+
+static pgn_status
+turn_tx(pgn_db *db, void *arg)
+{
+	struct turn_ctx *c = arg;
+	const struct pgn_turn *req = c->req;
+	struct pgn_claim claim;
+	sqlite3_stmt *st = NULL;
+	struct bound b;
+	int64_t sid, now;
+	pgn_status rc;
+
+	pgn_msgs_release(&c->out->msgs);
+	c->out->duplicate = 0;
+	now = pgn_now_ms();
+	rc = pgn_scope_id(db, 1, &sid);
+	if (rc == PGN_OK)
+		rc = bind_in_tx(db, sid, req->host, req->session,
+		    req->agent != NULL ? c->agent : NULL, now, &b);
+	if (rc != PGN_OK)
+		return rc;
+	memcpy(c->out->agent, b.name, sizeof(b.name));
+	c->out->bound = b.fresh;
+	if (req->turn != NULL && strcmp(b.last_turn, req->turn) == 0 &&
+	    (req->turn_window_ms == 0 ||
+	        now - b.last_turn_ms < req->turn_window_ms)) {
+		c->out->duplicate = 1;
+		return PGN_OK;
+	}
+	rc = pgn_prepare(db, SQL_SESSION_TURN, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, b.session);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 2,
+		    req->turn != NULL ? req->turn : "");
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 3, now);
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "recording the turn");
+	pgn_finish(db, st);
+	memset(&claim, 0, sizeof(claim));
+	claim.agent = b.name;
+	claim.session = req->session;
+	claim.host = req->host;
+	claim.route = req->route;
+	claim.budget = req->budget;
+	/* The introduction goes first: its room comes off the budget. */
+	if (b.fresh || strcmp(req->route, "session-start") == 0)
+		claim.budget =
+		    req->budget > req->intro ? req->budget - req->intro : 1;
+	claim.cost = req->cost;
+	claim.cost_arg = req->cost_arg;
+	if (rc == PGN_OK)
+		rc = claim_in_tx(db, &claim, b.agent, &c->out->msgs);
+	if (rc == PGN_OK)
+		rc = pgn_exec_id(db, SQL_AGENT_SEEN, b.agent, now,
+		    "marking seen");
+	return rc;
+}
+
+struct peek_ctx {
+	const struct pgn_turn *req;
+	struct pgn_turn_out *out;
+	int fast;
+};
+
+/* Read-only: a bound session, recently seen, with nothing to claim? */
+static pgn_status
+peek_tx(pgn_db *db, void *arg)
+{
+	struct peek_ctx *c = arg;
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	int r;
+
+	c->fast = 0;
+	rc = pgn_prepare(db, pgn_sql_turn_peek, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 1, c->req->session);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 2, db->scope);
+	if (rc == PGN_OK) {
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			copy_col(c->out->agent, sizeof(c->out->agent), st, 0);
+			c->fast = c->out->agent[0] != '\0' &&
+			    sqlite3_column_int(st, 2) == 0 &&
+			    pgn_now_ms() - sqlite3_column_int64(st, 1) <
+			        PGN_SEEN_REFRESH_MS;
+		} else if (r != SQLITE_DONE) {
+			rc = pgn_fail_sql(db, r, "reading a session");
+		}
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
+{
+	struct turn_ctx c;
+	struct peek_ctx p;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	c.req = req;
+	c.out = out;
+	rc = check_session(db, req->host, req->session);
+	if (rc == PGN_OK && req->agent != NULL)
+		rc = pgn_check_name(db, "agent", req->agent, c.agent);
+	if (rc == PGN_OK && req->turn != NULL &&
+	    strlen(req->turn) > PGN_MAX_SESSION_KEY)
+		rc = pgn_fail(db, PGN_ETOOBIG, "turn key over %d bytes",
+		    PGN_MAX_SESSION_KEY);
+	if (rc == PGN_OK &&
+	    (req->route == NULL ||
+	        (strcmp(req->route, "session-start") != 0 &&
+	            strcmp(req->route, "prompt") != 0)))
+		rc = pgn_fail(db, PGN_EINVAL,
+		    "a turn's route is "
+		    "session-start or prompt");
+	if (rc != PGN_OK)
+		return rc;
+	if (req->only_mail) {
+		/* Most prompts find no mail: no lock, no fsync for them. */
+		p.req = req;
+		p.out = out;
+		rc = pgn_read(db, peek_tx, &p);
+		if (rc != PGN_OK)
+			return rc;
+		if (p.fast) {
+			out->fast = 1;
+			return PGN_OK;
+		}
+		out->agent[0] = '\0';
+	}
+	rc = pgn_tx(db, turn_tx, &c);
+	if (rc != PGN_OK)
+		pgn_msgs_release(&out->msgs);
+	return rc;
+}

@@ -1,0 +1,354 @@
+/*
+ * Sending and reading the inbox: recipients resolved (names, 'all',
+ * --create), every cap checked before the first insert, one message row
+ * per recipient; the inbox lists the queue without claiming it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgn_int.h"
+#include "store_int.h"
+
+/* Served by the partial index message_queued, whatever the history. */
+const char pgn_sql_queued[] =
+    "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
+    "coalesce(m.reply_to, 0) FROM message m JOIN agent a "
+    "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
+    "AND m.delivered_ms IS NULL ORDER BY m.id LIMIT ?2";
+static const char SQL_MSG_IN_SCOPE[] =
+    "SELECT 1 FROM message WHERE id = ?1 AND scope_id = ?2";
+static const char SQL_MSG_ADD[] =
+    "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
+    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+void
+pgn_msgs_release(struct pgn_msgs *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].sender);
+		free(m->v[i].recipient);
+		free(m->v[i].body);
+	}
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Append the current row of pgn_sql_queued. */
+pgn_status
+pgn_msgs_push(pgn_db *db, struct pgn_msgs *m, sqlite3_stmt *st)
+{
+	struct pgn_msg *x;
+
+	if (!pgn_vec_grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	x = &m->v[m->n];
+	x->id = sqlite3_column_int64(st, 0);
+	x->sender = pgn_col_text(st, 1);
+	x->recipient = pgn_col_text(st, 2);
+	x->body = pgn_col_text(st, 3);
+	x->body_len = (size_t)sqlite3_column_bytes(st, 3);
+	x->created_ms = sqlite3_column_int64(st, 4);
+	x->reply_to = sqlite3_column_int64(st, 5);
+	m->n++;
+	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	return PGN_OK;
+}
+
+struct rcpt {
+	int64_t id;
+	char name[PGN_MAX_NAME + 1];
+};
+
+struct send_ctx {
+	const struct pgn_send *req;
+	char from[PGN_MAX_NAME + 1];
+	char (*to)[PGN_MAX_NAME + 1];
+	struct rcpt *rcpt; /* resolved agents */
+	size_t nrcpt;
+	size_t maxrcpt;
+	struct pgn_sent *sent;
+	size_t maxsent;
+	size_t *nsent;
+};
+
+static pgn_status
+add_rcpt(pgn_db *db, struct send_ctx *c, int64_t id, const char *name)
+{
+	struct rcpt *r;
+	size_t i;
+
+	for (i = 0; i < c->nrcpt; i++)
+		if (c->rcpt[i].id == id)
+			return PGN_OK;
+	if (!pgn_vec_grow((void **)&c->rcpt, &c->maxrcpt, c->nrcpt,
+	        sizeof(*c->rcpt)))
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	r = &c->rcpt[c->nrcpt++];
+	r->id = id;
+	r->name[0] = '\0';
+	if (name != NULL && strlen(name) < sizeof(r->name))
+		memcpy(r->name, name, strlen(name) + 1);
+	return PGN_OK;
+}
+
+static pgn_status
+resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
+    int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	const struct pgn_send *req = c->req;
+	pgn_status rc = PGN_OK;
+	int64_t id;
+	size_t i;
+
+	c->nrcpt = 0;
+	for (i = 0; i < req->nto && rc == PGN_OK; i++) {
+		if (strcmp(c->to[i], "all") == 0) {
+			rc = pgn_prepare(db, pgn_sql_agent_names, &st);
+			if (rc == PGN_OK)
+				rc = pgn_bind_i64(db, st, 1, sid);
+			while (rc == PGN_OK && sqlite3_step(st) == SQLITE_ROW) {
+				id = sqlite3_column_int64(st, 0);
+				if (id != from_id)
+					rc = add_rcpt(db, c, id,
+					    (const char *)
+					        sqlite3_column_text(st, 1));
+			}
+			pgn_finish(db, st);
+			st = NULL;
+			continue;
+		}
+		rc = pgn_agent_id(db, sid, c->to[i], 0, &id);
+		if (rc == PGN_ENOTFOUND && req->create)
+			rc = pgn_agent_insert(db, sid, c->to[i],
+			    "created by "
+			    "--create",
+			    now, &id);
+		else if (rc == PGN_ENOTFOUND)
+			rc = pgn_fail_unknown(db, sid, c->to[i], 1);
+		if (rc == PGN_OK)
+			rc = add_rcpt(db, c, id, c->to[i]);
+	}
+	if (rc == PGN_OK && c->nrcpt == 0)
+		rc = pgn_fail(db, PGN_ENOTFOUND,
+		    "'all' names no other agent "
+		    "in scope '%s'",
+		    PGN_SCOPE_LABEL(db));
+	return rc;
+}
+
+static pgn_status
+send_tx(pgn_db *db, void *arg)
+{
+	struct send_ctx *c = arg;
+	const struct pgn_send *req = c->req;
+	sqlite3_stmt *st = NULL;
+	int64_t sid, from_id = 0, n, id, now;
+	size_t i;
+	pgn_status rc;
+
+	*c->nsent = 0;
+	now = pgn_now_ms();
+	rc = pgn_scope_id(db, 1, &sid);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_agent_id(db, sid, c->from, 0, &from_id);
+	if (rc == PGN_ENOTFOUND) {
+		from_id = 0; /* a person, or an agent of no scope */
+		rc = PGN_OK;
+	}
+	if (rc == PGN_OK)
+		rc = resolve_rcpts(db, c, sid, from_id, now);
+	if (rc != PGN_OK)
+		return rc;
+	if (c->nrcpt > c->maxsent)
+		return pgn_fail(db, PGN_ETOOBIG, "%zu recipients: at most %zu",
+		    c->nrcpt, c->maxsent);
+	if (req->reply_to != 0) {
+		rc = pgn_prepare(db, SQL_MSG_IN_SCOPE, &st);
+		if (rc == PGN_OK)
+			rc = pgn_bind_i64(db, st, 1, req->reply_to);
+		if (rc == PGN_OK)
+			rc = pgn_bind_i64(db, st, 2, sid);
+		if (rc == PGN_OK)
+			rc = pgn_query_i64(db, st, &n, "reading a message");
+		pgn_finish(db, st);
+		st = NULL;
+		if (rc == PGN_ENOTFOUND)
+			return pgn_fail(db, PGN_EINVAL,
+			    "--reply-to %lld: no "
+			    "such message in scope '%s'; check the id with "
+			    "pigeon inbox or pigeon audit",
+			    (long long)req->reply_to, PGN_SCOPE_LABEL(db));
+		if (rc != PGN_OK)
+			return rc;
+	}
+	/* All or nothing: check every cap before the first insert. */
+	for (i = 0; i < c->nrcpt; i++) {
+		rc = pgn_queued_count(db, c->rcpt[i].id, &n);
+		if (rc != PGN_OK)
+			return rc;
+		if (n >= PGN_MAX_PENDING)
+			return pgn_fail(db, PGN_EFULL,
+			    "agent '%s' already has "
+			    "%lld messages waiting (the cap is %d); nothing "
+			    "was sent: wait until it reads them",
+			    c->rcpt[i].name, (long long)n, PGN_MAX_PENDING);
+	}
+	rc = pgn_prepare(db, SQL_MSG_ADD, &st);
+	for (i = 0; rc == PGN_OK && i < c->nrcpt; i++) {
+		sqlite3_reset(st);
+		rc = pgn_bind_i64(db, st, 1, sid);
+		if (rc == PGN_OK)
+			rc = pgn_bind_text(db, st, 2, c->from);
+		if (rc == PGN_OK)
+			rc = pgn_bind_i64(db, st, 3, c->rcpt[i].id);
+		if (rc == PGN_OK &&
+		    sqlite3_bind_text(st, 4, req->body, (int)req->body_len,
+		        SQLITE_STATIC) != SQLITE_OK)
+			rc = pgn_fail_sql(db, sqlite3_errcode(db->sql),
+			    "binding");
+		if (rc == PGN_OK)
+			rc = pgn_bind_i64(db, st, 5, now);
+		if (rc == PGN_OK)
+			rc = req->reply_to ?
+			    pgn_bind_i64(db, st, 6, req->reply_to) :
+			    pgn_bind_text(db, st, 6, NULL);
+		if (rc == PGN_OK)
+			rc = pgn_step_done(db, st, "queueing a message");
+		if (rc != PGN_OK)
+			break;
+		id = sqlite3_last_insert_rowid(db->sql);
+		c->sent[*c->nsent].id = id;
+		memcpy(c->sent[*c->nsent].to, c->rcpt[i].name,
+		    sizeof(c->rcpt[i].name));
+		(*c->nsent)++;
+		if (from_id != 0)
+			rc = pgn_journal_add(db, from_id, "sent", id,
+			    c->rcpt[i].name, NULL, now);
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
+    size_t maxsent, size_t *nsent)
+{
+	struct send_ctx c;
+	pgn_status rc;
+	size_t i;
+
+	*nsent = 0;
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.sent = sent;
+	c.maxsent = maxsent;
+	c.nsent = nsent;
+	if (req->body_len > PGN_MAX_BODY)
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "message body is %zu bytes, "
+		    "over the limit of %d: write it to a file and send the "
+		    "file's path",
+		    req->body_len, PGN_MAX_BODY);
+	if (req->body_len == 0)
+		return pgn_fail(db, PGN_EINVAL,
+		    "message body is empty: give the "
+		    "text as arguments or on standard input");
+	if (memchr(req->body, '\0', req->body_len) != NULL)
+		return pgn_fail(db, PGN_EINVAL,
+		    "message body contains a NUL "
+		    "byte: send text");
+	if (!pgn_utf8_valid(req->body, req->body_len))
+		return pgn_fail(db, PGN_EINVAL,
+		    "message body is not valid "
+		    "UTF-8: send text");
+	if (req->nto == 0)
+		return pgn_fail(db, PGN_EINVAL,
+		    "no recipient: name one with "
+		    "--to");
+	if (req->nto > PGN_MAX_RECIPIENTS)
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "%zu recipients: at most %d "
+		    "names in one send",
+		    req->nto, PGN_MAX_RECIPIENTS);
+	if (req->reply_to < 0)
+		return pgn_fail(db, PGN_EINVAL,
+		    "--reply-to must be a message "
+		    "id");
+	rc = pgn_check_name(db, "sender", req->from, c.from);
+	if (rc != PGN_OK)
+		return rc;
+	c.to = calloc(req->nto, sizeof(*c.to));
+	if (c.to == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	for (i = 0; i < req->nto; i++) {
+		if (req->to[i] != NULL && strcmp(req->to[i], "all") == 0) {
+			memcpy(c.to[i], "all", 4);
+			continue;
+		}
+		rc = pgn_check_name(db, "recipient", req->to[i], c.to[i]);
+		if (rc != PGN_OK)
+			goto out;
+	}
+	rc = pgn_tx(db, send_tx, &c);
+	if (rc != PGN_OK)
+		*nsent = 0;
+out:
+	free(c.to);
+	free(c.rcpt);
+	return rc;
+}
+
+struct inbox_ctx {
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_msgs *out;
+};
+
+static pgn_status
+inbox_tx(pgn_db *db, void *arg)
+{
+	struct inbox_ctx *c = arg;
+	sqlite3_stmt *st = NULL;
+	int64_t aid;
+	pgn_status rc;
+	int r;
+
+	pgn_msgs_release(c->out);
+	rc = pgn_need_agent(db, c->agent, 0, &aid);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_prepare(db, pgn_sql_queued, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, aid);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 2, PGN_MAX_LIST);
+	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+		rc = pgn_msgs_push(db, c->out, st);
+	if (rc == PGN_OK && r != SQLITE_DONE)
+		rc = pgn_fail_sql(db, r, "reading the inbox");
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_inbox(pgn_db *db, const char *agent, struct pgn_msgs *out)
+{
+	struct inbox_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	c.out = out;
+	rc = pgn_check_name(db, "agent", agent, c.agent);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_read(db, inbox_tx, &c);
+	if (rc != PGN_OK)
+		pgn_msgs_release(out);
+	return rc;
+}
