@@ -834,8 +834,7 @@ queue_for_target(const char *dbpath, int n)
 	db = lib_open(dbpath, 0);
 	for (i = 0; i < n; i++) {
 		pathf(body, sizeof(body),
-		    "ping %d of %d: rebase onto main "
-		    "before you push, the API was renamed",
+		    "ping %d of %d: rebase onto main before you push, the API was renamed",
 		    i + 1, n);
 		lib_send(db, "a01", "target", body);
 	}
@@ -915,8 +914,8 @@ time_case(const struct opts *o, const struct hook_case *c)
 		spawn(&pr);
 		if (!exited_ok(&pr) || !output_ok(c->host, c->queued, pr.out)) {
 			if (r.bad++ == 0)
-				note("  unexpected hook output (%s, %d "
-				     "queued): '%.200s'",
+				note(
+				    "  unexpected hook output (%s, %d queued): '%.200s'",
 				    host_label[c->host], c->queued, pr.out);
 		}
 		if (i >= 0)
@@ -961,9 +960,9 @@ bench_hooks(const struct opts *o, const struct dbset *d)
 {
 	struct hook_case cases[16];
 	struct hook_result r;
-	struct verdict *vr = verdict("hook, 1 queued, 1M history: median "
-	                             "vs /bin/true",
-	    "<= 3.0x");
+	struct verdict *vr =
+	    verdict("hook, 1 queued, 1M history: median vs /bin/true",
+	        "<= 3.0x");
 	struct verdict *vp =
 	    verdict("hook, 1 queued, 1M history: p99", "<= 10 ms");
 	cJSON *arr = cJSON_AddArrayToObject(results, "hook");
@@ -998,16 +997,14 @@ bench_hooks(const struct opts *o, const struct dbset *d)
 	    "and environment); messages are queued by another process before "
 	    "each pair, untimed. Times in ms.\n\n",
 	    o->runs);
-	say("| host event | database | queued | hook p50 | p95 | p99 | "
-	    "true p50 | p95 | p99 | ratio of medians |\n"
+	say("| host event | database | queued | hook p50 | p95 | p99 | true p50 | p95 | p99 | ratio of medians |\n"
 	    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (i = 0; i < nc; i++) {
 		note("hook: %s, %s, %d queued", host_label[cases[i].host],
 		    cases[i].dbname, cases[i].queued);
 		r = time_case(o, &cases[i]);
 		bad += r.bad;
-		say("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | "
-		    "%.3f | **%.2f** |\n",
+		say("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | **%.2f** |\n",
 		    host_label[cases[i].host], cases[i].dbname, cases[i].queued,
 		    r.hook.p50, r.hook.p95, r.hook.p99, r.truth.p50,
 		    r.truth.p95, r.truth.p99, r.ratio);
@@ -1097,8 +1094,7 @@ send_loop(const char *dbpath, int loop, int n, int nagents, double *lat,
 		agent_name(to, sizeof(to),
 		    1 + (loop * 7919 + i) % (nagents - 1));
 		pathf(body, sizeof(body),
-		    "loop %d message %d: the build is "
-		    "green again, rebase when you can",
+		    "loop %d message %d: the build is green again, rebase when you can",
 		    loop, i);
 		argv[0] = g.pigeon;
 		argv[1] = (char *)"send";
@@ -1218,9 +1214,9 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 {
 	struct verdict *vt =
 	    verdict("pigeon send, 8 concurrent processes", ">= 2,000 msgs/s");
-	struct verdict *vl = verdict("zero `database is locked` over "
-	                             "100,000 concurrent sends",
-	    "0");
+	struct verdict *vl =
+	    verdict("zero `database is locked` over 100,000 concurrent sends",
+	        "0");
 	struct loop_result lr;
 	cJSON *e;
 	char errpath[PATH_MAX], line[64];
@@ -1316,20 +1312,15 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 	    "delivered_ms IS NULL AND body LIKE 'loop %'");
 	sqlite3_close(s);
 
-	say("\n## Sends\n\n| what | messages | msgs/s | p50 ms | p95 ms | "
-	    "p99 ms | failed | `database is locked` |\n"
+	say("\n## Sends\n\n| what | messages | msgs/s | p50 ms | p95 ms | p99 ms | failed | `database is locked` |\n"
 	    "|---|---:|---:|---:|---:|---:|---:|---:|\n");
-	say("| `pigeon send` processes, 1 loop | %d | %.0f | %.3f | %.3f | "
-	    "%.3f | %d | %d |\n",
+	say("| `pigeon send` processes, 1 loop | %d | %.0f | %.3f | %.3f | %.3f | %d | %d |\n",
 	    n, rate1, s1.p50, s1.p95, s1.p99, failed1, locked1);
-	say("| `pigeon send` processes, %d concurrent loops (+1 claimer) | "
-	    "%d | **%.0f** | %.3f | %.3f | %.3f | %d | **%d** |\n",
+	say("| `pigeon send` processes, %d concurrent loops (+1 claimer) | %d | **%.0f** | %.3f | %.3f | %.3f | %d | **%d** |\n",
 	    NLOOPS, total, rate8, s8.p50, s8.p95, s8.p99, failed, locked);
-	say("| `/bin/true` processes, %d concurrent loops (the ceiling) | %d | "
-	    "%.0f | | | | | |\n",
+	say("| `/bin/true` processes, %d concurrent loops (the ceiling) | %d | %.0f | | | | | |\n",
 	    NLOOPS, NLOOPS * (o->quick ? 250 : 1000), ceiling);
-	say("\nThe claimer took %ld messages (%ld claims failed); %lld "
-	    "stayed queued; sent %d: %s.\n",
+	say("\nThe claimer took %ld messages (%ld claims failed); %lld stayed queued; sent %d: %s.\n",
 	    claimed, cerr, (long long)queued_after, ok,
 	    claimed + queued_after >= ok && claimed >= 0 ? "none lost" :
 	                                                   "**LOST MESSAGES**");
@@ -1351,20 +1342,14 @@ bench_proc_sends(const struct opts *o, const struct dbset *d)
 	cJSON_AddNumberToObject(e, "claim_errors", (double)cerr);
 	cJSON_AddNumberToObject(e, "queued_after", (double)queued_after);
 	pathf(vt->measured, sizeof(vt->measured),
-	    "%.0f msgs/s (8 loops of "
-	    "/bin/true: %.0f/s)",
-	    rate8, ceiling);
+	    "%.0f msgs/s (8 loops of /bin/true: %.0f/s)", rate8, ceiling);
 	vt->met = rate8 >= T_PROC_SEND;
-	pathf(vl->measured, sizeof(vl->measured),
-	    "%d locked, %d failed of "
-	    "%d",
+	pathf(vl->measured, sizeof(vl->measured), "%d locked, %d failed of %d",
 	    locked, failed, total);
 	vl->met = total >= T_LOCKED_N ? locked == 0 && failed == 0 : -1;
 	if (total < T_LOCKED_N && locked == 0 && failed == 0)
 		pathf(vl->measured, sizeof(vl->measured),
-		    "0 of %d (quick run: "
-		    "fewer than 100,000)",
-		    total);
+		    "0 of %d (quick run: fewer than 100,000)", total);
 	free(lat);
 	drain_sql(d->sends);
 }
@@ -1445,8 +1430,7 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	struct verdict *v =
 	    verdict("library send, one transaction each", ">= 10,000 msgs/s");
 	static const char body[] =
-	    "the build is green again: rebase when "
-	    "you can, and tell me if t0006 still times out";
+	    "the build is green again: rebase when you can, and tell me if t0006 still times out";
 	const char *to[64];
 	char names[99][32];
 	struct pgn_send rq;
@@ -1516,8 +1500,7 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	    o->lib_sends, rate1);
 	say("| `pgn_send`, 50 recipients per transaction | %d | %.0f |\n", done,
 	    rateb);
-	say("| `pgn_send`, one transaction each, %d processes at once | %d "
-	    "per round | %.0f%s |\n",
+	say("| `pgn_send`, one transaction each, %d processes at once | %d per round | %.0f%s |\n",
 	    NLOOPS, 99 * 150 / NLOOPS * NLOOPS, rate8,
 	    failed8 ? " (**a sender failed**)" : "");
 	e = cJSON_AddObjectToObject(results, "library_sends");
@@ -1599,9 +1582,9 @@ ir_median(const struct opts *o, int host, const char *db, int queued)
 static void
 bench_ir(const struct opts *o, const struct dbset *d)
 {
-	struct verdict *v = verdict("history independence: Ir with 1M "
-	                            "history / Ir empty",
-	    "<= 1.05");
+	struct verdict *v =
+	    verdict("history independence: Ir with 1M history / Ir empty",
+	        "<= 1.05");
 	cJSON *arr = cJSON_AddArrayToObject(results, "instructions");
 	cJSON *e;
 	long long ie, ih;
@@ -1609,8 +1592,7 @@ bench_ir(const struct opts *o, const struct dbset *d)
 	int h, q;
 
 	if (g.valgrind[0] == '\0') {
-		say("\n## Instructions per hook run\n\nvalgrind is not "
-		    "installed: not measured.\n");
+		say("\n## Instructions per hook run\n\nvalgrind is not installed: not measured.\n");
 		return;
 	}
 	say("\n## Instructions per hook run (callgrind, whole process)\n\n"
@@ -1789,9 +1771,9 @@ sys_row(int reps, int h, const char *name, const char *db, int q, cJSON *arr)
 static void
 bench_sys(const struct opts *o, const struct dbset *d)
 {
-	struct verdict *v = verdict("hook finding no mail: fsync, files "
-	                            "created or deleted",
-	    "0, 0, 0");
+	struct verdict *v =
+	    verdict("hook finding no mail: fsync, files created or deleted",
+	        "0, 0, 0");
 	cJSON *arr = cJSON_AddArrayToObject(results, "syscalls");
 	const char *names[2] = {"empty, 10 agents", "1M history, 10 agents"};
 	const char *dbs[2];
@@ -1800,8 +1782,7 @@ bench_sys(const struct opts *o, const struct dbset *d)
 	dbs[0] = d->empty10;
 	dbs[1] = d->hist10;
 	if (g.strace[0] == '\0') {
-		say("\n## Syscalls per hook run\n\nstrace is not installed: "
-		    "not measured.\n");
+		say("\n## Syscalls per hook run\n\nstrace is not installed: not measured.\n");
 		return;
 	}
 	say("\n## Syscalls and files per hook run (strace -f, inotify)\n\n"
@@ -2112,8 +2093,7 @@ main(int argc, char **argv)
 		bench_proc_sends(&o, &d);
 	missed = report_targets();
 	loadavg(path, sizeof(path));
-	say("\nTotal benchmark time: %.0f s; load average (1 min) at the "
-	    "end: %s.\n",
+	say("\nTotal benchmark time: %.0f s; load average (1 min) at the end: %s.\n",
 	    (now_ms() - t0) / 1e3, path);
 	cJSON_AddStringToObject(cJSON_GetObjectItem(results, "machine"),
 	    "loadavg_end", path);

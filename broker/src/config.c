@@ -121,11 +121,11 @@ parse_reminder(const cJSON *v, char **text)
 		return fmt("instructions.promptReminder is not valid UTF-8");
 	for (i = 0; i < n; i++) {
 		if (s[i] == '\n' || s[i] == '\r')
-			return fmt("instructions.promptReminder must be one "
-			           "line");
+			return fmt(
+			    "instructions.promptReminder must be one line");
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return fmt("instructions.promptReminder holds a "
-			           "control character");
+			return fmt(
+			    "instructions.promptReminder holds a control character");
 	}
 	*text = pgn_strndup(s, n);
 	if (*text == NULL)
@@ -133,8 +133,8 @@ parse_reminder(const cJSON *v, char **text)
 	if ((n = chars(*text)) > PGN_MAX_REMINDER) {
 		free(*text);
 		*text = NULL;
-		return fmt("instructions.promptReminder has %zu characters, "
-		           "over %d",
+		return fmt(
+		    "instructions.promptReminder has %zu characters, over %d",
 		    n, PGN_MAX_REMINDER);
 	}
 	return NULL;
@@ -154,9 +154,9 @@ parse_int(const cJSON *obj, const char *key, long min, long max, long def,
 	if (!cJSON_IsNumber(v) || v->valuedouble < (double)min ||
 	    v->valuedouble > (double)max ||
 	    v->valuedouble != (double)(long)v->valuedouble)
-		return fmt("promptContext.%s must be an integer from %ld to "
-		           "%ld",
-		    key, min, max);
+		return fmt(
+		    "promptContext.%s must be an integer from %ld to %ld", key,
+		    min, max);
 	*out = (long)v->valuedouble;
 	return NULL;
 }
@@ -176,8 +176,7 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 	unknown_keys(pc, "promptContext.", known, u);
 	cmd = cJSON_GetObjectItemCaseSensitive(pc, "command");
 	if (!cJSON_IsArray(cmd))
-		return fmt("promptContext.command must be an array of "
-		           "strings");
+		return fmt("promptContext.command must be an array of strings");
 	n = (size_t)cJSON_GetArraySize(cmd);
 	if (n == 0 || n > PGN_MAX_PROVIDER_ARGS)
 		return fmt("promptContext.command must have 1 to %d entries",
@@ -186,8 +185,8 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 	{
 		if (!cJSON_IsString(it) || it->valuestring[0] == '\0' ||
 		    strlen(it->valuestring) > PGN_MAX_PROVIDER_ARG)
-			return fmt("promptContext.command[%zu] must be a "
-			           "string of 1 to %d bytes",
+			return fmt(
+			    "promptContext.command[%zu] must be a string of 1 to %d bytes",
 			    i, PGN_MAX_PROVIDER_ARG);
 		i++;
 	}
@@ -207,8 +206,8 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 	    (strlen(it->valuestring) >= 3 &&
 	        strcmp(it->valuestring + strlen(it->valuestring) - 3, "/..") ==
 	            0))
-		return fmt("promptContext.command[0] must be a path inside "
-		           "the project, relative to its root");
+		return fmt(
+		    "promptContext.command[0] must be a path inside the project, relative to its root");
 	c->argv = calloc(n + 1, sizeof(*c->argv));
 	if (c->argv == NULL)
 		return NULL;

@@ -90,17 +90,14 @@ read_key(const char *path, unsigned char *key, char *err, size_t errlen)
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size != PGN_KEY_BYTES) {
 		pgn_errf(err, errlen,
-		    "key '%s' is not a %d-byte file: move it "
-		    "aside (approvals made with it are lost)",
+		    "key '%s' is not a %d-byte file: move it aside (approvals made with it are lost)",
 		    path, PGN_KEY_BYTES);
 		rc = PGN_EINVAL;
 		goto out;
 	}
 	if ((sb.st_mode & 077) != 0) {
 		pgn_errf(err, errlen,
-		    "key '%s' is readable by others: chmod "
-		    "600 it",
-		    path);
+		    "key '%s' is readable by others: chmod 600 it", path);
 		rc = PGN_EINVAL;
 		goto out;
 	}
@@ -246,9 +243,7 @@ pgn_state_read(const char *home, const unsigned char *key, char **plain,
 	goto out;
 tamper:
 	pgn_errf(err, errlen,
-	    "provider state '%s' failed to decrypt or "
-	    "authenticate: every approval counts as absent; allow the "
-	    "provider again",
+	    "provider state '%s' failed to decrypt or authenticate: every approval counts as absent; allow the provider again",
 	    path);
 out:
 	sodium_memzero(sk, sizeof(sk));
