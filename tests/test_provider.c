@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1310,6 +1313,425 @@ test_run_sends_the_request_on_stdin(void)
 	free(data);
 }
 
+/* ---- the program run is the program approved (defect 10) -------------- */
+
+/* The other script: its output, and a trace that it ran at all. */
+#define UNAPPROVED_OUTPUT                                                      \
+	"{\"schema\":\"pigeon.prompt-context/v1\",\"context\":"                \
+	"\"UNAPPROVED\"}"
+#define SWAP_RUNS 60
+
+/* Kill and reap a helper process started by a test. */
+static void
+stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
+}
+
+/*
+ * A child that swaps scripts/ctx between the two files 'a' and 'b' until
+ * killed: by link() + rename() (a new inode each time, as an attacker
+ * without write access to the file itself does), or by rewriting the
+ * same inode in place.
+ */
+static pid_t
+start_swapper(const char *a, const char *b, int in_place)
+{
+	char ctx[PATH_MAX], tmp[PATH_MAX], *data[2];
+	size_t len[2];
+	pid_t pid;
+	int i, fd;
+
+	h_join(ctx, sizeof(ctx), root, "scripts/ctx");
+	h_join(tmp, sizeof(tmp), root, "scripts/.swap");
+	data[0] = h_read_file(a, &len[0]);
+	data[1] = h_read_file(b, &len[1]);
+	REQUIRE(data[0] != NULL && data[1] != NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid > 0) {
+		free(data[0]);
+		free(data[1]);
+		return pid;
+	}
+	for (i = 0;; i ^= 1) {
+		if (!in_place) {
+			(void)unlink(tmp);
+			if (link(i ? b : a, tmp) == 0)
+				(void)rename(tmp, ctx);
+			continue;
+		}
+		fd = open(ctx, O_WRONLY | O_TRUNC);
+		if (fd >= 0) {
+			if (write(fd, data[i], len[i]) < 0) {
+				/* keep swapping */
+			}
+			close(fd);
+		}
+	}
+}
+
+/*
+ * Run the approved provider SWAP_RUNS times while the file is swapped
+ * with an unapproved one: the unapproved script must never run, so its
+ * output is never kept; the approved one does run.
+ */
+static void
+race(int in_place)
+{
+	struct pgn_provider_result r;
+	char a[PATH_MAX], b[PATH_MAX], ran[PATH_MAX], text[PATH_MAX + 128];
+	int i, ok = 0, refused = 0, unapproved = 0;
+	pid_t pid;
+
+	make_project();
+	allow_dir(root);
+	H_PATH(a, "approved");
+	H_PATH(b, "unapproved");
+	H_PATH(ran, "unapproved-ran");
+	h_write_file(a, script, strlen(script));
+	snprintf(text, sizeof(text),
+	    "#!/bin/sh\necho x >>'%s'\ncat >/dev/null\nprintf '%%s\\n' '" UNAPPROVED_OUTPUT
+	    "'\n",
+	    ran);
+	h_write_file(b, text, strlen(text));
+	REQUIRE(chmod(a, 0755) == 0 && chmod(b, 0755) == 0);
+	pid = start_swapper(a, b, in_place);
+	for (i = 0; i < SWAP_RUNS; i++) {
+		run(root, 1000, &r);
+		if (r.context != NULL && strstr(r.context, "UNAPPROVED"))
+			unapproved++;
+		else if (r.status == PGN_PROVIDER_OK)
+			ok++;
+		else
+			refused++;
+		pgn_provider_result_release(&r);
+	}
+	stop(pid);
+	printf("  %d ok, %d refused, %d unapproved injected of %d\n", ok,
+	    refused, unapproved, SWAP_RUNS);
+	CHECK_INT(unapproved, 0);
+	CHECK(!h_exists(ran));
+	/*
+	 * Renamed files leave whole approved runs; a file rewritten in
+	 * place is mostly caught half-written (refused), so no count.
+	 */
+	if (!in_place)
+		CHECK(ok > 0);
+}
+
+static void
+test_run_executes_only_approved_bytes_while_the_file_is_swapped(void)
+{
+	race(0);
+}
+
+static void
+test_run_executes_only_approved_bytes_while_the_file_is_rewritten(void)
+{
+	race(1);
+}
+
+static void
+test_run_reports_a_program_that_cannot_be_executed(void)
+{
+	struct pgn_provider_result r;
+
+	/* The kernel refuses it (no such interpreter): never a retry by path.
+	 */
+	make_project();
+	put_script(root, "#!/nonexistent/interpreter\n");
+	allow_dir(root);
+	run(root, 1000, &r);
+	CHECK_STR(pgn_provider_status_name(r.status), "error");
+	CHECK_CONTAINS(r.why, "cannot execute the provider");
+	CHECK(r.context == NULL);
+	pgn_provider_result_release(&r);
+}
+
+static void
+test_run_follows_a_symlink_inside_the_project(void)
+{
+	struct pgn_provider_result r;
+	char link_path[PATH_MAX];
+
+	make_project();
+	put(root, "scripts/real-ctx", script, strlen(script), 0755);
+	h_join(link_path, sizeof(link_path), root, "scripts/ctx");
+	REQUIRE(unlink(link_path) == 0);
+	REQUIRE(symlink("real-ctx", link_path) == 0);
+	allow_dir(root);
+	run(root, 1000, &r);
+	CHECK_STR(pgn_provider_status_name(r.status), "ok");
+	CHECK_STR(r.context, "from the provider");
+	pgn_provider_result_release(&r);
+}
+
+/* ---- descriptors (defect 11) ------------------------------------------- */
+
+#define HIGH_FD 1500
+#define EXE_FD  3 /* the program, for a #! interpreter */
+
+/*
+ * 'list' gets the caller's open descriptors as `ls -l /proc/PID/fd`
+ * shows them: a script the provider runs, so that the listing (its
+ * redirection, its directory) adds none to the provider itself.
+ */
+static void
+put_lister(char *cmd, size_t len, const char *list)
+{
+	static const char lister[] = "ls -l /proc/$PPID/fd >\"$1\"\n";
+	char path[PATH_MAX];
+
+	H_PATH(path, "lister.sh");
+	h_write_file(path, lister, strlen(lister));
+	snprintf(cmd, len, "/bin/sh %s %s", path, list);
+}
+
+/* One "N -> TARGET" line of that listing: N, and 'target' set. */
+static int
+fd_line(char *line, const char **target)
+{
+	char *arrow = strstr(line, " -> "), *p;
+
+	if (arrow == NULL)
+		return -1;
+	*arrow = '\0';
+	*target = arrow + 4;
+	p = strrchr(line, ' ');
+	return p != NULL ? (int)strtol(p + 1, NULL, 10) : -1;
+}
+
+/*
+ * How many descriptors above 2 'path' lists; each must be the program
+ * itself (the target of descriptor 3), and 'forbidden' appear nowhere.
+ */
+static int
+fds_above_2(const char *path, const char *forbidden)
+{
+	char *data, *line, *save = NULL, prog[PATH_MAX] = "";
+	const char *t;
+	int n = 0, fd, pass;
+	size_t len;
+
+	data = h_read_file(path, &len);
+	REQUIRE(data != NULL);
+	CHECK(strstr(data, forbidden) == NULL);
+	/* Two passes: descriptor 3 first, wherever ls put it. */
+	for (pass = 0; pass < 2; pass++) {
+		char *copy = pgn_strndup(data, len);
+
+		REQUIRE(copy != NULL);
+		for (line = strtok_r(copy, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save)) {
+			fd = fd_line(line, &t);
+			if (fd < 0)
+				continue;
+			if (pass == 0 && fd == EXE_FD)
+				snprintf(prog, sizeof(prog), "%s", t);
+			if (pass == 0 || fd <= 2)
+				continue;
+			n++;
+			if (!CHECK(fd != HIGH_FD) || !CHECK_STR(t, prog))
+				printf("  unexpected descriptor %d: %s\n", fd,
+				    t);
+		}
+		free(copy);
+	}
+	free(data);
+	return n;
+}
+
+static void
+test_run_closes_descriptors_above_2_whatever_their_number(void)
+{
+	struct pgn_provider_result r;
+	struct rlimit old, rl;
+	char leak[PATH_MAX], list[PATH_MAX], cmd[3 * PATH_MAX];
+	char text[4 * PATH_MAX];
+	int fd;
+
+	make_project();
+	H_PATH(leak, "leaked-file");
+	H_PATH(list, "fds.txt");
+	put_lister(cmd, sizeof(cmd), list);
+	snprintf(text, sizeof(text),
+	    "#!/bin/sh\n%s\ncat >/dev/null\n"
+	    "printf '%%s\\n' '" OUTPUT "'\n",
+	    cmd);
+	put_script(root, text);
+	allow_dir(root);
+	REQUIRE(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	if (old.rlim_max != RLIM_INFINITY && old.rlim_max <= HIGH_FD) {
+		printf("  skipped: RLIMIT_NOFILE hard limit %llu\n",
+		    (unsigned long long)old.rlim_max);
+		return;
+	}
+	rl = old;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= HIGH_FD)
+		rl.rlim_cur = HIGH_FD + 1;
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	fd = open(leak, O_WRONLY | O_CREAT, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE(dup2(fd, HIGH_FD) == HIGH_FD);
+	close(fd);
+	run(root, 1000, &r);
+	close(HIGH_FD);
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_STR(pgn_provider_status_name(r.status), "ok");
+	pgn_provider_result_release(&r);
+	/*
+	 * Above 2 only the program itself: descriptor 3, which the kernel
+	 * hands a #! interpreter as /dev/fd/3, and the shell's own
+	 * descriptor of its script, the same file.
+	 */
+	CHECK(fds_above_2(list, "leaked-file") >= 1);
+}
+
+static void
+test_run_of_a_binary_leaves_it_only_0_1_2(void)
+{
+	struct pgn_provider_result r;
+	char list[PATH_MAX], cmd[3 * PATH_MAX], cfg[4 * PATH_MAX], *sh;
+	size_t len;
+
+	/* A copy of /bin/sh as the program: a binary keeps no descriptor 3. */
+	make_project();
+	H_PATH(list, "fds.txt");
+	sh = h_read_file("/bin/sh", &len);
+	REQUIRE(sh != NULL);
+	put(root, "scripts/sh", sh, len, 0755);
+	free(sh);
+	put_lister(cmd, sizeof(cmd), list);
+	snprintf(cfg, sizeof(cfg),
+	    "{\"promptContext\":{\"command\":[\"scripts/sh\",\"-c\",\""
+	    "%s; cat >/dev/null; printf %%s '%s'\"]}}",
+	    cmd,
+	    "{\\\"schema\\\":\\\"pigeon.prompt-context/v1\\\","
+	    "\\\"context\\\":\\\"elf\\\"}");
+	put_config(root, cfg);
+	allow_dir(root);
+	run(root, 1000, &r);
+	CHECK_STR(pgn_provider_status_name(r.status), "ok");
+	CHECK_STR(r.context, "elf");
+	pgn_provider_result_release(&r);
+	CHECK_INT(fds_above_2(list, "leaked-file"), 0);
+}
+
+/* ---- the provider dies with its caller (defect 12) --------------------- */
+
+/* Has process 'pid' ended (gone, or a zombie nobody reaped)? */
+static int
+ended(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static void on_alarm(int sig) H_UNUSED;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	_exit(0); /* as the hook's deadline backstop does */
+}
+
+/*
+ * A caller of pgn_provider_run (a forked child) ends mid-run, by
+ * SIGKILL or by _exit from a timer; the provider and the two `sleep 30`
+ * it started must all be gone within 2 s.
+ */
+static void
+caller_ends_mid_run(int by_kill)
+{
+	struct pgn_provider_result r;
+	char pids[PATH_MAX], text[3 * PATH_MAX + 128], *data, *line;
+	char *save = NULL;
+	long p[8];
+	int i, n = 0, alive;
+	size_t len;
+	pid_t caller;
+
+	make_project();
+	put_config(root,
+	    "{\"promptContext\":{\"command\":[\"scripts/ctx\"],"
+	    "\"timeoutMs\":5000}}");
+	H_PATH(pids, "pids");
+	snprintf(text, sizeof(text),
+	    "#!/bin/sh\nsleep 30 & a=$!\nsleep 30 & b=$!\n"
+	    "echo \"$$ $a $b\" >'%s.tmp' && mv '%s.tmp' '%s'\nwait\n",
+	    pids, pids, pids);
+	put_script(root, text);
+	allow_dir(root);
+	caller = fork();
+	REQUIRE(caller >= 0);
+	if (caller == 0) {
+		if (!by_kill) {
+			struct itimerval it;
+
+			memset(&it, 0, sizeof(it));
+			it.it_value.tv_usec = 400000;
+			(void)signal(SIGALRM, on_alarm);
+			(void)setitimer(ITIMER_REAL, &it, NULL);
+		}
+		run(root, 5000, &r);
+		_exit(3); /* the provider finished: it should not have */
+	}
+	for (i = 0; i < 300 && !h_exists(pids); i++)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	if (by_kill)
+		(void)kill(caller, SIGKILL);
+	(void)waitpid(caller, &i, 0);
+	CHECK(by_kill ? WIFSIGNALED(i) : WIFEXITED(i) && WEXITSTATUS(i) == 0);
+	data = h_read_file(pids, &len);
+	REQUIRE(data != NULL);
+	for (line = strtok_r(data, " \n", &save); line != NULL && n < 8;
+	     line = strtok_r(NULL, " \n", &save))
+		p[n++] = strtol(line, NULL, 10);
+	free(data);
+	CHECK_INT(n, 3);
+	for (i = 0, alive = n; i < 200 && alive > 0; i++) {
+		int k;
+
+		for (k = 0, alive = 0; k < n; k++)
+			alive += !ended((pid_t)p[k]);
+		if (alive > 0)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	if (!CHECK_INT(alive, 0))
+		for (i = 0; i < n; i++)
+			(void)kill((pid_t)p[i], SIGKILL);
+}
+
+static void
+test_provider_group_dies_when_the_caller_is_killed(void)
+{
+	caller_ends_mid_run(1);
+}
+
+static void
+test_provider_group_dies_when_the_caller_exits_mid_run(void)
+{
+	caller_ends_mid_run(0);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_key_is_created_32_bytes_0600_when_asked_and_reused),
     H_TEST(test_two_homes_get_different_keys),
@@ -1347,6 +1769,14 @@ static const struct h_test tests[] = {
     H_TEST(test_run_past_the_budget_is_a_timeout),
     H_TEST(test_run_refuses_output_past_the_cap),
     H_TEST(test_run_sends_the_request_on_stdin),
+    H_TEST(test_run_executes_only_approved_bytes_while_the_file_is_swapped),
+    H_TEST(test_run_executes_only_approved_bytes_while_the_file_is_rewritten),
+    H_TEST(test_run_reports_a_program_that_cannot_be_executed),
+    H_TEST(test_run_follows_a_symlink_inside_the_project),
+    H_TEST(test_run_closes_descriptors_above_2_whatever_their_number),
+    H_TEST(test_run_of_a_binary_leaves_it_only_0_1_2),
+    H_TEST(test_provider_group_dies_when_the_caller_is_killed),
+    H_TEST(test_provider_group_dies_when_the_caller_exits_mid_run),
 };
 
 int

@@ -5,6 +5,8 @@
  * allow-listed environment, timeout and output caps); and strict
  * validation of what it prints.
  */
+/* memfd_create, pipe2, close_range's syscall number, prctl: Linux. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +16,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +33,19 @@
 
 #define MAC_BYTES 32
 #define HEX_BYTES (2 * MAC_BYTES + 1)
+
+/*
+ * In the provider: descriptor EXE_FD is its program (what a #!
+ * interpreter opens as /dev/fd/3), REPORT_FD (close-on-exec) tells the
+ * hook why an exec failed; nothing else above 2 is open.
+ */
+#define EXE_FD        3
+#define REPORT_FD     4
+#define FIRST_FREE_FD 5
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* Linux 6.3: an executable memfd, asked for */
+#endif
 
 extern char **environ;
 
@@ -142,33 +164,130 @@ resolve(const char *root, const struct pgn_config *cfg, char **path, char *why,
 	return PGN_OK;
 }
 
-/* Hash the executable's content, keyed (for the MAC) and plain. */
+/*
+ * Open the resolved program once: not a symbolic link now (realpath
+ * resolved every link; one that appears since is a swap in progress), a
+ * regular file with an execute bit, at most PGN_MAX_PROVIDER_EXE bytes.
+ * Everything after this uses the descriptor, never the path again.
+ */
 static pgn_status
-hash_exe(const unsigned char *key, const char *path, char exe[HEX_BYTES],
-    char digest[65], char *why, size_t whylen)
+open_exe(const char *path, int *fd, char *why, size_t whylen)
+{
+	struct stat sb;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (*fd < 0) {
+		pgn_errf(why, whylen, "cannot open the provider '%s': %s", path,
+		    strerror(errno));
+		return PGN_EINVAL;
+	}
+	if (fstat(*fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (sb.st_mode & 0111) == 0) {
+		pgn_errf(why, whylen,
+		    "the provider '%s' is not an executable file", path);
+		goto fail;
+	}
+	if (sb.st_size > PGN_MAX_PROVIDER_EXE) {
+		pgn_errf(why, whylen, "the provider '%s' is over 16 MiB", path);
+		goto fail;
+	}
+	return PGN_OK;
+fail:
+	close(*fd);
+	*fd = -1;
+	return PGN_EINVAL;
+}
+
+/*
+ * A private, sealed, executable copy for the bytes about to be hashed
+ * (Linux memfd), so that what runs is what was hashed even if the file
+ * is rewritten in place after the check. -1 where there is none (no
+ * memfd, vm.memfd_noexec=2, or no sealing): the caller then runs the
+ * opened file itself.
+ */
+static int
+copy_open(void)
+{
+#ifdef __linux__
+	int fd;
+
+	fd = memfd_create("pigeon-provider",
+	    MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	if (fd < 0 && errno == EINVAL) /* a kernel before MFD_EXEC */
+		fd = memfd_create("pigeon-provider",
+		    MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	return fd;
+#else
+	return -1;
+#endif
+}
+
+static int
+copy_seal(int fd)
+{
+#ifdef __linux__
+	return fcntl(fd, F_ADD_SEALS,
+	    F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE);
+#else
+	(void)fd;
+	return -1;
+#endif
+}
+
+static int
+write_all(int fd, const unsigned char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Hash the content of descriptor 'fd' (from offset 0), keyed (for the
+ * MAC) and plain. With 'copy' >= 0 each byte hashed is also written to
+ * it. '*script' says whether it starts with "#!".
+ */
+static pgn_status
+hash_fd(const unsigned char *key, int fd, int copy, const char *path,
+    char exe[HEX_BYTES], char digest[65], int *script, char *why, size_t whylen)
 {
 	crypto_generichash_state k, p;
 	unsigned char buf[16384], d[32];
 	size_t total = 0;
 	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		pgn_errf(why, whylen, "cannot read the provider '%s': %s", path,
-		    strerror(errno));
-		return PGN_EIO;
-	}
+	*script = 0;
 	pgn_mac_start(&k, key, "pigeon.provider-exe/v1", MAC_BYTES);
 	crypto_generichash_init(&p, NULL, 0, sizeof(d));
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+	for (;;) {
+		n = pread(fd, buf, sizeof(buf), (off_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (total == 0 && n >= 2 && buf[0] == '#' && buf[1] == '!')
+			*script = 1;
 		total += (size_t)n;
 		if (total > PGN_MAX_PROVIDER_EXE)
 			break;
+		if (copy >= 0 && write_all(copy, buf, (size_t)n) != 0) {
+			pgn_errf(why, whylen,
+			    "cannot copy the provider '%s': %s", path,
+			    strerror(errno));
+			return PGN_EIO;
+		}
 		crypto_generichash_update(&k, buf, (size_t)n);
 		crypto_generichash_update(&p, buf, (size_t)n);
 	}
-	close(fd);
 	if (n < 0 || total > PGN_MAX_PROVIDER_EXE) {
 		pgn_errf(why, whylen, "the provider '%s' is %s", path,
 		    n < 0 ? "unreadable" : "over 16 MiB");
@@ -282,13 +401,27 @@ field_eq(const cJSON *o, const char *k, const char *v)
 	    sodium_memcmp(s, v, strlen(v)) == 0;
 }
 
-/* Resolve and hash; shared by check and allow. */
+/* The program to run: a descriptor holding exactly the bytes hashed. */
+struct exe {
+	int fd;     /* -1: none */
+	int script; /* it starts with #!: an interpreter reads /dev/fd/3 */
+};
+
+/*
+ * Resolve, open once and hash that descriptor; shared by check, allow
+ * and run. With 'x', x->fd gets a descriptor of the hashed bytes (the
+ * caller closes it): a sealed private copy, or the opened file itself.
+ */
 static pgn_status
 prepare(const unsigned char *key, const char *root,
-    const struct pgn_config *cfg, struct pgn_approval *a, struct digests *d)
+    const struct pgn_config *cfg, struct pgn_approval *a, struct digests *d,
+    struct exe *x)
 {
+	int fd = -1, copy = -1, script = 0;
 	pgn_status rc;
 
+	if (x != NULL)
+		x->fd = -1;
 	if (cfg->argc == 0) {
 		pgn_errf(a->why, sizeof(a->why), "%s",
 		    cfg->provider_problem ? cfg->provider_problem :
@@ -297,16 +430,38 @@ prepare(const unsigned char *key, const char *root,
 	}
 	rc = resolve(root, cfg, &a->path, a->why, sizeof(a->why));
 	if (rc == PGN_OK)
-		rc = hash_exe(key, a->path, d->exe, a->digest, a->why,
-		    sizeof(a->why));
-	if (rc == PGN_OK)
-		compute(key, root, cfg, d);
+		rc = open_exe(a->path, &fd, a->why, sizeof(a->why));
+	if (rc != PGN_OK)
+		goto out;
+	if (x != NULL)
+		copy = copy_open();
+	rc = hash_fd(key, fd, copy, a->path, d->exe, a->digest, &script, a->why,
+	    sizeof(a->why));
+	if (rc != PGN_OK)
+		goto out;
+	compute(key, root, cfg, d);
+	if (x != NULL) {
+		x->script = script;
+		if (copy >= 0 && copy_seal(copy) == 0) {
+			x->fd = copy;
+			copy = -1;
+		} else {
+			x->fd = fd;
+			fd = -1;
+		}
+	}
+out:
+	if (copy >= 0)
+		close(copy);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
-pgn_status
-pgn_provider_check(const char *home, const char *root,
-    const struct pgn_config *cfg, struct pgn_approval *a)
+/* pgn_provider_check, and with 'x' the descriptor to run (see prepare). */
+static pgn_status
+check(const char *home, const char *root, const struct pgn_config *cfg,
+    struct pgn_approval *a, struct exe *x)
 {
 	unsigned char *key = NULL;
 	struct digests d;
@@ -316,6 +471,8 @@ pgn_provider_check(const char *home, const char *root,
 	pgn_status rc;
 
 	memset(a, 0, sizeof(*a));
+	if (x != NULL)
+		x->fd = -1;
 	rc = pgn_key_load(home, 0, &key, a->why, sizeof(a->why));
 	if (rc == PGN_ENOMEM)
 		return rc;
@@ -326,7 +483,7 @@ pgn_provider_check(const char *home, const char *root,
 			    "pigeon provider allow in the project");
 		return PGN_OK;
 	}
-	rc = prepare(key, root, cfg, a, &d);
+	rc = prepare(key, root, cfg, a, &d, x);
 	if (rc != PGN_OK) {
 		rc = rc == PGN_ENOMEM ? rc : PGN_OK;
 		goto out;
@@ -370,10 +527,21 @@ pgn_provider_check(const char *home, const char *root,
 		    at != NULL ? at : "an unknown time");
 	}
 out:
+	if (x != NULL && x->fd >= 0 && (rc != PGN_OK || !a->allowed)) {
+		close(x->fd);
+		x->fd = -1;
+	}
 	cJSON_Delete(state);
 	sodium_memzero(&d, sizeof(d));
 	pgn_key_free(key);
 	return rc;
+}
+
+pgn_status
+pgn_provider_check(const char *home, const char *root,
+    const struct pgn_config *cfg, struct pgn_approval *a)
+{
+	return check(home, root, cfg, a, NULL);
 }
 
 pgn_status
@@ -392,7 +560,7 @@ pgn_provider_allow(const char *home, const char *root,
 	rc = pgn_key_load(home, 1, &key, err, errlen);
 	if (rc != PGN_OK)
 		return rc;
-	rc = prepare(key, root, cfg, a, &d);
+	rc = prepare(key, root, cfg, a, &d, NULL);
 	if (rc != PGN_OK) {
 		pgn_errf(err, errlen, "%s", a->why);
 		goto out;
@@ -623,26 +791,183 @@ build_env(const char **envp, size_t max)
 	envp[n] = NULL;
 }
 
-/* Child side: never returns. */
 static void
-exec_child(const char *root, const char *path, char *const argv[],
-    const char **envp, int in, int out)
+close_pair(int p[2])
 {
-	int null, fd;
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	p[0] = p[1] = -1;
+}
 
-	(void)setpgid(0, 0);
+/*
+ * Close every descriptor from 'lo' up, whatever its number (a hook may
+ * hold one past 1023): close_range (Linux 5.9), else each entry of
+ * /proc/self/fd, else every number below the RLIMIT_NOFILE hard limit.
+ * Runs in a forked child only.
+ */
+static void
+close_from(int lo)
+{
+	struct rlimit rl;
+	long fd, max = 1024;
+#ifdef __linux__
+	struct dirent *de;
+	DIR *dir;
+	char *end;
+	long n;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lo, ~0U, 0) == 0)
+		return;
+#endif
+	dir = opendir("/proc/self/fd");
+	if (dir != NULL) {
+		while ((de = readdir(dir)) != NULL) {
+			n = strtol(de->d_name, &end, 10);
+			if (*end == '\0' && end != de->d_name && n >= lo &&
+			    n != dirfd(dir))
+				(void)close((int)n);
+		}
+		closedir(dir);
+		return;
+	}
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY)
+		max = (long)rl.rlim_max;
+	else
+		max = sysconf(_SC_OPEN_MAX) > max ? sysconf(_SC_OPEN_MAX) : max;
+	for (fd = lo; fd < max; fd++)
+		(void)close((int)fd);
+}
+
+static void
+default_signals(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	/* The parent ignores SIGPIPE; an ignored signal survives execve. */
 	(void)signal(SIGPIPE, SIG_DFL);
-	null = open("/dev/null", O_WRONLY);
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || null < 0 ||
-	    dup2(null, 2) < 0)
-		_exit(127);
-	for (fd = 3; fd < 1024; fd++)
-		(void)close(fd);
-	if (chdir(root) != 0)
-		_exit(127);
-	execve(path, argv, (char *const *)envp);
+}
+
+/*
+ * The guard: leader of the provider's process group, forked by the
+ * hook before the provider. It holds nothing but the read end of a pipe
+ * whose write end only the hook holds: end of file (or the parent-death
+ * signal) means the hook is gone, however it went (SIGKILL, _exit from
+ * its deadline timer), and the whole group is killed, the guard with
+ * it. Never returns.
+ */
+static void
+on_parent_death(int sig)
+{
+	(void)sig;
+	(void)kill(0, SIGKILL);
+	_exit(0);
+}
+
+static void
+guard(int life, pid_t hook)
+{
+	char c;
+	ssize_t n;
+
+	(void)setpgid(0, 0);
+	(void)signal(SIGTERM, on_parent_death);
+	default_signals();
+	if (dup2(life, 0) < 0)
+		(void)kill(0, SIGKILL);
+	close_from(1);
+#ifdef __linux__
+	(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+	/* The hook may have died before the prctl: then nobody signals. */
+	if (getppid() != hook)
+		(void)kill(0, SIGKILL);
+	for (;;) {
+		n = read(0, &c, 1);
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	(void)kill(0, SIGKILL);
+	_exit(0);
+}
+
+/* Tell the hook why the provider did not start, then end. */
+static void
+child_fail(int report)
+{
+	int e = errno;
+
+	if (write(report, &e, sizeof(e)) < 0) {
+		/* the hook sees exit status 127 then */
+	}
 	_exit(127);
+}
+
+/*
+ * The provider's side: join the guard's group, die with the hook, set
+ * up 0, 1, 2 and EXE_FD, close everything else, and execute the
+ * descriptor whose bytes were approved. Never returns; never executes
+ * the path.
+ */
+static void
+exec_child(const char *root, int exe, int script, char *const argv[],
+    const char **envp, int in, int out, int report, pid_t group, pid_t hook)
+{
+	int src[REPORT_FD + 1], tmp[REPORT_FD + 1], i;
+
+	if (setpgid(0, group) != 0)
+		child_fail(report);
+#ifdef __linux__
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	if (getppid() != hook)
+		_exit(127);
+	default_signals();
+	src[0] = in;
+	src[1] = out;
+	src[2] = open("/dev/null", O_WRONLY);
+	src[EXE_FD] = exe;
+	src[REPORT_FD] = report;
+	if (src[2] < 0)
+		child_fail(report);
+	/* Above every source first, so no dup2 below overwrites one. */
+	for (i = 0; i <= REPORT_FD; i++) {
+		tmp[i] = fcntl(src[i], F_DUPFD, FIRST_FREE_FD + REPORT_FD + 1);
+		if (tmp[i] < 0)
+			child_fail(report);
+	}
+	for (i = 0; i <= REPORT_FD; i++) {
+		if (dup2(tmp[i], i) < 0)
+			child_fail(REPORT_FD < i ? report : tmp[REPORT_FD]);
+	}
+	close_from(FIRST_FREE_FD);
+	/*
+	 * A #! script is read by its interpreter from /dev/fd/3, so that
+	 * descriptor must survive the exec; a binary needs nothing.
+	 */
+	if (fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(EXE_FD, F_SETFD, script ? 0 : FD_CLOEXEC) != 0)
+		child_fail(REPORT_FD);
+	if (chdir(root) != 0)
+		child_fail(REPORT_FD);
+	fexecve(EXE_FD, argv, (char *const *)envp);
+	child_fail(REPORT_FD);
+}
+
+/* After the provider ended: the errno of a failed exec, or 0. */
+static int
+exec_error(int report)
+{
+	int e = 0;
+
+	if (read(report, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		return 0;
+	return e;
 }
 
 void
@@ -655,14 +980,16 @@ pgn_provider_run(const char *home, const char *root,
 	struct sigaction ign, old;
 	struct pollfd pfd[2];
 	struct pgn_buf out;
+	struct exe x = {-1, 0};
 	const char *envp[32];
 	unsigned char *key = NULL;
 	char *req = NULL, chunk[4096];
-	int in[2] = {-1, -1}, op[2] = {-1, -1}, status = 0, done = 0, np;
+	int in[2] = {-1, -1}, op[2] = {-1, -1}, life[2] = {-1, -1};
+	int rep[2] = {-1, -1}, status = 0, done = 0, np, e;
 	int64_t start, deadline, left;
 	size_t reqlen = 0, sent = 0;
 	long limit;
-	pid_t pid = -1, w;
+	pid_t pid = -1, grd = -1, hook = getpid(), w;
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
@@ -672,7 +999,7 @@ pgn_provider_run(const char *home, const char *root,
 		r->status = PGN_PROVIDER_OFF;
 		return;
 	}
-	if (pgn_provider_check(home, root, cfg, &a) != PGN_OK || !a.allowed) {
+	if (check(home, root, cfg, &a, &x) != PGN_OK || !a.allowed) {
 		r->status = PGN_PROVIDER_NOT_ALLOWED;
 		pgn_errf(r->why, sizeof(r->why), "%s", a.why);
 		pgn_approval_release(&a);
@@ -681,7 +1008,9 @@ pgn_provider_run(const char *home, const char *root,
 	limit = cfg->timeout_ms < budget_ms ? cfg->timeout_ms : budget_ms;
 	deadline = start + (limit > 0 ? limit : 0);
 	req = request_json(rq);
-	if (req == NULL || pipe(in) != 0 || pipe(op) != 0 ||
+	if (req == NULL || pipe2(in, O_CLOEXEC) != 0 ||
+	    pipe2(op, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0 ||
+	    pipe2(rep, O_CLOEXEC) != 0 ||
 	    pgn_key_load(home, 0, &key, r->why, sizeof(r->why)) != PGN_OK) {
 		r->status = PGN_PROVIDER_ERROR;
 		goto out;
@@ -691,21 +1020,31 @@ pgn_provider_run(const char *home, const char *root,
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old);
-	pid = fork();
-	if (pid == 0) {
-		close(in[1]);
-		close(op[0]);
-		exec_child(root, a.path, cfg->argv, envp, in[0], op[1]);
+	grd = fork();
+	if (grd == 0)
+		guard(life[0], hook);
+	if (grd < 0) {
+		r->status = PGN_PROVIDER_ERROR;
+		pgn_errf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
+		goto restore;
 	}
+	(void)setpgid(grd, grd);
+	close(life[0]);
+	life[0] = -1;
+	pid = fork();
+	if (pid == 0)
+		exec_child(root, x.fd, x.script, cfg->argv, envp, in[0], op[1],
+		    rep[1], grd, hook);
 	if (pid < 0) {
 		r->status = PGN_PROVIDER_ERROR;
 		pgn_errf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
 		goto restore;
 	}
-	(void)setpgid(pid, pid);
+	(void)setpgid(pid, grd);
 	close(in[0]);
 	close(op[1]);
-	in[0] = op[1] = -1;
+	close(rep[1]);
+	in[0] = op[1] = rep[1] = -1;
 	(void)fcntl(in[1], F_SETFL, O_NONBLOCK);
 	while (!done) {
 		left = deadline - pgn_mono_ms();
@@ -759,11 +1098,17 @@ pgn_provider_run(const char *home, const char *root,
 		}
 		nanosleep(&poll_pause, NULL);
 	}
-	/* The whole group goes, stray children included. */
-	(void)kill(-pid, SIGKILL);
+	/* The whole group goes, guard and stray children included. */
+	(void)kill(-grd, SIGKILL);
 	if (!done || r->status != PGN_PROVIDER_OFF)
 		(void)waitpid(pid, &status, 0);
-	if (done && r->status == PGN_PROVIDER_OFF) {
+	e = exec_error(rep[0]);
+	if (e != 0) {
+		r->status = PGN_PROVIDER_ERROR;
+		pgn_errf(r->why, sizeof(r->why),
+		    "cannot execute the provider from its open file: %s (check its #! line; /proc must be mounted for a script)",
+		    strerror(e));
+	} else if (done && r->status == PGN_PROVIDER_OFF) {
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			r->status = PGN_PROVIDER_CRASHED;
 			pgn_errf(r->why, sizeof(r->why),
@@ -783,6 +1128,11 @@ pgn_provider_run(const char *home, const char *root,
 		}
 	}
 restore:
+	if (grd > 0) {
+		/* Reaped only now: until then its pid cannot be reused. */
+		(void)kill(-grd, SIGKILL);
+		(void)waitpid(grd, NULL, 0);
+	}
 	sigaction(SIGPIPE, &old, NULL);
 out:
 	if (r->status == PGN_PROVIDER_OFF)
@@ -791,14 +1141,12 @@ out:
 		free(r->context);
 		r->context = NULL;
 	}
-	if (in[0] >= 0)
-		close(in[0]);
-	if (in[1] >= 0)
-		close(in[1]);
-	if (op[0] >= 0)
-		close(op[0]);
-	if (op[1] >= 0)
-		close(op[1]);
+	close_pair(in);
+	close_pair(op);
+	close_pair(life);
+	close_pair(rep);
+	if (x.fd >= 0)
+		close(x.fd);
 	if (out.data != NULL)
 		sodium_memzero(out.data, out.cap);
 	pgn_buf_release(&out);
