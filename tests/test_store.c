@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "store_int.h"
 
 static pgn_db *db;   /* the library's handle on h_tmp/pigeon.db */
 static sqlite3 *raw; /* a plain connection to the same file */
@@ -567,6 +568,81 @@ test_send_to_unknown_name_lists_known_names_and_suggests(void)
 	CHECK_INT(sendv("alice", far, 1, "x", 1, 0, 0, sent, 1, &nsent),
 	    PGN_ENOTFOUND);
 	CHECK(strstr(pgn_errmsg(db), "Did you mean") == NULL);
+	teardown();
+}
+
+/*
+ * A real step error inside the agent listing: SQLite's progress handler
+ * interrupts a statement whose text is pgn_sql_agent_names while it runs,
+ * so sqlite3_step returns SQLITE_INTERRUPT there and nowhere else.
+ */
+static int
+interrupt_agent_names(void *arg)
+{
+	sqlite3_stmt *p = NULL;
+	int *hits = arg;
+
+	while ((p = sqlite3_next_stmt(db->sql, p)) != NULL) {
+		if (sqlite3_stmt_busy(p) &&
+		    strcmp(sqlite3_sql(p), pgn_sql_agent_names) == 0) {
+			(*hits)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+test_send_to_all_fails_whole_when_listing_agents_fails(void)
+{
+	static const char *const to[] = {"bob", "all"};
+	struct pgn_sent sent[8];
+	size_t nsent = 9;
+	int hits = 0;
+
+	setup();
+	add("alice");
+	add("bob");
+	add("carol");
+	sqlite3_progress_handler(db->sql, 1, interrupt_agent_names, &hits);
+	/* Before the fix this queued for bob alone and returned PGN_OK. */
+	CHECK_INT(sendv("alice", to, 2, "standup", 7, 0, 0, sent, 8, &nsent),
+	    PGN_EDB);
+	sqlite3_progress_handler(db->sql, 0, NULL, NULL);
+	CHECK(hits > 0);
+	CHECK_CONTAINS(pgn_errmsg(db), "listing agents");
+	CHECK_CONTAINS(pgn_errmsg(db), "interrupted");
+	CHECK_INT(nsent, 0);
+	CHECK_INT(N_MESSAGES, 0);
+	CHECK_INT(COUNT("SELECT count(*) FROM journal WHERE kind = 'sent'"), 0);
+	/* the same send goes through once the listing works */
+	CHECK_INT(sendv("alice", to, 2, "standup", 7, 0, 0, sent, 8, &nsent),
+	    PGN_OK);
+	CHECK_INT(nsent, 2);
+	CHECK_INT(N_MESSAGES, 2);
+	teardown();
+}
+
+static void
+test_unknown_name_reports_a_failed_listing_not_no_agents(void)
+{
+	static const char *const to[] = {"bobb"};
+	struct pgn_sent sent[1];
+	size_t nsent = 0;
+	int hits = 0;
+
+	setup();
+	add("bob");
+	sqlite3_progress_handler(db->sql, 1, interrupt_agent_names, &hits);
+	/* Before the fix: PGN_ENOTFOUND, "known: none", a false account. */
+	CHECK_INT(sendv("alice", to, 1, "typo", 4, 0, 0, sent, 1, &nsent),
+	    PGN_EDB);
+	sqlite3_progress_handler(db->sql, 0, NULL, NULL);
+	CHECK(hits > 0);
+	CHECK_CONTAINS(pgn_errmsg(db), "listing agents");
+	CHECK(strstr(pgn_errmsg(db), "known: none") == NULL);
+	CHECK_INT(N_MESSAGES, 0);
+	CHECK_INT(N_AGENTS, 1);
 	teardown();
 }
 
@@ -1263,6 +1339,8 @@ static const struct h_test tests[] = {
     H_TEST(test_send_with_create_makes_the_unknown_agent),
     H_TEST(test_send_to_unknown_name_lists_known_names_and_suggests),
     H_TEST(test_send_is_all_or_nothing_when_one_recipient_is_unknown),
+    H_TEST(test_send_to_all_fails_whole_when_listing_agents_fails),
+    H_TEST(test_unknown_name_reports_a_failed_listing_not_no_agents),
     H_TEST(test_send_reply_to_must_name_a_message_of_the_scope),
     H_TEST(test_send_body_limits),
     H_TEST(test_send_refuses_bad_names_naming_the_rule),

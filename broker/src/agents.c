@@ -11,6 +11,9 @@
 const char pgn_sql_agent_names[] =
     "SELECT id, name FROM agent WHERE scope_id = ?1 AND removed_ms IS NULL "
     "ORDER BY name";
+/* Generated names drawn before giving up (names.c adds a number from 8). */
+#define PGN_FRESH_NAME_TRIES 64
+
 static const char SQL_AGENT_ADD[] =
     "INSERT INTO agent(scope_id, name, created_ms) VALUES (?1, ?2, ?3)";
 static const char SQL_AGENT_RENAME[] =
@@ -33,19 +36,11 @@ pgn_status
 pgn_agent_insert(pgn_db *db, int64_t sid, const char *name, const char *why,
     int64_t now, int64_t *id)
 {
-	sqlite3_stmt *st = NULL;
 	pgn_status rc;
 
-	rc = pgn_prepare(db, SQL_AGENT_ADD, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, sid);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 2, name);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 3, now);
-	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "adding an agent");
-	pgn_finish(db, st);
+	*id = 0;
+	rc = pgn_exec(db, SQL_AGENT_ADD, "adding an agent", PGN_I(sid),
+	    PGN_T(name), PGN_I(now));
 	if (rc != PGN_OK)
 		return rc;
 	*id = sqlite3_last_insert_rowid(db->sql);
@@ -69,8 +64,9 @@ pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 	pgn_buf_init(&known, 512);
 	rc = pgn_prepare(db, pgn_sql_agent_names, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, sid);
-	while (rc == PGN_OK && sqlite3_step(st) == SQLITE_ROW) {
+		rc = pgn_bind(db, st, PGN_I(sid));
+	/* A step error is no end of rows: it would read "known: none". */
+	while (pgn_next_row(db, st, &rc, "listing agents")) {
 		s = (const char *)sqlite3_column_text(st, 1);
 		if (s == NULL)
 			continue;
@@ -85,13 +81,12 @@ pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 	pgn_finish(db, st);
 	if (rc == PGN_OK) {
 		rc = pgn_fail(db, PGN_ENOTFOUND,
-		    "no agent '%s' in scope '%s'"
-		    " (known: %s).%s%s%s%s",
-		    name, PGN_SCOPE_LABEL(db), n ? known.data : "none",
+		    "no agent '%s' in scope '%s' (known: %s).%s%s%s%s", name,
+		    PGN_SCOPE_LABEL(db), n ? known.data : "none",
 		    best[0] ? " Did you mean '" : "", best, best[0] ? "'?" : "",
-		    sending ? " --create queues it "
-		              "for an agent that will appear later" :
-		              " See pigeon agents");
+		    sending ?
+		        " --create queues it for an agent that will appear later" :
+		        " See pigeon agents");
 	}
 	pgn_buf_release(&known);
 	return rc;
@@ -104,12 +99,12 @@ pgn_need_agent(pgn_db *db, const char *name, int any, int64_t *id)
 	int64_t sid;
 	pgn_status rc;
 
+	*id = 0;
 	rc = pgn_scope_id(db, 0, &sid);
 	if (rc == PGN_ENOTFOUND)
 		return pgn_fail(db, rc,
-		    "no agent '%s' in scope '%s' (known: "
-		    "none)",
-		    name, PGN_SCOPE_LABEL(db));
+		    "no agent '%s' in scope '%s' (known: none)", name,
+		    PGN_SCOPE_LABEL(db));
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_agent_id(db, sid, name, any, id);
@@ -141,7 +136,6 @@ agents_tx(pgn_db *db, void *arg)
 	sqlite3_stmt *st = NULL;
 	int64_t sid;
 	pgn_status rc;
-	int r = SQLITE_DONE;
 
 	pgn_agents_release(out);
 	rc = pgn_scope_id(db, 0, &sid);
@@ -151,8 +145,8 @@ agents_tx(pgn_db *db, void *arg)
 		return rc;
 	rc = pgn_prepare(db, SQL_AGENT_LIST, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, sid);
-	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = pgn_bind(db, st, PGN_I(sid));
+	while (pgn_next_row(db, st, &rc, "listing agents")) {
 		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
 		        sizeof(*out->v))) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
@@ -168,8 +162,6 @@ agents_tx(pgn_db *db, void *arg)
 		if (x->name == NULL || x->hosts == NULL)
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
-	if (rc == PGN_OK && r != SQLITE_DONE)
-		rc = pgn_fail_sql(db, r, "listing agents");
 	pgn_finish(db, st);
 	return rc;
 }
@@ -204,9 +196,8 @@ add_tx(pgn_db *db, void *arg)
 	rc = pgn_agent_id(db, sid, c->a, 0, &id);
 	if (rc == PGN_OK)
 		return pgn_fail(db, PGN_EEXIST,
-		    "agent '%s' already exists in "
-		    "scope '%s'",
-		    c->a, PGN_SCOPE_LABEL(db));
+		    "agent '%s' already exists in scope '%s'", c->a,
+		    PGN_SCOPE_LABEL(db));
 	if (rc != PGN_ENOTFOUND)
 		return rc;
 	return pgn_agent_insert(db, sid, c->a, "added", pgn_now_ms(), &id);
@@ -229,7 +220,6 @@ rename_tx(pgn_db *db, void *arg)
 {
 	struct agent_ctx *c = arg;
 	struct pgn_buf why;
-	sqlite3_stmt *st = NULL;
 	int64_t sid, id, other;
 	pgn_status rc;
 
@@ -242,19 +232,12 @@ rename_tx(pgn_db *db, void *arg)
 	rc = pgn_agent_id(db, sid, c->b, 0, &other);
 	if (rc == PGN_OK)
 		return pgn_fail(db, PGN_EEXIST,
-		    "agent '%s' already exists in "
-		    "scope '%s'",
-		    c->b, PGN_SCOPE_LABEL(db));
+		    "agent '%s' already exists in scope '%s'", c->b,
+		    PGN_SCOPE_LABEL(db));
 	if (rc != PGN_ENOTFOUND)
 		return rc;
-	rc = pgn_prepare(db, SQL_AGENT_RENAME, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, id);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 2, c->b);
-	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "renaming an agent");
-	pgn_finish(db, st);
+	rc = pgn_exec(db, SQL_AGENT_RENAME, "renaming an agent", PGN_I(id),
+	    PGN_T(c->b));
 	if (rc != PGN_OK)
 		return rc;
 	pgn_buf_init(&why, 2 * PGN_MAX_NAME + 16);
@@ -279,9 +262,7 @@ pgn_agent_rename(pgn_db *db, const char *from, const char *to)
 		return rc;
 	if (strcmp(c.a, c.b) == 0)
 		return pgn_fail(db, PGN_EINVAL,
-		    "agent '%s' already has that "
-		    "name",
-		    c.a);
+		    "agent '%s' already has that name", c.a);
 	return pgn_tx(db, rename_tx, &c);
 }
 
@@ -300,15 +281,14 @@ rm_tx(pgn_db *db, void *arg)
 		return rc;
 	if (n > 0)
 		return pgn_fail(db, PGN_EFULL,
-		    "agent '%s' still has %lld "
-		    "queued message%s: read them first (pigeon read --agent "
-		    "%s)",
+		    "agent '%s' still has %lld queued message%s: read them first (pigeon read --agent %s)",
 		    c->a, (long long)n, n == 1 ? "" : "s", c->a);
 	now = pgn_now_ms();
-	rc = pgn_exec_id(db, SQL_AGENT_REMOVE, id, now, "removing an agent");
+	rc = pgn_exec(db, SQL_AGENT_REMOVE, "removing an agent", PGN_I(id),
+	    PGN_I(now));
 	if (rc == PGN_OK)
-		rc = pgn_exec_id(db, SQL_SESSION_DROP, id, 0,
-		    "unbinding sessions");
+		rc = pgn_exec(db, SQL_SESSION_DROP, "unbinding sessions",
+		    PGN_I(id));
 	if (rc == PGN_OK)
 		rc = pgn_journal_add(db, id, "removed", 0, NULL, NULL, now);
 	return rc;
@@ -334,7 +314,7 @@ pgn_fresh_name(pgn_db *db, int64_t sid, char out[PGN_MAX_NAME + 1])
 	int64_t id;
 	pgn_status rc;
 
-	for (attempt = 0; attempt < 64; attempt++) {
+	for (attempt = 0; attempt < PGN_FRESH_NAME_TRIES; attempt++) {
 		pgn_name_generate(out, attempt);
 		rc = pgn_agent_id(db, sid, out, 0, &id);
 		if (rc == PGN_ENOTFOUND)
@@ -342,8 +322,6 @@ pgn_fresh_name(pgn_db *db, int64_t sid, char out[PGN_MAX_NAME + 1])
 		if (rc != PGN_OK)
 			return rc;
 	}
-	return pgn_fail(db, PGN_EEXIST,
-	    "no free generated name in scope "
-	    "'%s'",
+	return pgn_fail(db, PGN_EEXIST, "no free generated name in scope '%s'",
 	    PGN_SCOPE_LABEL(db));
 }

@@ -48,31 +48,25 @@ pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
 	unsigned char prev[PGN_HASH_BYTES] = {0};
 	int64_t n = 0;
 	pgn_status rc;
-	int r;
 
 	rc = pgn_prepare(db, SQL_HEAD_GET, &st);
-	if (rc != PGN_OK)
-		return rc;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading the audit head");
+	if (rc == PGN_OK) {
 		n = sqlite3_column_int64(st, 0);
 		if (sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES)
 			memcpy(prev, sqlite3_column_blob(st, 1),
 			    PGN_HASH_BYTES);
-	} else if (r != SQLITE_DONE) {
-		rc = pgn_fail_sql(db, r, "reading the audit head");
 	}
 	pgn_finish(db, st);
-	st = NULL;
+	if (rc == PGN_ENOTFOUND)
+		rc = PGN_OK; /* the first delivery */
 	if (rc != PGN_OK)
 		return rc;
 
 	memset(&d, 0, sizeof(d));
-	rc = pgn_prepare(db, SQL_DELIVERY_NEXT, &st);
-	if (rc == PGN_OK)
-		rc = pgn_query_i64(db, st, &d.id, "numbering a delivery");
-	pgn_finish(db, st);
-	st = NULL;
+	rc = pgn_select_i64(db, SQL_DELIVERY_NEXT, &d.id,
+	    "numbering a delivery", PGN_NONE);
 	if (rc != PGN_OK)
 		return rc;
 	d.message_id = m->id;
@@ -89,54 +83,15 @@ pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
 	d.body = m->body;
 	pgn_chain_hash(prev, &d, d.hash);
 
-	rc = pgn_prepare(db, SQL_DELIVERY_ADD, &st);
+	rc = pgn_exec(db, SQL_DELIVERY_ADD, "writing the audit", PGN_I(d.id),
+	    PGN_I(d.message_id), PGN_T(d.scope), PGN_T(d.sender),
+	    PGN_T(d.recipient), PGN_T(d.body), PGN_I(d.created_ms),
+	    PGN_I(d.reply_to), PGN_I(d.delivered_ms), PGN_T(d.session),
+	    PGN_T(d.host), PGN_T(d.route), PGN_I(d.bytes),
+	    PGN_B(d.hash, PGN_HASH_BYTES));
 	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, d.id);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 2, d.message_id);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 3, d.scope);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 4, d.sender);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 5, d.recipient);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 6, d.body);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 7, d.created_ms);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 8, d.reply_to);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 9, d.delivered_ms);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 10, d.session);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 11, d.host);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 12, d.route);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 13, d.bytes);
-	if (rc == PGN_OK &&
-	    sqlite3_bind_blob(st, 14, d.hash, PGN_HASH_BYTES, SQLITE_STATIC) !=
-	        SQLITE_OK)
-		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
-	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "writing the audit");
-	pgn_finish(db, st);
-	st = NULL;
-	if (rc != PGN_OK)
-		return rc;
-
-	rc = pgn_prepare(db, SQL_HEAD_PUT, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, n + 1);
-	if (rc == PGN_OK &&
-	    sqlite3_bind_blob(st, 2, d.hash, PGN_HASH_BYTES, SQLITE_STATIC) !=
-	        SQLITE_OK)
-		rc = pgn_fail_sql(db, sqlite3_errcode(db->sql), "binding");
-	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "writing the audit head");
-	pgn_finish(db, st);
+		rc = pgn_exec(db, SQL_HEAD_PUT, "writing the audit head",
+		    PGN_I(n + 1), PGN_B(d.hash, PGN_HASH_BYTES));
 	return rc;
 }
 
@@ -201,9 +156,8 @@ collect(pgn_db *db, sqlite3_stmt *st, struct pgn_deliveries *out)
 {
 	struct pgn_delivery *x;
 	pgn_status rc = PGN_OK;
-	int r;
 
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	while (pgn_next_row(db, st, &rc, "reading the audit")) {
 		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
 		        sizeof(*out->v)))
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");
@@ -211,8 +165,6 @@ collect(pgn_db *db, sqlite3_stmt *st, struct pgn_deliveries *out)
 		if (!delivery_row(st, x))
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
-	if (r != SQLITE_DONE)
-		rc = pgn_fail_sql(db, r, "reading the audit");
 	return rc;
 }
 
@@ -229,15 +181,10 @@ audit_list_tx(pgn_db *db, void *arg)
 	limit = f->limit ? f->limit : PGN_DEFAULT_LIST;
 	rc = pgn_prepare(db, SQL_DELIVERY_LIST, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 1, db->scope);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 2, f->recipient ? c->rcpt : NULL);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 3, f->sender ? c->sender : NULL);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 4, f->since_ms);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 5, (int64_t)limit);
+		rc = pgn_bind(db, st, PGN_T(db->scope),
+		    PGN_T(f->recipient ? c->rcpt : NULL),
+		    PGN_T(f->sender ? c->sender : NULL), PGN_I(f->since_ms),
+		    PGN_I((int64_t)limit));
 	if (rc == PGN_OK)
 		rc = collect(db, st, c->out);
 	pgn_finish(db, st);
@@ -284,14 +231,13 @@ audit_get_tx(pgn_db *db, void *arg)
 	pgn_deliveries_release(c->out);
 	rc = pgn_prepare(db, SQL_DELIVERY_GET, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, c->id);
+		rc = pgn_bind(db, st, PGN_I(c->id));
 	if (rc == PGN_OK)
 		rc = collect(db, st, c->out);
 	pgn_finish(db, st);
 	if (rc == PGN_OK && c->out->n == 0)
 		rc = pgn_fail(db, PGN_ENOTFOUND,
-		    "no delivery %lld in the "
-		    "audit; list them with pigeon audit",
+		    "no delivery %lld in the audit; list them with pigeon audit",
 		    (long long)c->id);
 	return rc;
 }
@@ -321,12 +267,12 @@ verify_tx(pgn_db *db, void *arg)
 	unsigned char prev[PGN_HASH_BYTES] = {0}, h[PGN_HASH_BYTES];
 	int64_t n = 0, head_n = 0;
 	pgn_status rc;
-	int r, have_head = 0, ok;
+	int have_head = 0, ok;
 
 	*c->checked = 0;
 	*c->bad = 0;
 	rc = pgn_prepare(db, SQL_DELIVERY_ALL, &st);
-	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+	while (pgn_next_row(db, st, &rc, "reading the audit")) {
 		ok = delivery_row(st, &x);
 		if (ok) {
 			pgn_chain_hash(prev, &x, h);
@@ -348,9 +294,7 @@ verify_tx(pgn_db *db, void *arg)
 		if (ok == 3) {
 			*c->bad = x.id;
 			rc = pgn_fail(db, PGN_ETAMPER,
-			    "audit row %lld does "
-			    "not match its hash: it or the row before it was "
-			    "edited, deleted or reordered",
+			    "audit row %lld does not match its hash: it or the row before it was edited, deleted or reordered",
 			    (long long)x.id);
 			break;
 		}
@@ -358,49 +302,39 @@ verify_tx(pgn_db *db, void *arg)
 		n++;
 		*c->checked = n;
 	}
-	if (rc == PGN_OK && r != SQLITE_DONE)
-		rc = pgn_fail_sql(db, r, "reading the audit");
 	pgn_finish(db, st);
 	st = NULL;
 	if (rc != PGN_OK)
 		return rc;
+	ok = 0;
 	rc = pgn_prepare(db, SQL_HEAD_GET, &st);
-	if (rc != PGN_OK)
-		return rc;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading the audit head");
+	if (rc == PGN_OK) {
 		have_head = 1;
 		head_n = sqlite3_column_int64(st, 0);
 		ok = sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES &&
 		    sodium_memcmp(sqlite3_column_blob(st, 1), prev,
 		        PGN_HASH_BYTES) == 0;
-	} else {
-		ok = r == SQLITE_DONE;
-		if (!ok)
-			rc = pgn_fail_sql(db, r, "reading the audit head");
 	}
 	pgn_finish(db, st);
+	if (rc == PGN_ENOTFOUND)
+		rc = PGN_OK; /* no head: nothing was ever delivered */
 	if (rc != PGN_OK)
 		return rc;
 	if ((have_head && (head_n != n || !ok)) || (!have_head && n > 0)) {
 		*c->bad = n + 1;
 		return pgn_fail(db, PGN_ETAMPER,
-		    "the audit holds %lld rows "
-		    "but its head records %lld and another last hash: rows "
-		    "were deleted or added at the end",
+		    "the audit holds %lld rows but its head records %lld and another last hash: rows were deleted or added at the end",
 		    (long long)n, (long long)head_n);
 	}
 	/* Every delivered message has its row: a wiped audit shows. */
-	rc = pgn_prepare(db, SQL_DELIVERED_COUNT, &st);
-	if (rc == PGN_OK)
-		rc = pgn_query_i64(db, st, &head_n, "counting deliveries");
-	pgn_finish(db, st);
+	rc = pgn_select_i64(db, SQL_DELIVERED_COUNT, &head_n,
+	    "counting deliveries", PGN_NONE);
 	if (rc == PGN_OK && head_n != n) {
 		*c->bad = n + 1;
 		rc = pgn_fail(db, PGN_ETAMPER,
-		    "%lld messages are marked "
-		    "delivered but the audit holds %lld rows: audit rows were "
-		    "deleted",
+		    "%lld messages are marked delivered but the audit holds %lld rows: audit rows were deleted",
 		    (long long)head_n, (long long)n);
 	}
 	return rc;

@@ -15,6 +15,11 @@ static const char SQL_HEALTH[] =
     "(SELECT count(*) FROM message WHERE delivered_ms IS NULL), "
     "(SELECT count(*) FROM delivery), (SELECT count(*) FROM journal)";
 
+static const char SQL_INTEGRITY[] = "PRAGMA integrity_check(1)";
+static const char SQL_PAGE_SIZE[] = "PRAGMA page_size";
+static const char SQL_PAGE_COUNT[] = "PRAGMA page_count";
+static const char SQL_FREELIST_COUNT[] = "PRAGMA freelist_count";
+
 void
 pgn_health_release(struct pgn_health *h)
 {
@@ -25,63 +30,51 @@ pgn_health_release(struct pgn_health *h)
 }
 
 static pgn_status
-pragma_i64(pgn_db *db, const char *sql, int64_t *out)
-{
-	sqlite3_stmt *st = NULL;
-	pgn_status rc;
-
-	rc = pgn_prepare(db, sql, &st);
-	if (rc == PGN_OK)
-		rc = pgn_query_i64(db, st, out, "reading the database size");
-	pgn_finish(db, st);
-	return rc;
-}
-
-static pgn_status
 health_tx(pgn_db *db, void *arg)
 {
 	struct pgn_health *h = arg;
 	sqlite3_stmt *st = NULL;
 	pgn_status rc;
-	int r;
 
 	pgn_health_release(h);
 	rc = pgn_db_user_version(db, &h->schema_version);
 	if (rc == PGN_OK)
-		rc = pgn_prepare(db, "PRAGMA integrity_check(1)", &st);
+		rc = pgn_prepare(db, SQL_INTEGRITY, &st);
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "checking integrity");
 	if (rc == PGN_OK) {
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW)
-			h->integrity = pgn_col_text(st, 0);
-		else
-			rc = pgn_fail_sql(db, r, "checking integrity");
-		if (rc == PGN_OK && h->integrity == NULL)
+		h->integrity = pgn_col_text(st, 0);
+		if (h->integrity == NULL)
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
 	pgn_finish(db, st);
 	st = NULL;
 	if (rc == PGN_OK)
-		rc = pragma_i64(db, "PRAGMA page_size", &h->page_size);
+		rc = pgn_select_i64(db, SQL_PAGE_SIZE, &h->page_size,
+		    "reading the database size", PGN_NONE);
 	if (rc == PGN_OK)
-		rc = pragma_i64(db, "PRAGMA page_count", &h->pages);
+		rc = pgn_select_i64(db, SQL_PAGE_COUNT, &h->pages,
+		    "reading the database size", PGN_NONE);
 	if (rc == PGN_OK)
-		rc = pragma_i64(db, "PRAGMA freelist_count", &h->free_pages);
+		rc = pgn_select_i64(db, SQL_FREELIST_COUNT, &h->free_pages,
+		    "reading the database size", PGN_NONE);
 	if (rc == PGN_OK)
 		rc = pgn_prepare(db, SQL_HEALTH, &st);
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "counting rows");
 	if (rc == PGN_OK) {
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW) {
-			h->scopes = sqlite3_column_int64(st, 0);
-			h->agents = sqlite3_column_int64(st, 1);
-			h->sessions = sqlite3_column_int64(st, 2);
-			h->queued = sqlite3_column_int64(st, 3);
-			h->deliveries = sqlite3_column_int64(st, 4);
-			h->journal = sqlite3_column_int64(st, 5);
-		} else {
-			rc = pgn_fail_sql(db, r, "counting rows");
-		}
+		h->scopes = sqlite3_column_int64(st, 0);
+		h->agents = sqlite3_column_int64(st, 1);
+		h->sessions = sqlite3_column_int64(st, 2);
+		h->queued = sqlite3_column_int64(st, 3);
+		h->deliveries = sqlite3_column_int64(st, 4);
+		h->journal = sqlite3_column_int64(st, 5);
 	}
 	pgn_finish(db, st);
+	/* Both statements always yield one row; none is SQLite misbehaving. */
+	if (rc == PGN_ENOTFOUND)
+		rc = pgn_fail(db, PGN_EDB,
+		    "checking the database: a query that always yields a row yielded none");
 	return rc;
 }
 

@@ -19,7 +19,7 @@ static const char SQL_MSG_IN_SCOPE[] =
     "SELECT 1 FROM message WHERE id = ?1 AND scope_id = ?2";
 static const char SQL_MSG_ADD[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
-    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))";
 
 void
 pgn_msgs_release(struct pgn_msgs *m)
@@ -111,8 +111,10 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 		if (strcmp(c->to[i], "all") == 0) {
 			rc = pgn_prepare(db, pgn_sql_agent_names, &st);
 			if (rc == PGN_OK)
-				rc = pgn_bind_i64(db, st, 1, sid);
-			while (rc == PGN_OK && sqlite3_step(st) == SQLITE_ROW) {
+				rc = pgn_bind(db, st, PGN_I(sid));
+			/* A step error is no end of rows: fewer recipients
+			 * would commit (defects.md 25). */
+			while (pgn_next_row(db, st, &rc, "listing agents")) {
 				id = sqlite3_column_int64(st, 0);
 				if (id != from_id)
 					rc = add_rcpt(db, c, id,
@@ -126,9 +128,7 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 		rc = pgn_agent_id(db, sid, c->to[i], 0, &id);
 		if (rc == PGN_ENOTFOUND && req->create)
 			rc = pgn_agent_insert(db, sid, c->to[i],
-			    "created by "
-			    "--create",
-			    now, &id);
+			    "created by --create", now, &id);
 		else if (rc == PGN_ENOTFOUND)
 			rc = pgn_fail_unknown(db, sid, c->to[i], 1);
 		if (rc == PGN_OK)
@@ -136,8 +136,7 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 	}
 	if (rc == PGN_OK && c->nrcpt == 0)
 		rc = pgn_fail(db, PGN_ENOTFOUND,
-		    "'all' names no other agent "
-		    "in scope '%s'",
+		    "'all' names no other agent in scope '%s'",
 		    PGN_SCOPE_LABEL(db));
 	return rc;
 }
@@ -170,20 +169,11 @@ send_tx(pgn_db *db, void *arg)
 		return pgn_fail(db, PGN_ETOOBIG, "%zu recipients: at most %zu",
 		    c->nrcpt, c->maxsent);
 	if (req->reply_to != 0) {
-		rc = pgn_prepare(db, SQL_MSG_IN_SCOPE, &st);
-		if (rc == PGN_OK)
-			rc = pgn_bind_i64(db, st, 1, req->reply_to);
-		if (rc == PGN_OK)
-			rc = pgn_bind_i64(db, st, 2, sid);
-		if (rc == PGN_OK)
-			rc = pgn_query_i64(db, st, &n, "reading a message");
-		pgn_finish(db, st);
-		st = NULL;
+		rc = pgn_select_i64(db, SQL_MSG_IN_SCOPE, &n,
+		    "reading a message", PGN_I(req->reply_to), PGN_I(sid));
 		if (rc == PGN_ENOTFOUND)
 			return pgn_fail(db, PGN_EINVAL,
-			    "--reply-to %lld: no "
-			    "such message in scope '%s'; check the id with "
-			    "pigeon inbox or pigeon audit",
+			    "--reply-to %lld: no such message in scope '%s'; check the id with pigeon inbox or pigeon audit",
 			    (long long)req->reply_to, PGN_SCOPE_LABEL(db));
 		if (rc != PGN_OK)
 			return rc;
@@ -195,30 +185,15 @@ send_tx(pgn_db *db, void *arg)
 			return rc;
 		if (n >= PGN_MAX_PENDING)
 			return pgn_fail(db, PGN_EFULL,
-			    "agent '%s' already has "
-			    "%lld messages waiting (the cap is %d); nothing "
-			    "was sent: wait until it reads them",
+			    "agent '%s' already has %lld messages waiting (the cap is %d); nothing was sent: wait until it reads them",
 			    c->rcpt[i].name, (long long)n, PGN_MAX_PENDING);
 	}
 	rc = pgn_prepare(db, SQL_MSG_ADD, &st);
 	for (i = 0; rc == PGN_OK && i < c->nrcpt; i++) {
 		sqlite3_reset(st);
-		rc = pgn_bind_i64(db, st, 1, sid);
-		if (rc == PGN_OK)
-			rc = pgn_bind_text(db, st, 2, c->from);
-		if (rc == PGN_OK)
-			rc = pgn_bind_i64(db, st, 3, c->rcpt[i].id);
-		if (rc == PGN_OK &&
-		    sqlite3_bind_text(st, 4, req->body, (int)req->body_len,
-		        SQLITE_STATIC) != SQLITE_OK)
-			rc = pgn_fail_sql(db, sqlite3_errcode(db->sql),
-			    "binding");
-		if (rc == PGN_OK)
-			rc = pgn_bind_i64(db, st, 5, now);
-		if (rc == PGN_OK)
-			rc = req->reply_to ?
-			    pgn_bind_i64(db, st, 6, req->reply_to) :
-			    pgn_bind_text(db, st, 6, NULL);
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(c->from),
+		    PGN_I(c->rcpt[i].id), PGN_S(req->body, req->body_len),
+		    PGN_I(now), PGN_I(req->reply_to));
 		if (rc == PGN_OK)
 			rc = pgn_step_done(db, st, "queueing a message");
 		if (rc != PGN_OK)
@@ -252,35 +227,27 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 	c.nsent = nsent;
 	if (req->body_len > PGN_MAX_BODY)
 		return pgn_fail(db, PGN_ETOOBIG,
-		    "message body is %zu bytes, "
-		    "over the limit of %d: write it to a file and send the "
-		    "file's path",
+		    "message body is %zu bytes, over the limit of %d: write it to a file and send the file's path",
 		    req->body_len, PGN_MAX_BODY);
 	if (req->body_len == 0)
 		return pgn_fail(db, PGN_EINVAL,
-		    "message body is empty: give the "
-		    "text as arguments or on standard input");
+		    "message body is empty: give the text as arguments or on standard input");
 	if (memchr(req->body, '\0', req->body_len) != NULL)
 		return pgn_fail(db, PGN_EINVAL,
-		    "message body contains a NUL "
-		    "byte: send text");
+		    "message body contains a NUL byte: send text");
 	if (!pgn_utf8_valid(req->body, req->body_len))
 		return pgn_fail(db, PGN_EINVAL,
-		    "message body is not valid "
-		    "UTF-8: send text");
+		    "message body is not valid UTF-8: send text");
 	if (req->nto == 0)
 		return pgn_fail(db, PGN_EINVAL,
-		    "no recipient: name one with "
-		    "--to");
+		    "no recipient: name one with --to");
 	if (req->nto > PGN_MAX_RECIPIENTS)
 		return pgn_fail(db, PGN_ETOOBIG,
-		    "%zu recipients: at most %d "
-		    "names in one send",
-		    req->nto, PGN_MAX_RECIPIENTS);
+		    "%zu recipients: at most %d names in one send", req->nto,
+		    PGN_MAX_RECIPIENTS);
 	if (req->reply_to < 0)
 		return pgn_fail(db, PGN_EINVAL,
-		    "--reply-to must be a message "
-		    "id");
+		    "--reply-to must be a message id");
 	rc = pgn_check_name(db, "sender", req->from, c.from);
 	if (rc != PGN_OK)
 		return rc;
@@ -317,7 +284,6 @@ inbox_tx(pgn_db *db, void *arg)
 	sqlite3_stmt *st = NULL;
 	int64_t aid;
 	pgn_status rc;
-	int r;
 
 	pgn_msgs_release(c->out);
 	rc = pgn_need_agent(db, c->agent, 0, &aid);
@@ -325,13 +291,9 @@ inbox_tx(pgn_db *db, void *arg)
 		return rc;
 	rc = pgn_prepare(db, pgn_sql_queued, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, aid);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 2, PGN_MAX_LIST);
-	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+		rc = pgn_bind(db, st, PGN_I(aid), PGN_I(PGN_MAX_LIST));
+	while (pgn_next_row(db, st, &rc, "reading the inbox"))
 		rc = pgn_msgs_push(db, c->out, st);
-	if (rc == PGN_OK && r != SQLITE_DONE)
-		rc = pgn_fail_sql(db, r, "reading the inbox");
 	pgn_finish(db, st);
 	return rc;
 }
