@@ -111,4 +111,41 @@ test_case '--project on a missing directory, or a file, exits 2' '
 	sql_is "SELECT count(*) FROM scope" 3
 '
 
+test_case 'a FIFO as a worktree commondir: the CLI answers at once, in the worktree scope' '
+	git init -q fifo-main &&
+	git -C fifo-main commit -q --allow-empty -m init &&
+	git -C fifo-main worktree add -q "$TEST_DIR/fifo-wt" &&
+	cd fifo-wt &&
+	common=$(sed -n "s/^gitdir: //p" .git)/commondir &&
+	rm "$common" && mkfifo "$common" &&
+	expect_code 0 timeout 5 pigeon agent add fred >out &&
+	grep -q "added fred" out &&
+	expect_code 0 timeout 5 pigeon agents --json >out &&
+	jq -e "map(.name) == [\"fred\"]" out >/dev/null &&
+	sql_is "SELECT root FROM scope WHERE id = (SELECT scope_id FROM agent
+		WHERE name = ${SQ}fred${SQ})" "$TEST_DIR/fifo-wt" &&
+	fixture_payload "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    "$TEST_DIR/fifo-wt" fifo0 >in.json &&
+	t0=$(date +%s%N) &&
+	expect_code 0 timeout 5 pigeon-hook claude SessionStart <in.json >out &&
+	ms=$(( ($(date +%s%N) - t0) / 1000000 )) &&
+	test_note "hook with a FIFO commondir: $ms ms" &&
+	test "$ms" -lt 1000 &&
+	grep -q "in scope $TEST_DIR/fifo-wt" out &&
+	test -p "$common"
+'
+
+test_case 'a FIFO as .git: the hook answers at once, no marker there' '
+	mkdir -p fifo-git/sub && mkfifo fifo-git/.git &&
+	fixture_payload "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    "$TEST_DIR/fifo-git/sub" fifo1 >in.json &&
+	t0=$(date +%s%N) &&
+	expect_code 0 timeout 5 pigeon-hook claude SessionStart <in.json >out &&
+	ms=$(( ($(date +%s%N) - t0) / 1000000 )) &&
+	test_note "hook with a FIFO .git: $ms ms" &&
+	test "$ms" -lt 1000 &&
+	grep -q "in scope global" out &&
+	! grep -v "status=ok" "$PIGEON_HOME/hook.log"
+'
+
 test_done

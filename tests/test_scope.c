@@ -7,9 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "pgn_int.h"
+
+#define SCOPE_ALARM_S 5 /* a read that blocks this long fails the test */
+
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* out = h_tmp/rel */
 static void
@@ -249,6 +262,169 @@ test_scope_follows_symlinked_dir_to_its_repository(void)
 	CHECK_SCOPE("alias", "repo");
 }
 
+/* Scope of h_tmp/rel is h_tmp/want, found within a second (never waits). */
+static void
+check_scope_promptly(const char *rel, const char *want, const char *file,
+    int line)
+{
+	long long t0 = mono_ms();
+
+	/* Should it block, SIGALRM ends the test run with a failure. */
+	alarm(SCOPE_ALARM_S);
+	check_scope(rel, want, file, line);
+	alarm(0);
+	h_check(mono_ms() - t0 < 1000, file, line, "found within 1 s");
+}
+
+#define CHECK_SCOPE_PROMPTLY(rel, want)                                        \
+	check_scope_promptly((rel), (want), __FILE__, __LINE__)
+
+static void
+make_fifo(const char *rel)
+{
+	char path[PATH_MAX];
+
+	at(path, sizeof(path), rel);
+	REQUIRE(mkfifo(path, 0600) == 0);
+}
+
+static void
+test_scope_with_fifo_as_commondir_is_the_worktree_without_waiting(void)
+{
+	char path[PATH_MAX];
+
+	make_worktree("gitdir: ../main/.git/worktrees/wt\n");
+	at(path, sizeof(path), "main/.git/worktrees/wt/commondir");
+	REQUIRE(unlink(path) == 0);
+	make_fifo("main/.git/worktrees/wt/commondir");
+	/* Unreadable as a marker: the directory holding .git, as documented. */
+	CHECK_SCOPE_PROMPTLY("wt", "wt");
+	CHECK_SCOPE_PROMPTLY("wt/sub", "wt");
+	CHECK_SCOPE_PROMPTLY("main", "main");
+}
+
+static void
+test_scope_with_fifo_as_git_file_is_no_marker(void)
+{
+	mkdirs("outer/.git");
+	mkdirs("outer/inner/sub");
+	make_fifo("outer/inner/.git");
+	CHECK_SCOPE_PROMPTLY("outer/inner/sub", "outer");
+	mkdirs("lone/dir");
+	make_fifo("lone/.git");
+	CHECK_SCOPE_PROMPTLY("lone/dir", "");
+}
+
+static void
+test_scope_with_gitdir_naming_a_fifo_or_dirs_is_the_dir_itself(void)
+{
+	char path[PATH_MAX];
+
+	/* gitdir names a FIFO: no commondir below it. */
+	mkdirs("a");
+	make_fifo("pipe");
+	put("a/.git", "gitdir: ../pipe\n");
+	CHECK_SCOPE_PROMPTLY("a", "a");
+	/* commondir is a directory, not a file */
+	mkdirs("m/.git/worktrees/w/commondir");
+	mkdirs("w");
+	put("w/.git", "gitdir: ../m/.git/worktrees/w\n");
+	CHECK_SCOPE_PROMPTLY("w", "w");
+	/* commondir is a device */
+	mkdirs("n/.git/worktrees/v");
+	at(path, sizeof(path), "n/.git/worktrees/v/commondir");
+	REQUIRE(symlink("/dev/zero", path) == 0);
+	mkdirs("v");
+	put("v/.git", "gitdir: ../n/.git/worktrees/v\n");
+	CHECK_SCOPE_PROMPTLY("v", "v");
+}
+
+static void
+test_scope_reads_a_commondir_of_its_bound_and_not_past_it(void)
+{
+	static char text[PGN_MAX_PATH + 2];
+
+	make_worktree("gitdir: ../main/.git/worktrees/wt\n");
+	/* "../.." and trailing blanks (cut once read): PGN_MAX_PATH bytes. */
+	memset(text, ' ', PGN_MAX_PATH);
+	memcpy(text, "../..", 5);
+	text[PGN_MAX_PATH] = '\0';
+	put("main/.git/worktrees/wt/commondir", text);
+	CHECK_SCOPE("wt", "main");
+	/* One byte more: not read, so not a marker. */
+	text[PGN_MAX_PATH] = ' ';
+	put("main/.git/worktrees/wt/commondir", text);
+	CHECK_SCOPE("wt", "wt");
+}
+
+static void
+test_read_file_refuses_fifo_device_and_dir_without_waiting(void)
+{
+	static const char *const what[] = {"fifo", "/dev/zero", "dir"};
+	char path[PATH_MAX], err[256];
+	char *data = NULL;
+	size_t len = 1, i;
+	mode_t mode;
+	int exists = 1;
+
+	at(path, sizeof(path), "fifo");
+	REQUIRE(mkfifo(path, 0600) == 0);
+	mkdirs("dir");
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+		if (what[i][0] == '/')
+			REQUIRE(
+			    snprintf(path, sizeof(path), "%s", what[i]) > 0);
+		else
+			at(path, sizeof(path), what[i]);
+		err[0] = '\0';
+		alarm(SCOPE_ALARM_S);
+		CHECK_INT(pgn_read_file(path, 64, &data, &len, &exists, &mode,
+		              err, sizeof(err)),
+		    PGN_EINVAL);
+		alarm(0);
+		CHECK(data == NULL);
+		CHECK_INT(len, 0);
+		CHECK_INT(exists, 0);
+		CHECK_CONTAINS(err, path);
+		CHECK_CONTAINS(err, "not a regular file");
+	}
+}
+
+static void
+test_read_file_reads_to_its_bound_and_refuses_past_it(void)
+{
+	char path[PATH_MAX], err[256];
+	char *data = NULL;
+	size_t len = 0;
+	mode_t mode = 0;
+	int exists = 0;
+
+	at(path, sizeof(path), "f");
+	h_write_file(path, "12345678", 8);
+	REQUIRE(chmod(path, 0640) == 0);
+	CHECK_INT(pgn_read_file(path, 8, &data, &len, &exists, &mode, err,
+	              sizeof(err)),
+	    PGN_OK);
+	CHECK_INT(len, 8);
+	CHECK_INT(exists, 1);
+	CHECK_INT(mode, 0640);
+	CHECK(data != NULL && memcmp(data, "12345678", 8) == 0);
+	free(data);
+	data = NULL;
+	CHECK_INT(pgn_read_file(path, 7, &data, &len, &exists, &mode, err,
+	              sizeof(err)),
+	    PGN_ETOOBIG);
+	CHECK(data == NULL);
+	CHECK_INT(exists, 0);
+	CHECK_CONTAINS(err, "larger than 7 bytes");
+	at(path, sizeof(path), "absent");
+	CHECK_INT(pgn_read_file(path, 8, &data, &len, &exists, &mode, err,
+	              sizeof(err)),
+	    PGN_OK);
+	CHECK_INT(exists, 0);
+	CHECK(data == NULL);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_scope_of_temp_dir_is_global),
     H_TEST(test_scope_of_repository_root_is_itself),
@@ -263,6 +439,12 @@ static const struct h_test tests[] = {
     H_TEST(test_scope_of_dir_without_repository_is_global),
     H_TEST(test_scope_of_null_empty_or_missing_dir_is_global),
     H_TEST(test_scope_follows_symlinked_dir_to_its_repository),
+    H_TEST(test_scope_with_fifo_as_commondir_is_the_worktree_without_waiting),
+    H_TEST(test_scope_with_fifo_as_git_file_is_no_marker),
+    H_TEST(test_scope_with_gitdir_naming_a_fifo_or_dirs_is_the_dir_itself),
+    H_TEST(test_scope_reads_a_commondir_of_its_bound_and_not_past_it),
+    H_TEST(test_read_file_refuses_fifo_device_and_dir_without_waiting),
+    H_TEST(test_read_file_reads_to_its_bound_and_refuses_past_it),
 };
 
 int

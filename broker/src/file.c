@@ -57,7 +57,11 @@ pgn_path_dir(const char *path)
 
 /*
  * Read a regular file of at most 'max' bytes. '*exists' is 0 when it is
- * absent (not an error). '*mode' gets its permission bits.
+ * absent (not an error). '*mode' gets its permission bits. Opened with
+ * O_NONBLOCK and checked with fstat before any read, so a FIFO, device
+ * or directory in its place is refused at once: a blocking open of a
+ * FIFO waits for a writer forever (defect 20, a FIFO as commondir).
+ * O_NONBLOCK changes nothing for the reads of a regular file.
  */
 pgn_status
 pgn_read_file(const char *path, size_t max, char **data, size_t *len,
@@ -74,7 +78,7 @@ pgn_read_file(const char *path, size_t max, char **data, size_t *len,
 	*len = 0;
 	*exists = 0;
 	pgn_buf_init(&b, max);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return PGN_OK;

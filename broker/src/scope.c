@@ -2,43 +2,41 @@
  * Scope discovery: the root of the main worktree of the git repository
  * around a directory, found by reading .git files, without running git.
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "pgn_int.h"
 
 #define PGN_MAX_GITFILE PGN_MAX_PATH /* a .git or commondir file */
 
-/* Read a small text file, trailing whitespace cut. NULL if absent/large. */
+/*
+ * Read a small text file, trailing whitespace cut: NULL if absent,
+ * empty, over PGN_MAX_GITFILE, or not a regular file (a FIFO, device or
+ * directory is no repository marker, and is never waited on).
+ */
 static char *
 read_small(const char *path)
 {
-	char buf[PGN_MAX_GITFILE + 1];
-	ssize_t n;
+	char *data = NULL, *text;
 	size_t len = 0;
-	int fd;
+	mode_t mode;
+	int exists = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	if (pgn_read_file(path, PGN_MAX_GITFILE, &data, &len, &exists, &mode,
+	        NULL, 0) != PGN_OK ||
+	    !exists || len == 0) {
+		free(data);
 		return NULL;
-	while (len < sizeof(buf)) {
-		n = read(fd, buf + len, sizeof(buf) - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
 	}
-	close(fd);
-	if (len == 0 || len > PGN_MAX_GITFILE)
-		return NULL;
 	while (len > 0 &&
-	    (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
-	        buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+	    (data[len - 1] == '\n' || data[len - 1] == '\r' ||
+	        data[len - 1] == ' ' || data[len - 1] == '\t'))
 		len--;
-	return pgn_strndup(buf, len);
+	text = pgn_strndup(data, len);
+	free(data);
+	return text;
 }
 
 /* realpath of 'rel' taken relative to directory 'base' unless absolute. */
