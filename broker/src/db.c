@@ -227,13 +227,19 @@ arm_deadline(pgn_db *db)
 	db->until_ms = pgn_mono_ms() + db->deadline_ms;
 }
 
+/* Sleep a few jittered ms: SQLite gave up without its handler. */
+static void
+busy_pause(void)
+{
+	sleep_ms(1 + (long)randombytes_uniform(8));
+}
+
+/* run() against the deadline already armed. */
 static pgn_status
-run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
+run_armed(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
 {
 	pgn_status rc;
-	long wait;
 
-	arm_deadline(db);
 	for (;;) {
 		rc = step_static(db, begin, "starting a transaction");
 		if (rc == PGN_OK)
@@ -248,9 +254,15 @@ run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
 		if (rc != PGN_EBUSY || pgn_mono_ms() >= db->until_ms)
 			return rc;
 		/* SQLite gave up without its handler (WAL edge cases). */
-		wait = 1 + (long)randombytes_uniform(8);
-		sleep_ms(wait);
+		busy_pause();
 	}
+}
+
+static pgn_status
+run(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
+{
+	arm_deadline(db);
+	return run_armed(db, begin, fn, arg);
 }
 
 /* Size of the connection's WAL file; 0 if there is none. */
@@ -328,41 +340,62 @@ pgn_db_user_version(pgn_db *db, int *version)
 	return read_int(db, "PRAGMA user_version", version);
 }
 
-/* Tables but no schema version: another program's database. */
+/* What one snapshot of the file holds, before migrating it. */
+struct schema_state {
+	int version; /* user_version */
+	int tables;  /* rows of sqlite_schema, read when version is 0 */
+};
+
+/* Read both in the caller's transaction, so from one snapshot. */
 static pgn_status
-refuse_foreign(pgn_db *db)
+read_state(pgn_db *db, void *arg)
 {
-	int foreign;
+	struct schema_state *s = arg;
 	pgn_status rc;
 
-	rc = read_int(db, "SELECT count(*) FROM sqlite_schema", &foreign);
-	if (rc == PGN_OK && foreign > 0)
-		rc = pgn_fail(db, PGN_ECORRUPT,
-		    "database '%s' was not made "
-		    "by pigeon (it has tables but no pigeon schema); name "
-		    "another with --db",
-		    db->path);
+	s->tables = 0;
+	rc = pgn_db_user_version(db, &s->version);
+	if (rc == PGN_OK && s->version == 0)
+		rc = read_int(db, "SELECT count(*) FROM sqlite_schema",
+		    &s->tables);
 	return rc;
 }
 
+/* Refuse a newer schema, or tables but no version (another program's). */
+static pgn_status
+judge(pgn_db *db, const struct schema_state *s)
+{
+	/* Each message stays one greppable literal. */
+	/* clang-format off */
+	if (s->version > pgn_schema_version())
+		return pgn_fail(db, PGN_ETOONEW,
+		    "database '%s' has schema version %d, newer than this pigeon (%d): upgrade pigeon; the database was not changed",
+		    db->path, s->version, pgn_schema_version());
+	if (s->version == 0 && s->tables > 0)
+		return pgn_fail(db, PGN_ECORRUPT,
+		    "database '%s' was not made by pigeon (it has tables but no pigeon schema); name another with --db",
+		    db->path);
+	/* clang-format on */
+	return PGN_OK;
+}
+
+/* Under the write lock: judge again, then migrate unless another did. */
 static pgn_status
 migrate_tx(pgn_db *db, void *arg)
 {
+	struct schema_state s;
 	char sql[64];
-	int version, i;
+	int i;
 	pgn_status rc;
 
 	(void)arg;
-	rc = pgn_db_user_version(db, &version);
-	if (rc != PGN_OK)
+	rc = read_state(db, &s);
+	if (rc == PGN_OK)
+		rc = judge(db, &s);
+	if (rc != PGN_OK || s.version == pgn_schema_version())
 		return rc;
-	if (version == 0) {
-		rc = refuse_foreign(db);
-		if (rc != PGN_OK)
-			return rc;
-	}
 	for (i = 0; i < pgn_nmigrations; i++) {
-		if (pgn_migrations[i].version <= version)
+		if (pgn_migrations[i].version <= s.version)
 			continue;
 		rc = exec(db, pgn_migrations[i].sql, pgn_migrations[i].name);
 		if (rc != PGN_OK)
@@ -375,34 +408,46 @@ migrate_tx(pgn_db *db, void *arg)
 	return exec(db, sql, "recording the schema version");
 }
 
+/*
+ * Bring the file to our schema. On first use many processes race here
+ * (docs/decisions/0041-first-use-race.md): the version and the tables
+ * are read in one read transaction, so a file another process is
+ * migrating is seen empty or migrated, never as version 0 with the
+ * tables just committed (two separate reads once called our own new
+ * database foreign); every step retries a busy lock to the deadline;
+ * and the migration judges again under the write lock.
+ */
 static pgn_status
 migrate(pgn_db *db)
 {
+	struct schema_state s;
 	int version;
 	pgn_status rc;
 
 	arm_deadline(db);
+	/* The common case costs one statement: a database at our version. */
 	rc = pgn_db_user_version(db, &version);
-	if (rc != PGN_OK)
-		return rc;
-	if (version == pgn_schema_version())
+	if (rc == PGN_OK && version == pgn_schema_version())
 		return PGN_OK;
-	if (version > pgn_schema_version())
-		return pgn_fail(db, PGN_ETOONEW,
-		    "database '%s' has schema "
-		    "version %d, newer than this pigeon (%d): upgrade pigeon; "
-		    "the database was not changed",
-		    db->path, version, pgn_schema_version());
-	if (version == 0) {
-		/* Refuse before WAL rewrites the header of a foreign file. */
-		rc = refuse_foreign(db);
+	if (rc != PGN_OK && rc != PGN_EBUSY)
+		return rc;
+	for (;;) {
+		rc = run_armed(db, "BEGIN", read_state, &s);
 		if (rc == PGN_OK)
+			rc = judge(db, &s);
+		if (rc == PGN_OK && s.version == pgn_schema_version())
+			return PGN_OK;
+		/* Refuse before WAL rewrites the header of a foreign file. */
+		if (rc == PGN_OK && s.version == 0)
 			rc =
 			    exec(db, "PRAGMA journal_mode=WAL", "enabling WAL");
-		if (rc != PGN_OK)
+		if (rc == PGN_OK)
+			return run_armed(db, "BEGIN IMMEDIATE", migrate_tx,
+			    NULL);
+		if (rc != PGN_EBUSY || pgn_mono_ms() >= db->until_ms)
 			return rc;
+		busy_pause();
 	}
-	return pgn_tx(db, migrate_tx, NULL);
 }
 
 static pgn_status
