@@ -94,4 +94,63 @@ test_case 'the default database holds none of the above' '
 	test "$(mode "$DB")" = 600
 '
 
+# first_hooks ROUND: 24 first hooks of four hosts at once on the fresh
+# home fresh.ROUND; each one's output goes to fresh.ROUND/out.I.
+first_hooks() {
+	fh_home=$TEST_DIR/fresh.$1
+	mkdir -p "$fh_home.proj/.git" &&
+	fh_i=0 &&
+	while [ $fh_i -lt 24 ]; do
+		case $((fh_i % 4)) in
+		0) fh_h=cursor fh_e=sessionStart fh_f=01-sessionStart-ide.json ;;
+		1) fh_h=claude fh_e=SessionStart fh_f=01-SessionStart-startup.json ;;
+		2) fh_h=codex fh_e=SessionStart fh_f=01-SessionStart-startup.json ;;
+		3) fh_h=gemini fh_e=SessionStart fh_f=01-SessionStart-startup.json ;;
+		esac
+		fixture_payload "$PGN_SRC/tests/fixtures/payloads/$fh_h/$fh_f" \
+		    "$fh_home.proj" "r$1-s$fh_i" >"$fh_home.in.$fh_i" || return 1
+		echo "$fh_h $fh_e" >"$fh_home.argv.$fh_i"
+		fh_i=$((fh_i + 1))
+	done &&
+	fh_i=0 &&
+	while [ $fh_i -lt 24 ]; do
+		# shellcheck disable=SC2046 # host and event, two words
+		PIGEON_HOME=$fh_home pigeon-hook $(cat "$fh_home.argv.$fh_i") \
+		    <"$fh_home.in.$fh_i" >"$fh_home.out.$fh_i" 2>&1 &
+		fh_i=$((fh_i + 1))
+	done &&
+	wait
+}
+
+test_case 'first use: 24 concurrent first hooks, 10 times, all introduced' '
+	r=0 &&
+	while [ $r -lt 10 ]; do
+		first_hooks $r &&
+		for f in fresh.$r.out.*; do
+			grep -q "you are agent" "$f" ||
+			{ echo "no introduction in $f:"; cat "$f" \
+			    "fresh.$r/hook.log"; return 1; }
+		done &&
+		test "$(sql "SELECT count(*) FROM session" fresh.$r/pigeon.db)" = 24 &&
+		test "$(sql "SELECT count(DISTINCT agent_id) FROM session" \
+		    fresh.$r/pigeon.db)" = 24 &&
+		! grep -v "status=ok" fresh.$r/hook.log &&
+		test "$(mode fresh.$r/pigeon.db)" = 600 || return 1
+		r=$((r + 1))
+	done
+'
+
+test_case 'first use still refuses a foreign SQLite file, left as it was' '
+	mkdir -m 700 foreign && sqlite3 foreign/pigeon.db "CREATE TABLE t(x)" &&
+	cp foreign/pigeon.db foreign.keep &&
+	fixture_payload "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    "$TEST_DIR" f1 >f1.json &&
+	PIGEON_HOME=$TEST_DIR/foreign pigeon-hook claude SessionStart <f1.json >out &&
+	expect_empty out &&
+	grep -q "was not made by pigeon" foreign/hook.log &&
+	(PIGEON_HOME=$TEST_DIR/foreign && export PIGEON_HOME &&
+	    expect_error 1 "was not made by pigeon" pigeon agents) &&
+	cmp foreign/pigeon.db foreign.keep
+'
+
 test_done
