@@ -1,7 +1,7 @@
 /*
  * Fuzz the hook's input side: hook_read_json over a pipe (bounded read,
- * the JSON object scanner), hook_parse_payload with detection and with
- * every explicit HOST EVENT, and hook_detect_host. Checks what the hook
+ * the JSON object scanner), pgn_payload_parse with detection and with
+ * every explicit HOST EVENT, and pgn_payload_detect. Checks what the hook
  * relies on afterwards: a settled host and event, a session key
  * "<host>:<id>" that fits, a turn key named after the event, an
  * absolute project directory.
@@ -88,7 +88,7 @@ fuzz_read(const uint8_t *data, size_t size, size_t max)
 }
 
 static void
-check_input(const struct hook_opts *o, const struct hook_input *in,
+check_input(const struct hook_opts *o, const struct pgn_payload *in,
     pgn_status st, const char *why)
 {
 	const struct pgn_host_info *hi;
@@ -124,14 +124,14 @@ check_input(const struct hook_opts *o, const struct hook_input *in,
 	check(in->dir == NULL || in->dir[0] == '/');
 	check(in->prompt == NULL || in->event == PGN_EVENT_PROMPT);
 	check(in->turn_window_ms == 0 ||
-	    in->turn_window_ms == HOOK_TURN_WINDOW_MS);
+	    in->turn_window_ms == PGN_HOOK_DUP_WINDOW_MS);
 }
 
 static void
 fuzz_parse(const char *buf, size_t len, pgn_host h, pgn_event e)
 {
 	struct hook_opts o;
-	struct hook_input in;
+	struct pgn_payload in;
 	char why[PGN_MAX_ERR];
 	pgn_status st;
 
@@ -139,9 +139,10 @@ fuzz_parse(const char *buf, size_t len, pgn_host h, pgn_event e)
 	o.host = h;
 	o.event = e;
 	why[0] = '\0';
-	st = hook_parse_payload(buf, len, &o, &in, why, sizeof(why));
+	st =
+	    pgn_payload_parse(buf, len, o.host, o.event, &in, why, sizeof(why));
 	check_input(&o, &in, st, why);
-	hook_input_release(&in);
+	pgn_payload_release(&in);
 }
 
 /* Detection on a fuzzed event name and flags: always one known host. */
@@ -159,8 +160,8 @@ fuzz_detect(const uint8_t *data, size_t size)
 	n = size - 1 < sizeof(event) - 1 ? size - 1 : sizeof(event) - 1;
 	memcpy(event, data + 1, n);
 	event[n] = '\0';
-	h = hook_detect_host(f & 32 ? NULL : event, f & 1, f & 2, f & 4, f & 8,
-	    f & 16);
+	h = pgn_payload_detect(f & 32 ? NULL : event, f & 1, f & 2, f & 4,
+	    f & 8, f & 16);
 	check(h >= 0 && h < PGN_NHOSTS);
 	if ((f & 1) ||
 	    (!(f & 32) &&

@@ -14,8 +14,11 @@ main(int argc, char **argv)
 	int r;
 
 	pgn_single_threaded(); /* no threads here: no SQLite mutexes */
-	r = hook_parse_args(&o, argc, argv, stdout, stderr);
-	if (r != 0)
-		return HOOK_EXIT_OK; /* help, or misuse already explained */
-	return hook_run(&o, STDIN_FILENO, STDOUT_FILENO);
+	r = hook_parse_args(&o, argc, argv, stdout);
+	if (r == 1)
+		return HOOK_EXIT_OK; /* help */
+	if (r < 0)
+		fprintf(stderr, "pigeon-hook: %s; see pigeon-hook --help\n",
+		    o.why);
+	return hook_run(&o, STDIN_FILENO, STDOUT_FILENO, r < 0 ? o.why : NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "pigeon/hook.h"
 
 #define SCOPE   "/src/fastpath"
 #define SESSION "claude:fp-1"
@@ -40,19 +41,37 @@ open_scoped(void)
 	return db;
 }
 
+/* Whether the last turn() was answered by the peek alone. */
+static int fast;
+
+/*
+ * A prompt as the hook's turn runs it: the peek first; with nothing but
+ * mail to say ('only_mail') and a quiet session, no write at all.
+ */
 static pgn_status
 turn(pgn_db *db, const char *session, const char *key, int only_mail,
     struct pgn_turn_out *out)
 {
 	struct pgn_turn t;
+	struct pgn_peek p;
+	pgn_status st;
 
+	memset(out, 0, sizeof(*out));
+	fast = 0;
+	st = pgn_turn_peek(db, session, &p);
+	if (st != PGN_OK)
+		return st;
+	if (only_mail && pgn_turn_quiet(&p, pgn_now_ms())) {
+		fast = 1;
+		memcpy(out->agent, p.agent, sizeof(out->agent));
+		return PGN_OK;
+	}
 	memset(&t, 0, sizeof(t));
 	t.host = "claude";
 	t.session = session;
 	t.agent = "bob";
 	t.turn = key;
 	t.route = "prompt";
-	t.only_mail = only_mail;
 	return pgn_turn_claim(db, &t, out);
 }
 
@@ -82,7 +101,7 @@ bind_bob(void)
 
 	REQUIRE(turn(db, SESSION, "UserPromptSubmit:t1", 0, &out) == PGN_OK);
 	CHECK(out.bound);
-	CHECK(!out.fast);
+	CHECK(!fast);
 	pgn_msgs_release(&out.msgs);
 	pgn_db_close(db);
 }
@@ -386,7 +405,7 @@ test_no_mail_prompt_leaves_database_and_wal_untouched(void)
 	db = open_scoped();
 	db->flags |= PGN_OPEN_LATENCY;
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t2", 1, &out), PGN_OK);
-	CHECK(out.fast);
+	CHECK(fast);
 	CHECK(!out.bound);
 	CHECK(!out.duplicate);
 	CHECK_STR(out.agent, "bob");
@@ -419,7 +438,7 @@ test_no_mail_prompt_with_mail_claims_and_records_the_turn(void)
 	db = open_scoped();
 	queue_for_bob(db, "a ping");
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t2", 1, &out), PGN_OK);
-	CHECK(!out.fast);
+	CHECK(!fast);
 	CHECK_INT(out.msgs.n, 1);
 	CHECK_STR(out.msgs.n == 1 ? out.msgs.v[0].body : "", "a ping");
 	pgn_msgs_release(&out.msgs);
@@ -449,11 +468,11 @@ test_no_mail_prompt_refreshes_a_stale_last_seen(void)
 	sqlite3_close(raw);
 	db = open_scoped();
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t2", 1, &out), PGN_OK);
-	CHECK(!out.fast);
+	CHECK(!fast);
 	CHECK_INT(out.msgs.n, 0);
 	/* Once refreshed, the next prompt is answered without a write. */
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t3", 1, &out), PGN_OK);
-	CHECK(out.fast);
+	CHECK(fast);
 	pgn_db_close(db);
 	now_s = (long long)(pgn_now_ms() / 1000);
 	raw = h_raw();
@@ -472,23 +491,33 @@ test_no_mail_prompt_of_a_new_session_binds_it(void)
 	pgn_db *db = open_scoped();
 
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t1", 1, &out), PGN_OK);
-	CHECK(!out.fast);
+	CHECK(!fast);
 	CHECK(out.bound);
 	CHECK_STR(out.agent, "bob");
 	pgn_db_close(db);
 }
 
+/*
+ * A session is bound once: a payload naming another scope (a submodule,
+ * a nested repository) finds it all the same, with its agent and scope.
+ */
 static void
-test_no_mail_prompt_in_another_scope_is_not_answered_there(void)
+test_no_mail_prompt_in_another_scope_finds_the_bound_session(void)
 {
 	struct pgn_turn_out out;
+	struct pgn_peek p;
 	pgn_db *db;
 
 	bind_bob();
 	db = h_open();
 	REQUIRE(pgn_db_set_scope(db, "/src/elsewhere") == PGN_OK);
+	CHECK_INT(pgn_turn_peek(db, SESSION, &p), PGN_OK);
+	CHECK(p.bound);
+	CHECK_STR(p.agent, "bob");
+	CHECK_STR(p.scope, SCOPE);
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t2", 1, &out), PGN_OK);
-	CHECK(!out.fast);
+	CHECK(fast);
+	CHECK_STR(out.agent, "bob");
 	pgn_msgs_release(&out.msgs);
 	pgn_db_close(db);
 }
@@ -503,7 +532,7 @@ test_without_only_mail_every_prompt_records_its_turn(void)
 	bind_bob();
 	db = open_scoped();
 	CHECK_INT(turn(db, SESSION, "UserPromptSubmit:t2", 0, &out), PGN_OK);
-	CHECK(!out.fast);
+	CHECK(!fast);
 	CHECK_INT(out.msgs.n, 0);
 	pgn_db_close(db);
 	key = last_turn();
@@ -564,7 +593,7 @@ static const struct h_test tests[] = {
     H_TEST(test_no_mail_prompt_with_mail_claims_and_records_the_turn),
     H_TEST(test_no_mail_prompt_refreshes_a_stale_last_seen),
     H_TEST(test_no_mail_prompt_of_a_new_session_binds_it),
-    H_TEST(test_no_mail_prompt_in_another_scope_is_not_answered_there),
+    H_TEST(test_no_mail_prompt_in_another_scope_finds_the_bound_session),
     H_TEST(test_without_only_mail_every_prompt_records_its_turn),
     H_TEST(test_turn_peek_uses_the_partial_index),
 };

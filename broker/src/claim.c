@@ -1,33 +1,36 @@
 /*
  * The claim: queued messages taken oldest first within a budget, marked
  * delivered, copied into the audit and journaled, in one write
- * transaction; sessions bound to agents; the hook's turn (bind, de-dup,
- * claim) and its read-only no-mail peek.
+ * transaction; sessions bound to agents, once and for good; the hook's
+ * turn (bind, de-dup, select, render, mark — the output is built before
+ * the commit) and its read-only peek.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgn_int.h"
 #include "store_int.h"
+#include "pigeon/hook.h"
 
 static const char SQL_AGENT_SEEN[] =
     "UPDATE agent SET last_seen_ms = ?2 WHERE id = ?1";
+/* A session is found by its key alone: it keeps its agent and scope. */
 static const char SQL_SESSION_GET[] =
     "SELECT s.id, a.id, a.name, coalesce(s.last_turn, ''), "
-    "coalesce(s.last_turn_ms, 0) FROM session s JOIN agent a "
-    "ON a.id = s.agent_id WHERE s.key = ?1 AND a.scope_id = ?2 "
-    "AND a.removed_ms IS NULL";
+    "coalesce(s.last_turn_ms, 0), c.root FROM session s JOIN agent a "
+    "ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
- * A turn's no-mail check: the bound session's agent, when it was last
- * seen, and whether anything waits for it (the partial index).
+ * A turn's first look: the bound session's agent and scope, when it was
+ * last seen, and whether anything waits for it (the partial index).
  */
 const char pgn_sql_turn_peek[] =
-    "SELECT a.name, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
     "AND m.delivered_ms IS NULL) "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
-    "WHERE s.key = ?1 AND c.root = ?2 AND a.removed_ms IS NULL";
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
 static const char SQL_SESSION_TURN[] =
@@ -37,35 +40,41 @@ static const char SQL_SESSION_PUT[] =
     "INSERT INTO session(key, host, agent_id, created_ms, last_seen_ms) "
     "VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT(key) DO UPDATE SET "
     "agent_id = excluded.agent_id, host = excluded.host, "
-    "last_seen_ms = excluded.last_seen_ms";
+    "last_seen_ms = excluded.last_seen_ms RETURNING id";
 static const char SQL_MSG_MARK[] =
     "UPDATE message SET delivered_ms = ?2 WHERE id = ?1 "
     "AND delivered_ms IS NULL";
 
-struct claim_ctx {
-	const struct pgn_claim *req;
-	char agent[PGN_MAX_NAME + 1];
-	struct pgn_msgs *out;
-};
+/* Keep the first 'n' messages of 'm', freeing the rest. */
+static void
+msgs_truncate(struct pgn_msgs *m, size_t n)
+{
+	while (m->n > n) {
+		m->n--;
+		free(m->v[m->n].sender);
+		free(m->v[m->n].recipient);
+		free(m->v[m->n].body);
+	}
+}
 
 /*
- * The claim, inside the caller's write transaction: take queued
- * messages of agent 'aid' oldest first within the budget, mark each
- * delivered, copy it into the audit and journal it for the recipient.
+ * Inside the caller's write transaction: the queued messages of agent
+ * 'aid', oldest first, while their summed cost fits the budget (the
+ * oldest always, so no message jams the queue); out->left gets how many
+ * stay queued besides them. Nothing is written.
  */
 static pgn_status
-claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
+select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
     struct pgn_msgs *out)
 {
-	sqlite3_stmt *st = NULL, *mark = NULL;
-	size_t spent = 0, cost, i;
-	int64_t queued, now;
+	sqlite3_stmt *st = NULL;
+	size_t spent = 0, cost;
+	int64_t queued;
 	struct pgn_msg *m;
 	pgn_status rc;
 	int r = SQLITE_DONE;
 
 	pgn_msgs_release(out);
-	now = pgn_now_ms();
 	rc = pgn_queued_count(db, aid, &queued);
 	if (rc != PGN_OK || queued == 0)
 		return rc;
@@ -80,13 +89,9 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 			break;
 		m = &out->v[out->n - 1];
 		cost = req->cost ? req->cost(m, req->cost_arg) : m->body_len;
-		/* The oldest always goes, so no message jams the queue. */
 		if (req->budget != 0 && out->n > 1 &&
 		    (cost > req->budget || spent > req->budget - cost)) {
-			free(m->sender);
-			free(m->recipient);
-			free(m->body);
-			out->n--;
+			msgs_truncate(out, out->n - 1);
 			r = SQLITE_DONE;
 			break;
 		}
@@ -95,12 +100,28 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 	if (rc == PGN_OK && r != SQLITE_DONE)
 		rc = pgn_fail_sql(db, r, "reading the queue");
 	pgn_finish(db, st);
-	if (rc != PGN_OK)
-		return rc;
+	if (rc == PGN_OK)
+		out->left = (size_t)queued - out->n;
+	return rc;
+}
+
+/*
+ * Inside the caller's write transaction: mark every message of 'msgs'
+ * delivered, copy it into the audit and journal it for agent 'aid'.
+ */
+static pgn_status
+mark_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
+    const struct pgn_msgs *msgs)
+{
+	sqlite3_stmt *mark = NULL;
+	const struct pgn_msg *m;
+	int64_t now = pgn_now_ms();
+	pgn_status rc;
+	size_t i;
 
 	rc = pgn_prepare(db, SQL_MSG_MARK, &mark);
-	for (i = 0; rc == PGN_OK && i < out->n; i++) {
-		m = &out->v[i];
+	for (i = 0; rc == PGN_OK && i < msgs->n; i++) {
+		m = &msgs->v[i];
 		sqlite3_reset(mark);
 		rc = pgn_bind_i64(db, mark, 1, m->id);
 		if (rc == PGN_OK)
@@ -110,9 +131,7 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		/* Under the write lock a queued row cannot vanish. */
 		if (rc == PGN_OK && sqlite3_changes(db->sql) != 1)
 			rc = pgn_fail(db, PGN_EDB,
-			    "message %lld was claimed "
-			    "twice",
-			    (long long)m->id);
+			    "message %lld was claimed twice", (long long)m->id);
 		if (rc == PGN_OK)
 			rc = pgn_audit_append(db, req, m, now);
 		if (rc == PGN_OK)
@@ -120,9 +139,14 @@ claim_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 			    m->sender, req->route, now);
 	}
 	pgn_finish(db, mark);
-	out->left = (size_t)queued - out->n;
 	return rc;
 }
+
+struct claim_ctx {
+	const struct pgn_claim *req;
+	char agent[PGN_MAX_NAME + 1];
+	struct pgn_msgs *out;
+};
 
 static pgn_status
 claim_tx(pgn_db *db, void *arg)
@@ -133,7 +157,9 @@ claim_tx(pgn_db *db, void *arg)
 
 	rc = pgn_need_agent(db, c->agent, 0, &aid);
 	if (rc == PGN_OK)
-		rc = claim_in_tx(db, c->req, aid, c->out);
+		rc = select_in_tx(db, c->req, aid, c->out);
+	if (rc == PGN_OK)
+		rc = mark_in_tx(db, c->req, aid, c->out);
 	if (rc == PGN_OK)
 		rc = pgn_exec_id(db, SQL_AGENT_SEEN, aid, pgn_now_ms(),
 		    "marking seen");
@@ -179,7 +205,8 @@ struct bound {
 	char name[PGN_MAX_NAME + 1];
 	char last_turn[PGN_MAX_SESSION_KEY + 1];
 	int64_t last_turn_ms;
-	int fresh; /* bound by this call */
+	char scope[PGN_MAX_PATH + 1]; /* the agent's scope root */
+	int fresh;                    /* bound by this call */
 };
 
 static void
@@ -196,8 +223,10 @@ copy_col(char *dst, size_t max, sqlite3_stmt *st, int col)
 }
 
 /*
- * Find session 'key' in scope 'sid', or bind it to 'agent' (a checked
- * name, or NULL for a generated one), creating the agent if needed.
+ * Find session 'key' — in any scope: a session is bound once, whatever
+ * directory its later payloads name — or bind it to 'agent' (a checked
+ * name, or NULL for a generated one) in scope 'sid', creating the agent
+ * if needed.
  */
 static pgn_status
 bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
@@ -211,8 +240,6 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 	rc = pgn_prepare(db, SQL_SESSION_GET, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind_text(db, st, 1, key);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 2, sid);
 	if (rc == PGN_OK) {
 		r = sqlite3_step(st);
 		if (r == SQLITE_ROW) {
@@ -221,6 +248,7 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 			copy_col(out->name, sizeof(out->name), st, 2);
 			copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
 			out->last_turn_ms = sqlite3_column_int64(st, 4);
+			copy_col(out->scope, sizeof(out->scope), st, 5);
 		} else if (r != SQLITE_DONE) {
 			rc = pgn_fail_sql(db, r, "reading a session");
 		}
@@ -230,6 +258,7 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 	if (rc != PGN_OK || out->session != 0)
 		return rc;
 
+	memcpy(out->scope, db->scope, strlen(db->scope) + 1);
 	if (agent != NULL)
 		memcpy(out->name, agent, strlen(agent) + 1);
 	else
@@ -251,10 +280,10 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 4, now);
 	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "binding a session");
+		rc = pgn_query_i64(db, st, &out->session, "binding a session");
+	if (rc == PGN_ENOTFOUND)
+		rc = pgn_fail(db, PGN_EDB, "binding a session returned no row");
 	pgn_finish(db, st);
-	if (rc == PGN_OK)
-		out->session = sqlite3_last_insert_rowid(db->sql);
 	if (rc == PGN_OK)
 		rc =
 		    pgn_journal_add(db, out->agent, "bound", 0, NULL, key, now);
@@ -324,18 +353,38 @@ struct turn_ctx {
 };
 
 static pgn_status
+record_turn(pgn_db *db, int64_t session, const char *turn, int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+
+	rc = pgn_prepare(db, SQL_SESSION_TURN, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, session);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 2, turn != NULL ? turn : "");
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 3, now);
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "recording the turn");
+	pgn_finish(db, st);
+	return rc;
+}
+
+static pgn_status
 turn_tx(pgn_db *db, void *arg)
 {
 	struct turn_ctx *c = arg;
 	const struct pgn_turn *req = c->req;
+	struct pgn_turn_out *out = c->out;
 	struct pgn_claim claim;
-	sqlite3_stmt *st = NULL;
 	struct bound b;
 	int64_t sid, now;
+	size_t keep;
 	pgn_status rc;
 
-	pgn_msgs_release(&c->out->msgs);
-	c->out->duplicate = 0;
+	pgn_msgs_release(&out->msgs);
+	out->duplicate = 0;
 	now = pgn_now_ms();
 	rc = pgn_scope_id(db, 1, &sid);
 	if (rc == PGN_OK)
@@ -343,79 +392,41 @@ turn_tx(pgn_db *db, void *arg)
 		    req->agent != NULL ? c->agent : NULL, now, &b);
 	if (rc != PGN_OK)
 		return rc;
-	memcpy(c->out->agent, b.name, sizeof(b.name));
-	c->out->bound = b.fresh;
+	memcpy(out->agent, b.name, sizeof(b.name));
+	memcpy(out->scope, b.scope, strlen(b.scope) + 1);
+	out->bound = b.fresh;
 	if (req->turn != NULL && strcmp(b.last_turn, req->turn) == 0 &&
 	    (req->turn_window_ms == 0 ||
 	        now - b.last_turn_ms < req->turn_window_ms)) {
-		c->out->duplicate = 1;
+		out->duplicate = 1;
 		return PGN_OK;
 	}
-	rc = pgn_prepare(db, SQL_SESSION_TURN, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 1, b.session);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 2,
-		    req->turn != NULL ? req->turn : "");
-	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 3, now);
-	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "recording the turn");
-	pgn_finish(db, st);
+	rc = record_turn(db, b.session, req->turn, now);
 	memset(&claim, 0, sizeof(claim));
 	claim.agent = b.name;
 	claim.session = req->session;
 	claim.host = req->host;
 	claim.route = req->route;
 	claim.budget = req->budget;
-	/* The introduction goes first: its room comes off the budget. */
-	if (b.fresh || strcmp(req->route, "session-start") == 0)
-		claim.budget =
-		    req->budget > req->intro ? req->budget - req->intro : 1;
 	claim.cost = req->cost;
 	claim.cost_arg = req->cost_arg;
 	if (rc == PGN_OK)
-		rc = claim_in_tx(db, &claim, b.agent, &c->out->msgs);
+		rc = select_in_tx(db, &claim, b.agent, &out->msgs);
+	/* The output exists, and fits, before anything is marked. */
+	keep = out->msgs.n;
+	if (rc == PGN_OK && req->render != NULL)
+		rc = req->render(out, &keep, req->render_arg);
+	if (rc == PGN_OK && keep < out->msgs.n) {
+		out->msgs.left += out->msgs.n - keep;
+		msgs_truncate(&out->msgs, keep);
+	}
+	if (rc == PGN_OK)
+		rc = mark_in_tx(db, &claim, b.agent, &out->msgs);
 	if (rc == PGN_OK)
 		rc = pgn_exec_id(db, SQL_AGENT_SEEN, b.agent, now,
 		    "marking seen");
-	return rc;
-}
-
-struct peek_ctx {
-	const struct pgn_turn *req;
-	struct pgn_turn_out *out;
-	int fast;
-};
-
-/* Read-only: a bound session, recently seen, with nothing to claim? */
-static pgn_status
-peek_tx(pgn_db *db, void *arg)
-{
-	struct peek_ctx *c = arg;
-	sqlite3_stmt *st = NULL;
-	pgn_status rc;
-	int r;
-
-	c->fast = 0;
-	rc = pgn_prepare(db, pgn_sql_turn_peek, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 1, c->req->session);
-	if (rc == PGN_OK)
-		rc = pgn_bind_text(db, st, 2, db->scope);
-	if (rc == PGN_OK) {
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW) {
-			copy_col(c->out->agent, sizeof(c->out->agent), st, 0);
-			c->fast = c->out->agent[0] != '\0' &&
-			    sqlite3_column_int(st, 2) == 0 &&
-			    pgn_now_ms() - sqlite3_column_int64(st, 1) <
-			        PGN_SEEN_REFRESH_MS;
-		} else if (r != SQLITE_DONE) {
-			rc = pgn_fail_sql(db, r, "reading a session");
-		}
-	}
-	pgn_finish(db, st);
+	if (rc == PGN_OK && req->committing != NULL)
+		req->committing(req->committing_arg);
 	return rc;
 }
 
@@ -423,7 +434,6 @@ pgn_status
 pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 {
 	struct turn_ctx c;
-	struct peek_ctx p;
 	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
@@ -441,25 +451,64 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	        (strcmp(req->route, "session-start") != 0 &&
 	            strcmp(req->route, "prompt") != 0)))
 		rc = pgn_fail(db, PGN_EINVAL,
-		    "a turn's route is "
-		    "session-start or prompt");
+		    "a turn's route is session-start or prompt");
 	if (rc != PGN_OK)
 		return rc;
-	if (req->only_mail) {
-		/* Most prompts find no mail: no lock, no fsync for them. */
-		p.req = req;
-		p.out = out;
-		rc = pgn_read(db, peek_tx, &p);
-		if (rc != PGN_OK)
-			return rc;
-		if (p.fast) {
-			out->fast = 1;
-			return PGN_OK;
-		}
-		out->agent[0] = '\0';
-	}
 	rc = pgn_tx(db, turn_tx, &c);
 	if (rc != PGN_OK)
 		pgn_msgs_release(&out->msgs);
 	return rc;
+}
+
+struct peek_ctx {
+	const char *session;
+	struct pgn_peek *p;
+};
+
+static pgn_status
+peek_tx(pgn_db *db, void *arg)
+{
+	struct peek_ctx *c = arg;
+	struct pgn_peek *p = c->p;
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	rc = pgn_prepare(db, pgn_sql_turn_peek, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_text(db, st, 1, c->session);
+	if (rc == PGN_OK) {
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			copy_col(p->agent, sizeof(p->agent), st, 0);
+			copy_col(p->scope, sizeof(p->scope), st, 1);
+			p->seen_ms = sqlite3_column_int64(st, 2);
+			p->queued = sqlite3_column_int(st, 3) != 0;
+			p->bound = p->agent[0] != '\0';
+		} else if (r != SQLITE_DONE) {
+			rc = pgn_fail_sql(db, r, "reading a session");
+		}
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_turn_peek(pgn_db *db, const char *session, struct pgn_peek *p)
+{
+	struct peek_ctx c;
+
+	memset(p, 0, sizeof(*p));
+	if (session == NULL || strlen(session) > PGN_MAX_SESSION_KEY)
+		return pgn_fail(db, PGN_EINVAL, "no usable session key");
+	c.session = session;
+	c.p = p;
+	return pgn_read(db, peek_tx, &c);
+}
+
+int
+pgn_turn_quiet(const struct pgn_peek *p, int64_t now)
+{
+	return p->bound && !p->queued && now - p->seen_ms < PGN_SEEN_REFRESH_MS;
 }

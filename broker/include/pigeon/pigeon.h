@@ -113,6 +113,13 @@ PGN_NODISCARD pgn_status pgn_db_open(const char *path, unsigned flags,
 void pgn_db_close(pgn_db *db);
 
 /*
+ * Is the file at the database's path still the one open (same inode)?
+ * PGN_EIO, with the path in pgn_errmsg(), once it was replaced (a restore,
+ * a rename over it) or removed; a long reader then goes stale silently.
+ */
+PGN_NODISCARD pgn_status pgn_db_check_file(pgn_db *db);
+
+/*
  * For a single-threaded program, first thing in main: SQLite without its
  * mutexes and memory statistics, about 115,000 instructions (10 %) less
  * per hook or CLI process (docs/decisions/0020). Does nothing once
@@ -151,6 +158,21 @@ PGN_NODISCARD pgn_status pgn_name_check(const char *in, char *out,
 
 /* True if s[0..len) is valid UTF-8 (no overlongs, surrogates, NUL). */
 int pgn_utf8_valid(const char *s, size_t len);
+
+#define PGN_MAX_SAFE_TEXT (1 << 20) /* bytes pgn_text_safe escapes */
+#define PGN_SAFE_LINES    1u        /* keep newlines (a body), else \x0a */
+
+/*
+ * s[0..len) as a new string (free()) that is safe to show on a terminal
+ * (docs/decisions/0025): control bytes but tab (and newline with
+ * PGN_SAFE_LINES), DEL and bytes of invalid UTF-8 become \xNN; C1
+ * controls, format characters (bidi, zero-width, tags) and U+2028/9
+ * become \uNNNN or \UNNNNNNNN; a backslash is doubled only where it would
+ * start something that reads as an escape. NULL on ENOMEM or when len is
+ * over PGN_MAX_SAFE_TEXT. (pgn_buf_add_safe appends the same inside the
+ * library.)
+ */
+char *pgn_text_safe(const char *s, size_t len, unsigned flags);
 
 /*
  * Parse a decimal integer in [min, max] (after OpenBSD's strtonum).
@@ -251,50 +273,6 @@ struct pgn_claim {
  */
 PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
     struct pgn_msgs *out);
-
-/*
- * One hook turn, in one transaction: bind session req->session (of
- * req->host) to an agent if it is new — req->agent, or a generated
- * adjective-noun name unique in the scope — then, unless req->turn is
- * the turn this session already injected (within req->turn_window_ms,
- * 0 = ever), record the turn and claim as pgn_claim does.
- *
- * With req->only_mail (the caller would inject nothing but mail), a
- * session already bound in this scope whose agent has nothing queued
- * and was seen less than PGN_SEEN_REFRESH_MS ago is answered by one
- * read instead: no write transaction and no turn recorded (nothing is
- * injected, so there is nothing to de-duplicate); out->fast is set.
- * Otherwise, and to refresh an older last-seen time, the transaction
- * above runs.
- */
-#define PGN_SEEN_REFRESH_MS 60000 /* last-seen times: minute resolution */
-
-struct pgn_turn {
-	const char *host;
-	const char *session; /* "<host>:<id>" */
-	const char *agent;   /* wanted name, or NULL */
-	const char *turn;    /* this turn's key, or NULL */
-	int64_t turn_window_ms;
-	const char *route; /* "session-start" or "prompt" */
-	size_t budget;
-	size_t intro; /* taken from the budget at session
-	               * start or when bound now */
-	pgn_cost_fn *cost;
-	void *cost_arg;
-	int only_mail; /* no mail would mean nothing to say */
-};
-
-struct pgn_turn_out {
-	char agent[PGN_MAX_NAME + 1]; /* bound agent */
-	int duplicate;                /* same turn again: inject nothing */
-	int fast;                     /* no mail: answered without a write */
-	int bound;                    /* the session was bound now */
-	struct pgn_msgs msgs;
-};
-
-/* Returns PGN_EINVAL (bad name, key), PGN_EBUSY, PGN_EDB, PGN_ENOMEM. */
-PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
-    struct pgn_turn_out *out);
 
 /* ---- agents -------------------------------------------------------- */
 
@@ -405,6 +383,8 @@ struct pgn_entries {
 	struct pgn_entry *v;
 	size_t n;
 	size_t cap;
+	int64_t earlier; /* pgn_journal_tail: older entries left out */
+	int64_t newest;  /* pgn_journal_tail: the newest id, shown or not */
 };
 
 void pgn_entries_release(struct pgn_entries *e);
@@ -415,6 +395,20 @@ void pgn_entries_release(struct pgn_entries *e);
  */
 PGN_NODISCARD pgn_status pgn_journal_list(pgn_db *db, const char *agent,
     int64_t after, size_t limit, struct pgn_entries *out);
+
+#define PGN_MAX_EARLIER 100000 /* older journal entries a cut note counts */
+
+/*
+ * The newest 'limit' (0: PGN_DEFAULT_LIST, at most PGN_MAX_LIST) journal
+ * entries of 'agent' at or after 'since_ms', oldest first, read newest
+ * first from the index, so the cost does not grow with the history.
+ * 'out->earlier' gets how many older ones (at or after 'since_ms') were
+ * left out, counted up to PGN_MAX_EARLIER ("at least" there). The
+ * journal is in time order: the walk back stops at the first entry older
+ * than 'since_ms'. PGN_ENOTFOUND if the agent is unknown.
+ */
+PGN_NODISCARD pgn_status pgn_journal_tail(pgn_db *db, const char *agent,
+    int64_t since_ms, size_t limit, struct pgn_entries *out);
 
 /* ---- health (health.c): what pigeon doctor reports ---------------- */
 
@@ -489,42 +483,6 @@ pgn_event pgn_event_by_name(pgn_host h, const char *name);
  * neutral output is to print nothing; '*st' gets PGN_ENOMEM on failure.
  */
 char *pgn_envelope(pgn_host h, pgn_event e, const char *context,
-    pgn_status *st);
-
-/* ---- render (render.c): the text injected into a model's context -- */
-
-struct pgn_render {
-	const char *agent; /* the recipient */
-	const char *scope; /* "" = global */
-	const char *host;
-	const char *pigeon;             /* how to run the CLI */
-	const struct pgn_agents *peers; /* non-NULL: session intro */
-	const struct pgn_msgs *msgs;
-	const char *reminder; /* the project's, or NULL */
-	const char *provider; /* provider context, or NULL */
-	int64_t now_ms;
-};
-
-/* Upper bound of the rendered size of one message (a pgn_cost_fn). */
-size_t pgn_render_cost(const struct pgn_msg *m, void *arg);
-
-/* Upper bound of the session-start introduction. */
-#define PGN_MAX_INTRO 1600
-/* Room kept for the line saying how many messages still wait. */
-#define PGN_RENDER_RESERVE 200
-
-/*
- * Render the context: the introduction (when r->peers is set), then
- * the messages oldest first — each a header line and its body with
- * every line indented, so no body can forge a header — then how many
- * still wait (r->msgs->left), then the project reminder, then the
- * provider's context, each labelled. At most 'max' bytes: a message too
- * big to fit whole is cut with a note; a reminder or provider section
- * that does not fit whole is left out (the provider first). Returns a string
- * the caller frees
- * ("" when there is nothing to say), or NULL with '*st' set.
- */
-char *pgn_render_context(const struct pgn_render *r, size_t max,
     pgn_status *st);
 
 /* ---- install (install.c): the one place that edits host configs --- */

@@ -1,0 +1,180 @@
+/*
+ * The hook's turn, in the library: payload bytes in, the one line to
+ * print and the lines to log out. pigeon-hook only does the I/O around
+ * it (bounded stdin, the deadline backstop, hook.log, one write).
+ */
+#ifndef PIGEON_HOOK_H
+#define PIGEON_HOOK_H
+
+#include "pigeon/pigeon.h"
+
+#define PGN_HOOK_MAX_ID    200 /* a host's session or turn id, bytes */
+#define PGN_HOOK_MAX_DEPTH 64  /* JSON nesting of a payload */
+#define PGN_HOOK_MAX_LOG   6   /* log lines one turn may leave */
+#define PGN_HOOK_LOG_LINE  640 /* bytes of one log line, cut past it */
+#define PGN_HOOK_MAX_SHOWN 300 /* bytes of a path shown to the model */
+#define PGN_HOOK_IDS_TEXT  512 /* "12,13,..." of the claimed messages */
+/* Of the deadline, kept after the provider for the claim and the write. */
+#define PGN_HOOK_TAIL_MS     150
+#define PGN_HOOK_MIN_WAIT_MS 50 /* lock waits get at least this */
+/*
+ * Hashed turn keys (payloads without a turn id) are duplicates only
+ * within this window: a second registration of the same hook runs
+ * within the hook deadline of the first, a real repeat (Codex resuming
+ * a session twice) comes later (docs/decisions/0063).
+ */
+#define PGN_HOOK_DUP_WINDOW_MS 3000
+
+/* ---- payload (payload.c) ------------------------------------------ */
+
+struct pgn_payload {
+	pgn_host host;
+	pgn_event event;
+	int skip;   /* Cursor replaying Claude's project hooks */
+	int ignore; /* an event Pigeon does not handle */
+	char session[PGN_MAX_SESSION_KEY + 1]; /* "<host>:<id>" */
+	char turn[PGN_MAX_SESSION_KEY + 1];    /* "<event>:<id or hash>" */
+	int64_t turn_window_ms;                /* 0: a real id, never expires */
+	char *dir;                             /* project directory, or NULL */
+	char *prompt;                          /* submitted prompt, or NULL */
+	int subagent;                          /* not a top-level session */
+};
+
+void pgn_payload_release(struct pgn_payload *p);
+
+/*
+ * Parse a host's payload and settle host, event, session key, project
+ * directory and turn key; 'host' and 'event' other than NONE (named on
+ * the command line) win over detection. Returns PGN_EINVAL with the
+ * reason in 'why' (p->host and p->event keep what was detected, for the
+ * neutral output), PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_payload_parse(const char *buf, size_t len,
+    pgn_host host, pgn_event event, struct pgn_payload *p, char *why,
+    size_t whylen);
+
+/* The host of a payload from its fields (docs/hook-protocol.md). */
+pgn_host pgn_payload_detect(const char *event, int cursor_version,
+    int timestamp, int turn_id, int model, int permission_mode);
+
+/* ---- the store's side of a turn (claim.c) ------------------------- */
+
+#define PGN_SEEN_REFRESH_MS 60000 /* last-seen times: minute resolution */
+
+/* What one read tells of a session before its turn. */
+struct pgn_peek {
+	int bound;                    /* the session has an agent */
+	char agent[PGN_MAX_NAME + 1]; /* its name */
+	char scope[PGN_MAX_PATH + 1]; /* its scope root, "" = global */
+	int64_t seen_ms;              /* the older of session's and agent's */
+	int queued;                   /* something waits for the agent */
+};
+
+/* One read: is session 'session' bound, where, and does mail wait? */
+PGN_NODISCARD pgn_status pgn_turn_peek(pgn_db *db, const char *session,
+    struct pgn_peek *p);
+
+/*
+ * True when a turn with nothing to say but mail can be answered from
+ * the peek alone: bound, nothing queued, seen less than
+ * PGN_SEEN_REFRESH_MS ago — no write, no fsync (decision 0023).
+ */
+int pgn_turn_quiet(const struct pgn_peek *p, int64_t now);
+
+struct pgn_turn_out {
+	char agent[PGN_MAX_NAME + 1]; /* bound agent */
+	char scope[PGN_MAX_PATH + 1]; /* its scope root */
+	int duplicate;                /* same turn again: inject nothing */
+	int bound;                    /* the session was bound now */
+	struct pgn_msgs msgs;         /* the claimed messages */
+};
+
+/*
+ * Build the turn's output from out->msgs (the candidates, oldest
+ * first), inside the claim's transaction; '*keep' may be lowered to
+ * claim only the oldest '*keep'. Any status but PGN_OK rolls back.
+ */
+typedef pgn_status pgn_turn_render_fn(const struct pgn_turn_out *out,
+    size_t *keep, void *arg);
+
+struct pgn_turn {
+	const char *host;
+	const char *session; /* "<host>:<id>" */
+	const char *agent;   /* wanted name, or NULL */
+	const char *turn;    /* this turn's key, or NULL */
+	int64_t turn_window_ms;
+	const char *route; /* "session-start" or "prompt" */
+	size_t budget;     /* candidates' summed cost, 0: no bound */
+	pgn_cost_fn *cost;
+	void *cost_arg;
+	pgn_turn_render_fn *render; /* NULL: claim every candidate */
+	void *render_arg;
+	void (*committing)(void *arg); /* right before the commit */
+	void *committing_arg;
+};
+
+/*
+ * One hook turn, in one write transaction: bind session req->session
+ * (of req->host) to an agent if it is new — req->agent, or a generated
+ * adjective-noun name unique in the scope — in the current scope; a
+ * bound session keeps its agent, in whatever scope. Unless req->turn is
+ * the turn this session already had (within req->turn_window_ms, 0 =
+ * ever), record the turn, select the queued candidates within the
+ * budget, let req->render build the output, then claim what it kept as
+ * pgn_claim does. Returns PGN_EINVAL (bad name, key), PGN_EBUSY,
+ * PGN_EDB, PGN_ENOMEM, or what req->render returned.
+ */
+PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
+    struct pgn_turn_out *out);
+
+/* ---- the turn (turn.c) -------------------------------------------- */
+
+struct pgn_hook_in {
+	const char *payload; /* the bytes read from stdin */
+	size_t len;
+	pgn_host host;         /* named on the command line, or NONE */
+	pgn_event event;       /* named on the command line, or NONE */
+	const char *agent_env; /* $PIGEON_AGENT, or NULL */
+	const char *agent_arg; /* --agent NAME, or NULL */
+	const char *home;    /* the state home (key, provider state), or NULL */
+	const char *db_path; /* the database */
+	int db_create;       /* create it if absent (the default one only) */
+	const char *pigeon;  /* the pigeon CLI next to the hook, or NULL */
+	int64_t deadline;    /* pgn_mono_ms() by which to be done */
+	/*
+	 * Called inside the claim's transaction, right before its commit:
+	 * from here on, the line must be written (the backstop must not
+	 * exit). May be called again if the transaction is retried.
+	 */
+	void (*committing)(void *arg);
+	void *arg;
+};
+
+struct pgn_hook_out {
+	pgn_host host;   /* as settled: for the neutral output */
+	pgn_event event; /* NONE until known */
+	pgn_status st;   /* PGN_OK, or why the neutral output is due */
+	char *line;      /* what to print, with its newline; NULL: neutral */
+	size_t len;
+	size_t claimed;              /* messages in 'line', now delivered */
+	char ids[PGN_HOOK_IDS_TEXT]; /* their ids, "12,13" */
+	char session[PGN_MAX_SESSION_KEY + 1];
+	char agent[PGN_MAX_NAME + 1];
+	char log[PGN_HOOK_MAX_LOG][PGN_HOOK_LOG_LINE]; /* without newline */
+	size_t nlog;
+};
+
+void pgn_hook_out_release(struct pgn_hook_out *o);
+
+/*
+ * One hook turn: parse the payload, find the scope (the session's, once
+ * bound), bind the session to an agent, run the project's provider for
+ * a prompt, and claim the queued messages that fit the injected-context
+ * cap. The whole output is built inside the claim's transaction, before
+ * its commit: any failure rolls back and leaves every message queued.
+ * Never fails the caller: o->line is NULL when the neutral output is
+ * due (o->st says why), and o->log holds what to append to hook.log.
+ */
+void pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o);
+
+#endif /* PIGEON_HOOK_H */

@@ -1,0 +1,206 @@
+/*
+ * A host's hook payload: which host and event it is, the session and
+ * turn it belongs to, and the project directory it names.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "pgn_int.h"
+#include "pigeon/hook.h"
+
+void
+pgn_payload_release(struct pgn_payload *p)
+{
+	if (p == NULL)
+		return;
+	free(p->dir);
+	p->dir = NULL;
+	free(p->prompt);
+	p->prompt = NULL;
+}
+
+pgn_host
+pgn_payload_detect(const char *event, int cursor_version, int timestamp,
+    int turn_id, int model, int permission_mode)
+{
+	if (cursor_version ||
+	    (event != NULL &&
+	        pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
+		return PGN_HOST_CURSOR;
+	if (event != NULL &&
+	    (strcmp(event, "BeforeAgent") == 0 ||
+	        (timestamp && strcmp(event, "SessionStart") == 0)))
+		return PGN_HOST_GEMINI;
+	if (turn_id || (model && permission_mode))
+		return PGN_HOST_CODEX;
+	return PGN_HOST_CLAUDE;
+}
+
+/* A string field, or NULL when absent, not a string, or empty. */
+static const char *
+field(const cJSON *root, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, name);
+
+	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+		return NULL;
+	return v->valuestring;
+}
+
+/* A host id: printable, no space, at most PGN_HOOK_MAX_ID bytes. */
+static int
+id_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > PGN_HOOK_MAX_ID)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x21 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int
+depth_ok(const cJSON *v, int depth)
+{
+	const cJSON *c;
+
+	if (depth > PGN_HOOK_MAX_DEPTH)
+		return 0;
+	for (c = v->child; c != NULL; c = c->next)
+		if (!depth_ok(c, depth + 1))
+			return 0;
+	return 1;
+}
+
+/* The turn key of a payload without a turn id: a hash of its bytes. */
+static void
+hashed_turn(struct pgn_payload *p, const char *event, const char *buf,
+    size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char h[12];
+	size_t i, k;
+
+	crypto_generichash(h, sizeof(h), (const unsigned char *)buf, len, NULL,
+	    0);
+	k = (size_t)snprintf(p->turn, sizeof(p->turn), "%s:h", event);
+	for (i = 0; i < sizeof(h) && k + 2 < sizeof(p->turn); i++) {
+		p->turn[k++] = hex[h[i] >> 4];
+		p->turn[k++] = hex[h[i] & 15];
+	}
+	p->turn[k] = '\0';
+	p->turn_window_ms = PGN_HOOK_DUP_WINDOW_MS;
+}
+
+pgn_status
+pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
+    struct pgn_payload *p, char *why, size_t whylen)
+{
+	const cJSON *roots;
+	const char *ev, *sid, *turn = NULL, *dir;
+	const struct pgn_host_info *hi;
+	cJSON *root;
+	pgn_status rc = PGN_EINVAL;
+	int cursor;
+
+	memset(p, 0, sizeof(*p));
+	p->host = host;
+	p->event = host != PGN_HOST_NONE ? event : PGN_EVENT_NONE;
+	root = cJSON_ParseWithLengthOpts(buf, len, NULL, 0);
+	if (root == NULL || !cJSON_IsObject(root)) {
+		pgn_errf(why, whylen, "payload is not a JSON object");
+		goto out;
+	}
+	if (!depth_ok(root, 0)) {
+		pgn_errf(why, whylen, "payload nests deeper than %d",
+		    PGN_HOOK_MAX_DEPTH);
+		goto out;
+	}
+	ev = field(root, "hook_event_name");
+	cursor = field(root, "cursor_version") != NULL;
+	if (p->host == PGN_HOST_NONE)
+		p->host = pgn_payload_detect(ev, cursor,
+		    field(root, "timestamp") != NULL,
+		    field(root, "turn_id") != NULL,
+		    field(root, "model") != NULL,
+		    field(root, "permission_mode") != NULL);
+	/* Cursor replays Claude's project hooks with its own payload. */
+	if (p->host == PGN_HOST_CLAUDE && cursor) {
+		p->skip = 1;
+		rc = PGN_OK;
+		goto out;
+	}
+	if (p->event == PGN_EVENT_NONE)
+		p->event = pgn_event_by_name(p->host, ev);
+	if (p->event == PGN_EVENT_NONE) {
+		p->ignore = 1;
+		rc = PGN_OK;
+		goto out;
+	}
+	hi = pgn_host_get(p->host);
+	if (p->host == PGN_HOST_CURSOR) {
+		sid = field(root, "conversation_id");
+		if (sid == NULL)
+			sid = field(root, "session_id");
+		/* Cloud conversations carry a "bc-" prefix. */
+		if (sid != NULL && strncmp(sid, "bc-", 3) == 0 && sid[3])
+			sid += 3;
+		roots =
+		    cJSON_GetObjectItemCaseSensitive(root, "workspace_roots");
+		dir = cJSON_IsArray(roots) &&
+		        cJSON_IsString(cJSON_GetArrayItem(roots, 0)) ?
+		    cJSON_GetArrayItem(roots, 0)->valuestring :
+		    NULL;
+		if (p->event == PGN_EVENT_PROMPT)
+			turn = field(root, "generation_id");
+	} else {
+		sid = field(root, "session_id");
+		dir = field(root, "cwd");
+		if (p->host == PGN_HOST_CLAUDE)
+			turn = field(root, "prompt_id");
+		else if (p->host == PGN_HOST_CODEX)
+			turn = field(root, "turn_id");
+	}
+	if (sid == NULL || !id_ok(sid)) {
+		pgn_errf(why, whylen, "payload has no usable session id");
+		goto out;
+	}
+	snprintf(p->session, sizeof(p->session), "%s:%s", hi->name, sid);
+	if (dir != NULL && dir[0] == '/' && strlen(dir) < PGN_MAX_PATH) {
+		p->dir = pgn_strdup(dir);
+		if (p->dir == NULL) {
+			rc = PGN_ENOMEM;
+			goto out;
+		}
+	}
+	if (p->event == PGN_EVENT_PROMPT && field(root, "prompt") != NULL) {
+		p->prompt = pgn_strdup(field(root, "prompt"));
+		if (p->prompt == NULL) {
+			rc = PGN_ENOMEM;
+			goto out;
+		}
+	}
+	/* Subagents (Claude, Codex) and Cursor background agents. */
+	p->subagent = field(root, "agent_id") != NULL ||
+	    field(root, "agent_type") != NULL ||
+	    cJSON_IsTrue(
+	        cJSON_GetObjectItemCaseSensitive(root, "is_background_agent"));
+	if (turn != NULL && id_ok(turn)) {
+		snprintf(p->turn, sizeof(p->turn), "%s:%s",
+		    hi->events[p->event], turn);
+		p->turn_window_ms = 0;
+	} else {
+		/* No turn id: duplicates of one event carry one payload. */
+		hashed_turn(p, hi->events[p->event], buf, len);
+	}
+	rc = PGN_OK;
+out:
+	cJSON_Delete(root);
+	if (rc != PGN_OK)
+		pgn_payload_release(p);
+	return rc;
+}

@@ -1,0 +1,422 @@
+/*
+ * The hook's turn: payload → scope → session → config → provider →
+ * claim, with the whole output built inside the claim's transaction, so
+ * a message is marked delivered only together with the line that shows
+ * it. The one place that computes the context budget.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgn_int.h"
+#include "render.h"
+
+struct turn {
+	const struct pgn_hook_in *in;
+	struct pgn_hook_out *o;
+	struct pgn_payload p;
+	char *dir_scope; /* the scope of the payload's directory */
+	const char *scope;
+	pgn_db *db;
+	struct pgn_peek peek;
+	struct pgn_config cfg;
+	struct pgn_provider_result prov;
+	struct pgn_agents peers;
+	char pigeon[PGN_HOOK_MAX_SHOWN + 3]; /* a shell word */
+	char wanted[PGN_MAX_NAME + 1];       /* the agent a new session gets */
+	int64_t start;
+	char *context;
+};
+
+static const char *
+event_name(pgn_host h, pgn_event e)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+
+	return hi != NULL && e != PGN_EVENT_NONE ? hi->events[e] : "-";
+}
+
+/* One log line: who, what, how long, and a detail shown safely. */
+static void logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+    PGN_PRINTF(3, 4);
+
+static void
+logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+{
+	struct pgn_hook_out *o = t->o;
+	const struct pgn_host_info *hi = pgn_host_get(o->host);
+	struct pgn_buf b, d;
+	va_list ap;
+	size_t n;
+
+	if (o->nlog == PGN_HOOK_MAX_LOG)
+		return;
+	pgn_buf_init(&d, PGN_HOOK_LOG_LINE);
+	va_start(ap, fmt);
+	pgn_buf_vaddf(&d, fmt, ap);
+	va_end(ap);
+	pgn_buf_init(&b, PGN_HOOK_LOG_LINE - 1);
+	pgn_buf_addf(&b, "host=%s event=%s session=%s status=%s ms=%lld",
+	    hi != NULL ? hi->name : "-", event_name(o->host, o->event),
+	    o->session[0] ? o->session : "-", status,
+	    (long long)(pgn_mono_ms() - t->start));
+	if (d.len > 0) {
+		pgn_buf_adds(&b, " ");
+		pgn_render_safe(&b, d.data, PGN_HOOK_LOG_LINE);
+	}
+	n = b.data != NULL ? b.len : 0;
+	if (n > 0)
+		memcpy(o->log[o->nlog], b.data, n);
+	o->log[o->nlog][n] = '\0';
+	o->nlog++;
+	pgn_buf_release(&b);
+	pgn_buf_release(&d);
+}
+
+/*
+ * How the agent runs the CLI: the path as one shell word, quoted when
+ * it needs it, or plain "pigeon" (on PATH) for a path that is too long
+ * or holds a quote, a control character or anything not ASCII.
+ */
+static void
+shell_word(const char *path, char *out, size_t len)
+{
+	const unsigned char *p;
+	int quote = 0;
+
+	snprintf(out, len, "pigeon");
+	if (path == NULL || strlen(path) > PGN_HOOK_MAX_SHOWN ||
+	    strlen(path) + 3 > len)
+		return;
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if (*p < 0x20 || *p >= 0x7f || *p == '\'')
+			return;
+		if (strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
+			quote = 1;
+	}
+	snprintf(out, len, quote ? "'%s'" : "%s", path);
+}
+
+/* Non-empty once surrounding whitespace is gone. */
+static int
+has_text(const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 1;
+	return 0;
+}
+
+/* Would the project's provider run for this prompt? */
+static int
+provider_runs(const struct turn *t)
+{
+	return t->p.event == PGN_EVENT_PROMPT && t->cfg.argc > 0 &&
+	    !t->p.subagent && has_text(t->p.prompt) && t->in->home != NULL;
+}
+
+/* The reminder and provider belong to prompts; their problems are logged. */
+static void
+load_config(struct turn *t)
+{
+	if (t->p.event != PGN_EVENT_PROMPT || t->scope[0] == '\0')
+		return;
+	if (pgn_config_load(t->scope, &t->cfg) != PGN_OK) {
+		memset(&t->cfg, 0, sizeof(t->cfg));
+		return;
+	}
+	if (t->cfg.problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.problem);
+	if (t->cfg.reminder_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.reminder_problem);
+	if (t->cfg.provider_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.provider_problem);
+}
+
+/*
+ * The provider runs before the claim's transaction (it may take a
+ * second; the write lock is not held for it) and within the deadline.
+ * Logged: status, duration, bytes, a keyed fingerprint — never text.
+ */
+static void
+run_provider(struct turn *t)
+{
+	struct pgn_provider_request rq;
+	long left;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.host = pgn_host_get(t->p.host)->name;
+	rq.session = t->p.session;
+	rq.turn = t->p.turn;
+	rq.cwd = t->p.dir != NULL ? t->p.dir : t->scope;
+	rq.prompt = t->p.prompt;
+	left = (long)(t->in->deadline - pgn_mono_ms()) - PGN_HOOK_TAIL_MS;
+	pgn_provider_run(t->in->home, t->scope, &t->cfg, &rq,
+	    left > 0 ? left : 0, &t->prov);
+	logf_turn(t, "provider", "provider=%s ms=%ld bytes=%zu%s%s%s%s",
+	    pgn_provider_status_name(t->prov.status), t->prov.ms, t->prov.bytes,
+	    t->prov.fingerprint[0] ? " fp=" : "", t->prov.fingerprint,
+	    t->prov.why[0] ? " " : "", t->prov.why);
+}
+
+/* Peers for an introduction: the most recently seen first. */
+static int
+by_seen(const void *a, const void *b)
+{
+	const struct pgn_agent *x = a, *y = b;
+
+	if (x->last_seen_ms != y->last_seen_ms)
+		return x->last_seen_ms > y->last_seen_ms ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Inside the claim's transaction: the output, or a rollback. */
+static pgn_status
+render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
+{
+	struct turn *t = arg;
+	struct pgn_render r;
+	pgn_status st;
+	char *line;
+
+	free(t->context);
+	t->context = NULL;
+	free(t->o->line);
+	t->o->line = NULL;
+	memset(&r, 0, sizeof(r));
+	r.agent = out->agent;
+	r.scope = out->scope;
+	r.host = pgn_host_get(t->p.host)->name;
+	r.pigeon = t->pigeon;
+	r.intro = t->p.event == PGN_EVENT_SESSION_START || out->bound;
+	r.peers = &t->peers;
+	r.msgs = &out->msgs;
+	r.reminder = t->cfg.reminder;
+	r.provider = t->prov.context;
+	r.now_ms = pgn_now_ms();
+	st = pgn_render_fit(&r, PGN_MAX_CONTEXT, &t->context, keep);
+	if (st != PGN_OK)
+		return st;
+	line = pgn_envelope(t->p.host, t->p.event, t->context, &st);
+	if (line == NULL)
+		return st; /* PGN_OK: the neutral output says it all */
+	t->o->len = strlen(line);
+	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
+	t->o->line = line;
+	return PGN_OK;
+}
+
+/* "12,13,14" of the claimed messages, for a lost-output line. */
+static void
+list_ids(struct pgn_hook_out *o, const struct pgn_msgs *m)
+{
+	struct pgn_buf b;
+	size_t i;
+
+	pgn_buf_init(&b, sizeof(o->ids) - 1);
+	for (i = 0; i < m->n; i++)
+		pgn_buf_addf(&b, "%s%lld", i ? "," : "", (long long)m->v[i].id);
+	if (b.err == PGN_OK && b.len > 0)
+		memcpy(o->ids, b.data, b.len + 1);
+	else if (m->n > 0)
+		snprintf(o->ids, sizeof(o->ids), "%lld..%lld",
+		    (long long)m->v[0].id, (long long)m->v[m->n - 1].id);
+	pgn_buf_release(&b);
+}
+
+static pgn_status
+claim(struct turn *t)
+{
+	struct pgn_turn req;
+	struct pgn_turn_out out;
+	size_t budget;
+	pgn_status st;
+
+	memset(&req, 0, sizeof(req));
+	req.host = pgn_host_get(t->p.host)->name;
+	req.session = t->p.session;
+	req.agent = t->wanted[0] ? t->wanted : NULL;
+	req.turn = t->p.turn;
+	req.turn_window_ms = t->p.turn_window_ms;
+	req.route =
+	    t->p.event == PGN_EVENT_SESSION_START ? "session-start" : "prompt";
+	/*
+	 * The one budget: what candidates may cost, an upper bound of their
+	 * rendering. pgn_render_fit then shows exactly what fits.
+	 */
+	budget = PGN_MAX_CONTEXT;
+	if (t->p.event == PGN_EVENT_SESSION_START || !t->peek.bound)
+		budget -= PGN_MAX_INTRO;
+	if (t->cfg.reminder != NULL)
+		budget -= strlen(t->cfg.reminder) + PGN_RENDER_MAX_HEADER;
+	req.budget = budget;
+	req.cost = pgn_render_cost;
+	req.render = render_turn;
+	req.render_arg = t;
+	req.committing = t->in->committing;
+	req.committing_arg = t->in->arg;
+	st = pgn_turn_claim(t->db, &req, &out);
+	if (st == PGN_OK) {
+		memcpy(t->o->agent, out.agent, sizeof(out.agent));
+		t->o->claimed = out.msgs.n;
+		list_ids(t->o, &out.msgs);
+		if (out.duplicate) {
+			free(t->o->line);
+			t->o->line = NULL;
+			t->o->len = 0;
+		} else if (out.msgs.n > 0 || out.bound) {
+			logf_turn(t, "ok",
+			    "agent=%s delivered=%zu waiting=%zu bytes=%zu",
+			    out.agent, out.msgs.n, out.msgs.left,
+			    t->context != NULL ? strlen(t->context) : 0);
+		}
+	} else {
+		free(t->o->line);
+		t->o->line = NULL;
+		t->o->len = 0;
+	}
+	pgn_msgs_release(&out.msgs);
+	return st;
+}
+
+/* Open the database; the default one is created, a named one is not. */
+static pgn_status
+open_db(struct turn *t)
+{
+	long left;
+
+	left = (long)(t->in->deadline - pgn_mono_ms()) - PGN_HOOK_TAIL_MS;
+	if (left < PGN_HOOK_MIN_WAIT_MS)
+		left = PGN_HOOK_MIN_WAIT_MS;
+	/* A hook never checkpoints before writing: its latency matters. */
+	return pgn_db_open(t->in->db_path,
+	    PGN_OPEN_LATENCY | (t->in->db_create ? PGN_OPEN_CREATE : 0), left,
+	    &t->db);
+}
+
+/* The agent a new session binds to: PIGEON_AGENT, else --agent. */
+static void
+wanted_agent(struct turn *t)
+{
+	const char *cand[2], *rule = NULL;
+	size_t i;
+
+	cand[0] = t->in->agent_env;
+	cand[1] = t->in->agent_arg;
+	for (i = 0; i < 2; i++) {
+		if (cand[i] == NULL || cand[i][0] == '\0')
+			continue;
+		if (pgn_name_check(cand[i], t->wanted, &rule) == PGN_OK)
+			return;
+		t->wanted[0] = '\0';
+		/* A bound session keeps its agent: nothing to say then. */
+		if (!t->peek.bound)
+			logf_turn(t, "bad-agent",
+			    "%s '%s' is not an agent name (%s)",
+			    i == 0 ? "PIGEON_AGENT" : "--agent", cand[i],
+			    rule != NULL ? rule :
+			                   "see pigeon agent add --help");
+	}
+}
+
+static pgn_status
+run(struct turn *t)
+{
+	const struct pgn_hook_in *in = t->in;
+	struct pgn_hook_out *o = t->o;
+	char why[PGN_MAX_ERR];
+	pgn_status st;
+	int only_mail;
+
+	why[0] = '\0';
+	st = pgn_payload_parse(in->payload, in->len, in->host, in->event, &t->p,
+	    why, sizeof(why));
+	o->host = t->p.host;
+	o->event = t->p.event;
+	if (st != PGN_OK) {
+		logf_turn(t, "bad-input", "%s", why);
+		return st;
+	}
+	if (t->p.skip || t->p.ignore)
+		return PGN_OK;
+	memcpy(o->session, t->p.session, sizeof(o->session));
+	st = pgn_scope_find(t->p.dir, &t->dir_scope);
+	if (st == PGN_OK)
+		st = open_db(t);
+	if (st == PGN_OK)
+		st = pgn_turn_peek(t->db, t->p.session, &t->peek);
+	if (st != PGN_OK)
+		goto dberr;
+	/* A session keeps the scope it was bound in. */
+	t->scope = t->peek.bound ? t->peek.scope : t->dir_scope;
+	st = pgn_db_set_scope(t->db, t->scope);
+	if (st != PGN_OK)
+		goto dberr;
+	wanted_agent(t);
+	load_config(t);
+	only_mail = t->p.event == PGN_EVENT_PROMPT &&
+	    (t->cfg.reminder == NULL || t->cfg.reminder[0] == '\0') &&
+	    !provider_runs(t);
+	/* Most prompts find no mail: one read, no lock, no fsync. */
+	if (only_mail && pgn_turn_quiet(&t->peek, pgn_now_ms())) {
+		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
+		return PGN_OK;
+	}
+	if (provider_runs(t))
+		run_provider(t);
+	if (t->p.event == PGN_EVENT_SESSION_START || !t->peek.bound) {
+		/* Peers are for the introduction; without them it still goes.
+		 */
+		if (pgn_agents_list(t->db, &t->peers) == PGN_OK)
+			qsort(t->peers.v, t->peers.n, sizeof(t->peers.v[0]),
+			    by_seen);
+		else
+			pgn_agents_release(&t->peers);
+	}
+	shell_word(in->pigeon, t->pigeon, sizeof(t->pigeon));
+	st = claim(t);
+	if (st != PGN_OK)
+		goto dberr;
+	return PGN_OK;
+dberr:
+	logf_turn(t, pgn_status_name(st), "%s",
+	    t->db != NULL ? pgn_errmsg(t->db) : "out of memory");
+	return st;
+}
+
+void
+pgn_hook_out_release(struct pgn_hook_out *o)
+{
+	if (o == NULL)
+		return;
+	free(o->line);
+	o->line = NULL;
+	o->len = 0;
+}
+
+void
+pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o)
+{
+	struct turn t;
+
+	memset(o, 0, sizeof(*o));
+	memset(&t, 0, sizeof(t));
+	o->host = in->host;
+	o->event = in->event;
+	t.in = in;
+	t.o = o;
+	t.start = pgn_mono_ms();
+	o->st = run(&t);
+	if (o->st != PGN_OK) {
+		free(o->line);
+		o->line = NULL;
+		o->len = 0;
+		o->claimed = 0;
+	}
+	free(t.context);
+	pgn_agents_release(&t.peers);
+	pgn_config_release(&t.cfg);
+	pgn_provider_result_release(&t.prov);
+	pgn_db_close(t.db);
+	free(t.dir_scope);
+	pgn_payload_release(&t.p);
+}
