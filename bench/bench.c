@@ -88,6 +88,12 @@ static FILE *md;
 
 /* ---- small helpers -------------------------------------------------- */
 
+/* printf-like: the compilers check every call's arguments. */
+static _Noreturn void die(const char *fmt, ...) PGN_PRINTF(1, 2);
+static void pathf(char *dst, size_t len, const char *fmt, ...) PGN_PRINTF(3, 4);
+static void say(const char *fmt, ...) PGN_PRINTF(1, 2);
+static void note(const char *fmt, ...) PGN_PRINTF(1, 2);
+
 static void
 die(const char *fmt, ...)
 {
