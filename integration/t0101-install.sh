@@ -11,6 +11,7 @@ printf '#!/bin/sh\nexit 0\n' >"$HOOK" && chmod 755 "$HOOK" || exit 2
 PIGEON_HOOK=$HOOK
 export PIGEON_HOOK
 unset CLAUDE_CONFIG_DIR CODEX_HOME
+CR=$(printf '\r')
 
 # cfg HOST: the user config file of HOST under $HOME.
 cfg() {
@@ -50,12 +51,12 @@ test_case 'install writes both events for each host in the user config' '
 		echo "installed Pigeon${SQ}s hooks for $h in $f" >expect &&
 		test_cmp expect line &&
 		has_hooks "$f" $h &&
-		test ! -e "$f.bak" &&
+		test ! -e "$f.pigeon.bak" &&
 		test "$(stat -c %a "$f")" = 644 || return 1
 	done &&
-	grep -q "\"version\":	1" "$(cfg cursor)" &&
-	grep -q "\"timeout\":	5000" "$(cfg gemini)" &&
-	grep -q "\"timeout\":	5$" "$(cfg claude)"
+	grep -q "^  \"version\": 1,$" "$(cfg cursor)" &&
+	grep -q "\"timeout\": 5000$" "$(cfg gemini)" &&
+	grep -q "\"timeout\": 5$" "$(cfg claude)"
 '
 
 test_case 'a second install changes nothing' '
@@ -84,7 +85,7 @@ test_case 'uninstall removes a file pigeon created, and nothing else' '
 		pigeon uninstall $h >out 2>err &&
 		expect_empty err &&
 		grep -q "^removed Pigeon${SQ}s hooks for $h" out &&
-		test ! -e "$f" && test ! -e "$f.bak" &&
+		test ! -e "$f" && test ! -e "$f.pigeon.bak" &&
 		test -d "$(dirname "$f")" &&
 		expect_output "nothing to remove in $f" pigeon uninstall $h ||
 		return 1
@@ -102,11 +103,11 @@ test_case 'install then uninstall gives back an odd file byte for byte' '
 	pigeon install claude >/dev/null &&
 	has_hooks "$f" claude &&
 	grep -q "say done" "$f" &&
-	cmp orig "$f.bak" &&
+	cmp orig "$f.pigeon.bak" &&
 	pigeon uninstall claude >out &&
 	grep -q "^removed" out &&
 	cmp orig "$f" &&
-	test ! -e "$f.bak"
+	test ! -e "$f.pigeon.bak"
 '
 
 test_case 'the same round trip for every host, user and project' '
@@ -125,7 +126,7 @@ test_case 'the same round trip for every host, user and project' '
 			pigeon install $h $opt >/dev/null &&
 			has_hooks "$f" $h &&
 			pigeon uninstall $h $opt >/dev/null &&
-			cmp orig "$f" && test ! -e "$f.bak" &&
+			cmp orig "$f" && test ! -e "$f.pigeon.bak" &&
 			rm "$f" || return 1
 		done
 	done
@@ -163,13 +164,13 @@ test_case '--dry-run prints the diff and writes nothing' '
 	cp "$f" orig &&
 	pigeon install gemini --dry-run >out &&
 	grep -q "^-{\"ui\": {}}$" out &&
-	cmp orig "$f" && test ! -e "$f.bak" &&
+	cmp orig "$f" && test ! -e "$f.pigeon.bak" &&
 	pigeon install gemini >/dev/null &&
 	cp "$f" installed &&
 	pigeon uninstall gemini --dry-run >out &&
 	grep -q "^would remove" out &&
 	grep -q "^+{\"ui\": {}}$" out &&
-	cmp installed "$f" && cmp orig "$f.bak" &&
+	cmp installed "$f" && cmp orig "$f.pigeon.bak" &&
 	pigeon uninstall gemini >/dev/null &&
 	cmp orig "$f"
 '
@@ -177,7 +178,7 @@ test_case '--dry-run prints the diff and writes nothing' '
 test_case 'uninstall keeps an entry the user added after install' '
 	f=$(cfg cursor) &&
 	pigeon install cursor >/dev/null &&
-	sed "s|\"sessionStart\":	\[{|\"sessionStart\":	[{\"command\": \"mine\"}, {|" \
+	sed "s|\"sessionStart\": \[|\"sessionStart\": [{\"command\": \"mine\"},|" \
 		"$f" >edited &&
 	cp edited "$f" &&
 	grep -q "\"mine\"" "$f" &&
@@ -193,12 +194,69 @@ test_case 'invalid JSON is refused and left untouched' '
 	cp "$f" orig &&
 	expect_error 1 "is not valid JSON (line 3" pigeon install codex &&
 	expect_one_error err "$f" &&
-	cmp orig "$f" && test ! -e "$f.bak" &&
+	cmp orig "$f" && test ! -e "$f.pigeon.bak" &&
 	expect_error 1 "left untouched" pigeon uninstall codex &&
 	cmp orig "$f" &&
 	echo "{\"hooks\": []}" >"$f" &&
 	expect_error 1 "\"hooks\" as an array" pigeon install codex &&
 	rm "$f"
+'
+
+test_case 'a file keeps its bytes: CRLF, BOM, numbers, no final newline' '
+	f=$(cfg codex) &&
+	printf "\357\273\277{\r\n    \"n\": 12345678901234567890,\r\n    \"x\": 1e400\r\n}" >"$f" &&
+	cp "$f" orig &&
+	pigeon install codex >/dev/null &&
+	has_hooks "$f" codex &&
+	grep -q "12345678901234567890,$CR\$" "$f" &&
+	test "$(grep -c "$CR\$" "$f")" = "$(wc -l <"$f")" &&
+	test "$(wc -l <"$f")" -gt 20 &&
+	head -c 3 "$f" | od -An -tx1 | grep -q "ef bb bf" &&
+	pigeon uninstall codex >/dev/null &&
+	cmp orig "$f" && test ! -e "$f.pigeon.bak" &&
+	rm "$f"
+'
+
+test_case 'gemini settings with comments install and uninstall exactly' '
+	f=$(cfg gemini) &&
+	printf "// mine\n{\n  /* ui */ \"ui\": {\"theme\": \"x\"}\n}\n" >"$f" &&
+	cp "$f" orig &&
+	pigeon install gemini >/dev/null &&
+	has_hooks "$f" gemini &&
+	grep -q "^// mine$" "$f" &&
+	pigeon uninstall gemini >/dev/null &&
+	cmp orig "$f" &&
+	rm "$f" &&
+	printf "// mine\n{}\n" >"$(cfg claude)" &&
+	expect_error 1 "is not valid JSON (line 1, column 1)" pigeon install claude &&
+	rm "$(cfg claude)"
+'
+
+test_case 'the user'"$SQ"'s own .bak is never touched' '
+	f=$(cfg claude) &&
+	echo "{\"model\": \"a\"}" >"$f" &&
+	cp "$f" orig &&
+	cp "$f" "$f.bak" &&
+	pigeon install claude >/dev/null &&
+	cmp orig "$f.bak" && cmp orig "$f.pigeon.bak" &&
+	pigeon uninstall claude >/dev/null &&
+	cmp orig "$f" && cmp orig "$f.bak" && test ! -e "$f.pigeon.bak" &&
+	rm "$f" "$f.bak"
+'
+
+test_case 'a hard-linked config stays linked' '
+	f=$(cfg cursor) &&
+	echo "{\"x\": 1}" >linked.json &&
+	cp linked.json orig &&
+	ln linked.json "$f" &&
+	pigeon install cursor >/dev/null &&
+	has_hooks linked.json cursor &&
+	test "$(stat -c %h "$f")" = 2 &&
+	test ! -e "$f.pigeon-save" &&
+	pigeon uninstall cursor >/dev/null &&
+	cmp orig linked.json &&
+	test "$(stat -c %h "$f")" = 2 &&
+	rm "$f" linked.json
 '
 
 test_case 'CLAUDE_CONFIG_DIR and CODEX_HOME name the user config' '

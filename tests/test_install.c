@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "harness.h"
+#include "jsonedit.h"
 
 #define HOOK       "/opt/pigeon/bin/pigeon-hook"
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
@@ -50,12 +51,18 @@ env_restore(void)
 	}
 }
 
+static void
+ensure_dir(const char *dir)
+{
+	REQUIRE(mkdir(dir, 0755) == 0 || errno == EEXIST);
+}
+
 /* HOME = h_tmp/home (created), no host overrides. */
 static void
 use_home(char *home, size_t len)
 {
 	h_join(home, len, h_tmp, "home");
-	h_mkdir(home);
+	ensure_dir(home);
 	REQUIRE(setenv("HOME", home, 1) == 0);
 	unsetenv("CLAUDE_CONFIG_DIR");
 	unsetenv("CODEX_HOME");
@@ -68,13 +75,22 @@ user_config(pgn_host h, char *out, size_t len)
 	h_join(out, len, getenv("HOME"), pgn_host_get(h)->user_path);
 }
 
+/* 'path' with 'suffix' appended, into 'out'. */
+static void
+suffixed(const char *path, const char *suffix, char *out, size_t len)
+{
+	size_t n = strlen(path), k = strlen(suffix);
+
+	REQUIRE(n + k < len);
+	memcpy(out, path, n);
+	memcpy(out + n, suffix, k + 1);
+}
+
+/* Pigeon's backup of 'path'. */
 static void
 bak_of(const char *path, char *out, size_t len)
 {
-	int n;
-
-	n = snprintf(out, len, "%s.bak", path);
-	REQUIRE(n > 0 && (size_t)n < len);
+	suffixed(path, ".pigeon.bak", out, len);
 }
 
 /* A file of fixtures/install/; a missing one stops the test. */
@@ -317,7 +333,7 @@ test_install_keeps_an_existing_cursor_version(void)
 
 	out = merge_in(PGN_HOST_CURSOR, "{\"version\":2,\"hooks\":{}}", HOOK,
 	    &changed);
-	CHECK_CONTAINS(out, "\"version\":\t2");
+	CHECK_CONTAINS(out, "\"version\":2");
 	CHECK_INT(count(out, "\"version\""), 1);
 	free(out);
 	/* An existing object without a version gets none added. */
@@ -614,7 +630,7 @@ test_other_keys_under_hooks_may_be_anything(void)
 
 	out = merge_in(PGN_HOST_GEMINI, in, HOOK, &changed);
 	CHECK_INT(changed, 1);
-	CHECK_CONTAINS(out, "\"enabled\":\ttrue");
+	CHECK_CONTAINS(out, "\"enabled\":true");
 	back = merge_out(PGN_HOST_GEMINI, out, &changed);
 	CHECK_INT(changed, 1);
 	CHECK_INT(count(back, "pigeon-hook"), 0);
@@ -710,12 +726,12 @@ test_uninstall_leaves_the_skeleton_of_a_new_file(void)
 	once = merge_in(PGN_HOST_CURSOR, NULL, HOOK, &changed);
 	back = merge_out(PGN_HOST_CURSOR, once, &changed);
 	CHECK_INT(changed, 1);
-	CHECK_STR(back, "{\n\t\"version\":\t1\n}\n");
+	CHECK_STR(back, "{\n  \"version\": 1\n}\n");
 	free(back);
 	free(once);
 	once = merge_in(PGN_HOST_CLAUDE, NULL, HOOK, &changed);
 	back = merge_out(PGN_HOST_CLAUDE, once, &changed);
-	CHECK_STR(back, "{\n}\n");
+	CHECK_STR(back, "{}\n");
 	free(back);
 	free(once);
 }
@@ -744,7 +760,7 @@ test_uninstall_keeps_foreign_handlers_sharing_a_group(void)
 	    1);
 	CHECK(cJSON_GetObjectItemCaseSensitive(g, "matcher") != NULL);
 	/* An empty array the user wrote is not ours to remove. */
-	CHECK_CONTAINS(out, "\"UserPromptSubmit\":\t[]");
+	CHECK_CONTAINS(out, "\"UserPromptSubmit\":[]");
 	cJSON_Delete(root);
 	free(out);
 }
@@ -968,7 +984,7 @@ test_unreadable_bak_is_kept_not_restored(void)
 	h_mkdir(bak);
 	uninstall_ok(PGN_HOST_CLAUDE, NULL);
 	data = h_read_file(path, &n);
-	CHECK_STR(data, "{\n\t\"a\":\t1\n}\n");
+	CHECK_STR(data, "{\"a\":1}");
 	free(data);
 	CHECK(!absent(bak));
 	env_restore();
@@ -1086,7 +1102,7 @@ test_dry_run_writes_nothing_and_shows_the_diff(void)
 	CHECK(absent(path));
 	CHECK(res.diff != NULL &&
 	    strncmp(res.diff, "--- /dev/null\n+++ ", 18) == 0);
-	CHECK_CONTAINS(res.diff, "@@ -0,0 +1,13 @@\n+{\n+\t\"version\":\t1,\n");
+	CHECK_CONTAINS(res.diff, "@@ -0,0 +1,17 @@\n+{\n+  \"version\": 1,\n");
 	pgn_install_result_release(&res);
 
 	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
@@ -1114,22 +1130,22 @@ test_diff_is_minimal(void)
 	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, err), PGN_OK);
 	snprintf(want, sizeof(want),
 	    "--- %s\n+++ /dev/null\n"
-	    "@@ -1,13 +0,0 @@\n-{\n-\t\"version\":\t1,\n",
+	    "@@ -1,17 +0,0 @@\n-{\n-  \"version\": 1,\n",
 	    path);
 	CHECK(res.diff != NULL && strncmp(res.diff, want, strlen(want)) == 0);
-	CHECK_INT(count(res.diff, "\n-"), 13);
+	CHECK_INT(count(res.diff, "\n-"), 17);
 	CHECK_INT(count(res.diff, "\n+"), 1); /* "+++" */
 	pgn_install_result_release(&res);
 	/* A one-line change is one hunk of one line each way. */
 	text = h_read_file(path, &n);
 	REQUIRE(text != NULL);
-	strstr(text, "\"timeout\":\t5")[11] = '9';
+	strstr(text, "\"timeout\": 5")[11] = '9';
 	h_write_file(path, text, n);
 	free(text);
 	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err), PGN_OK);
 	snprintf(want, sizeof(want),
-	    "--- %s\n+++ %s\n@@ -6,1 +6,1 @@\n"
-	    "-\t\t\t\t\"timeout\":\t9\n+\t\t\t\t\"timeout\":\t5\n",
+	    "--- %s\n+++ %s\n@@ -7,1 +7,1 @@\n"
+	    "-        \"timeout\": 9\n+        \"timeout\": 5\n",
 	    path, path);
 	CHECK_STR(res.diff, want);
 	pgn_install_result_release(&res);
@@ -1297,6 +1313,388 @@ test_missing_home_is_an_error(void)
 	env_restore();
 }
 
+/* ---- format-preserving edits (defect 22) ---------------------------- */
+
+/*
+ * Install 'in' for host 'h', check the result with 'want' (a substring,
+ * or NULL), and that uninstalling it gives 'in' back byte for byte.
+ * Returns the installed text (caller frees).
+ */
+static char *
+round_trip(pgn_host h, const char *in, size_t len, const char *want)
+{
+	char err[PGN_MAX_ERR], *out = NULL, *back = NULL;
+	pgn_status st;
+	int changed;
+
+	st = pgn_install_merge(h, in, len, HOOK, &out, &changed, err,
+	    sizeof(err));
+	if (!CHECK_INT(st, PGN_OK))
+		printf("  %s\n", err);
+	CHECK_INT(changed, 1);
+	if (out == NULL)
+		return NULL;
+	if (want != NULL)
+		CHECK_CONTAINS(out, want);
+	CHECK_INT(count(out, "pigeon-hook"), PGN_NEVENTS);
+	st = pgn_uninstall_merge(h, out, strlen(out), &back, &changed, err,
+	    sizeof(err));
+	CHECK_INT(st, PGN_OK);
+	CHECK_INT(changed, 1);
+	CHECK(
+	    back != NULL && strlen(back) == len && memcmp(back, in, len) == 0);
+	if (back != NULL && (strlen(back) != len || memcmp(back, in, len)))
+		printf("  want <%s>\n  got  <%s>\n", in, back);
+	free(back);
+	return out;
+}
+
+/* Write 'in' as the user config of 'h', install, uninstall: same bytes. */
+static void
+file_round_trip(pgn_host h, const char *in, size_t len)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], bak[PATH_MAX];
+	char *slash;
+
+	use_home(home, sizeof(home));
+	user_config(h, path, sizeof(path));
+	bak_of(path, bak, sizeof(bak));
+	suffixed(path, "", dir, sizeof(dir));
+	slash = strrchr(dir, '/');
+	REQUIRE(slash != NULL);
+	*slash = '\0';
+	ensure_dir(dir);
+	h_write_file(path, in, len);
+	install_ok(h, NULL, HOOK);
+	CHECK(!file_is(path, in, len));
+	uninstall_ok(h, NULL);
+	CHECK(file_is(path, in, len));
+	CHECK(absent(bak));
+	unlink(path);
+	env_restore();
+}
+
+static void
+test_big_integers_and_1e400_survive_install_and_uninstall_byte_exact(void)
+{
+	static const char in[] =
+	    "{\n  \"big\": 12345678901234567890,\n  \"huge\": 1e400,\n"
+	    "  \"tiny\": -0.000000000000000000001E-5,\n"
+	    "  \"esc\": \"\\u00e9\\/\\ud83d\\ude00\"\n}\n";
+	char *out;
+
+	out = round_trip(PGN_HOST_CLAUDE, in, strlen(in), NULL);
+	CHECK_CONTAINS(out, "\"big\": 12345678901234567890,\n");
+	CHECK_CONTAINS(out, "\"huge\": 1e400,\n");
+	CHECK_CONTAINS(out, "-0.000000000000000000001E-5");
+	CHECK_CONTAINS(out, "\"\\u00e9\\/\\ud83d\\ude00\"");
+	free(out);
+	file_round_trip(PGN_HOST_CLAUDE, in, strlen(in));
+}
+
+static void
+test_bom_is_kept(void)
+{
+	static const char in[] = "\xef\xbb\xbf{\n  \"model\": \"opus\"\n}\n";
+	char *out;
+
+	out = round_trip(PGN_HOST_CLAUDE, in, strlen(in), NULL);
+	CHECK(out != NULL && strncmp(out, "\xef\xbb\xbf{\n", 4) == 0);
+	free(out);
+	file_round_trip(PGN_HOST_GEMINI, in, strlen(in));
+}
+
+static void
+test_crlf_is_kept_and_inserted_lines_use_crlf(void)
+{
+	static const char in[] =
+	    "{\r\n  \"hooks\": {\r\n    \"Stop\": [\r\n      { \"hooks\": "
+	    "[ { \"type\": \"command\", \"command\": \"beep\" } ] }\r\n"
+	    "    ]\r\n  }\r\n}\r\n";
+	const char *p;
+	char *out;
+	size_t lf = 0;
+
+	out = round_trip(PGN_HOST_CODEX, in, strlen(in),
+	    "\r\n    \"SessionStart\": [\r\n      {\r\n        \"hooks\": [\r\n");
+	for (p = out; p != NULL && *p != '\0'; p++)
+		if (*p == '\n') {
+			lf++;
+			CHECK(p > out && p[-1] == '\r');
+		}
+	CHECK(lf > 20);
+	free(out);
+	file_round_trip(PGN_HOST_CODEX, in, strlen(in));
+}
+
+static void
+test_two_four_space_and_tab_indentation_is_kept_and_matched(void)
+{
+	static const char *const units[] = {"  ", "    ", "\t"};
+	char in[256], want[512];
+	const char *u;
+	char *out;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(units); i++) {
+		u = units[i];
+		snprintf(in, sizeof(in),
+		    "{\n%s\"model\": \"x\",\n%s\"env\": {\n%s%s\"A\": \"1\"\n"
+		    "%s}\n}\n",
+		    u, u, u, u, u);
+		snprintf(want, sizeof(want),
+		    "\n%s},\n%s\"hooks\": {\n%s%s\"SessionStart\": [\n"
+		    "%s%s%s{\n%s%s%s%s\"hooks\": [\n",
+		    u, u, u, u, u, u, u, u, u, u, u);
+		out = round_trip(PGN_HOST_CLAUDE, in, strlen(in), want);
+		free(out);
+		file_round_trip(PGN_HOST_CLAUDE, in, strlen(in));
+	}
+}
+
+static void
+test_missing_final_newline_is_kept(void)
+{
+	static const char *const ins[] = {"{\n  \"a\": [1, 2]\n}", "{\"a\": 1}",
+	    "{\"hooks\": {\"Stop\": []}}"};
+	char *out;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(ins); i++) {
+		out = round_trip(PGN_HOST_CURSOR, ins[i], strlen(ins[i]), NULL);
+		CHECK(out != NULL && out[strlen(out) - 1] == '}');
+		free(out);
+		file_round_trip(PGN_HOST_CURSOR, ins[i], strlen(ins[i]));
+	}
+	/* A one-line file gets one-line entries. */
+	out = round_trip(PGN_HOST_CURSOR, ins[1], strlen(ins[1]),
+	    "{\"a\": 1, \"hooks\": {\"sessionStart\": [{\"command\": ");
+	CHECK(out != NULL && strchr(out, '\n') == NULL);
+	free(out);
+}
+
+static void
+test_gemini_settings_with_comments_install_and_uninstall_byte_exact(void)
+{
+	static const char in[] =
+	    "// Gemini CLI settings\n{\n  /* the theme */\n"
+	    "  \"ui\": { \"theme\": \"GitHub\" }, // trailing\n"
+	    "  \"url\": \"http://example.com/*not a comment*/\",\n"
+	    "  \"hooks\": {\n    // mine\n    \"BeforeAgent\": [\n"
+	    "      { \"hooks\": [ { \"type\": \"command\", "
+	    "\"command\": \"lint\" } ] } /* last */\n    ]\n  }\n}\n"
+	    "/* end */\n";
+	char err[PGN_MAX_ERR], *out = NULL;
+	int changed;
+
+	out = round_trip(PGN_HOST_GEMINI, in, strlen(in), "// mine\n");
+	CHECK_CONTAINS(out, "/* last */");
+	CHECK_CONTAINS(out, "\"http://example.com/*not a comment*/\"");
+	CHECK_CONTAINS(out, "}\n/* end */\n");
+	free(out);
+	file_round_trip(PGN_HOST_GEMINI, in, strlen(in));
+	/* Only Gemini accepts comments. */
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, strlen(in), HOOK, &out,
+	              &changed, err, sizeof(err)),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "not valid JSON (line 1, column 1)");
+	/* An unterminated comment is not JSON either. */
+	CHECK_INT(pgn_install_merge(PGN_HOST_GEMINI, "{} /* x", 7, HOOK, &out,
+	              &changed, err, sizeof(err)),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "not valid JSON");
+	CHECK_INT(pgn_install_merge(PGN_HOST_GEMINI, "// only\n", 8, HOOK, &out,
+	              &changed, err, sizeof(err)),
+	    PGN_EINVAL);
+}
+
+static void
+test_foreign_entries_keep_their_order_and_bytes(void)
+{
+	static const char in[] =
+	    "{\"version\": 1, \"hooks\": {\"sessionStart\": [\n"
+	    "  {\"command\": \"/x/pigeon-hook cursor sessionStart\"},\n"
+	    "  {\"command\":  \"a\"},\n"
+	    "  {\"command\": \"/y/pigeon-hook cursor sessionStart\"},\n"
+	    "  {\"command\": \"/z/pigeon-hook cursor sessionStart\"},\n"
+	    "  { \"command\": \"b\" },\n"
+	    "  {\"command\": \"/w/pigeon-hook cursor sessionStart\"}\n]}}";
+	static const char want[] =
+	    "{\"version\": 1, \"hooks\": {\"sessionStart\": [\n"
+	    "  {\"command\":  \"a\"},\n"
+	    "  { \"command\": \"b\" }\n]}}";
+	char *out;
+	int changed;
+
+	out = merge_out(PGN_HOST_CURSOR, in, &changed);
+	CHECK_INT(changed, 1);
+	CHECK_STR(out, want);
+	free(out);
+	/* Install puts its one entry after the foreign ones. */
+	out = merge_in(PGN_HOST_CURSOR, in, HOOK, &changed);
+	CHECK(out != NULL && strstr(out, "\"a\"") < strstr(out, "\"b\"") &&
+	    strstr(out, "\"b\"") < strstr(out, HOOK " cursor sessionStart"));
+	CHECK_INT(count(out, "pigeon-hook"), 2);
+	free(out);
+}
+
+static void
+test_reinstall_changes_no_byte(void)
+{
+	static const char in[] = "{\n    \"a\": 1\n}";
+	char *once, *twice;
+	int changed, h;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		once = merge_in((pgn_host)h, in, HOOK, &changed);
+		CHECK_INT(changed, 1);
+		twice = merge_in((pgn_host)h, once, HOOK, &changed);
+		CHECK_INT(changed, 0);
+		CHECK_STR(twice, once);
+		free(twice);
+		free(once);
+	}
+}
+
+static void
+test_nesting_is_bounded(void)
+{
+	char in[4 * PGN_MAX_JSON_DEPTH + 64], err[PGN_MAX_ERR], *out = NULL;
+	size_t i, n = 0;
+	int changed;
+
+	/* The root and PGN_MAX_JSON_DEPTH - 1 arrays: accepted. */
+	n += (size_t)snprintf(in, sizeof(in), "{\"a\":");
+	for (i = 1; i < PGN_MAX_JSON_DEPTH; i++)
+		in[n++] = '[';
+	for (i = 1; i < PGN_MAX_JSON_DEPTH; i++)
+		in[n++] = ']';
+	in[n++] = '}';
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, n, HOOK, &out,
+	              &changed, err, sizeof(err)),
+	    PGN_OK);
+	free(out);
+	/* One more: refused. */
+	memmove(in + 6, in + 5, n - 5);
+	in[5] = '[';
+	memmove(in + n + 1 - 1, in + n - 1, 1);
+	in[n - 1] = ']';
+	n++;
+	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, n, HOOK, &out,
+	              &changed, err, sizeof(err)),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "not valid JSON");
+}
+
+static void
+test_hard_linked_config_is_edited_in_place(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], other[PATH_MAX];
+	char save[PATH_MAX];
+	static const char orig[] = "{\n  \"model\": \"x\"\n}\n";
+	struct stat a, b;
+	char *data;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	h_mkdir(dir);
+	h_join(other, sizeof(other), h_tmp, "dotfiles-settings.json");
+	suffixed(path, ".pigeon-save", save, sizeof(save));
+	h_write_file(other, orig, strlen(orig));
+	REQUIRE(link(other, path) == 0);
+	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+	CHECK(stat(path, &a) == 0 && stat(other, &b) == 0);
+	CHECK(a.st_ino == b.st_ino && a.st_nlink == 2);
+	data = h_read_file(other, &n);
+	CHECK_INT(count(data, "pigeon-hook"), 2);
+	free(data);
+	CHECK(absent(save));
+	uninstall_ok(PGN_HOST_CLAUDE, NULL);
+	CHECK(stat(path, &a) == 0 && a.st_ino == b.st_ino && a.st_nlink == 2);
+	CHECK(file_is(other, orig, strlen(orig)));
+	CHECK(absent(save));
+	unlink(other);
+	unlink(path);
+	env_restore();
+}
+
+static void
+test_interrupted_in_place_write_stops_the_next_one(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], other[PATH_MAX];
+	char save[PATH_MAX], err[PGN_MAX_ERR];
+	static const char orig[] = "{}";
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	h_mkdir(dir);
+	h_join(other, sizeof(other), h_tmp, "linked.json");
+	suffixed(path, ".pigeon-save", save, sizeof(save));
+	h_write_file(other, orig, 2);
+	REQUIRE(link(other, path) == 0);
+	h_write_file(save, "{\"old\":1}", 9);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err), PGN_EIO);
+	CHECK_CONTAINS(err, "was interrupted");
+	CHECK_CONTAINS(err, save);
+	CHECK(strchr(err, '\n') == NULL);
+	CHECK(file_is(path, orig, 2));
+	CHECK(file_is(save, "{\"old\":1}", 9));
+	pgn_install_result_release(&res);
+	unlink(save);
+	unlink(other);
+	unlink(path);
+	env_restore();
+}
+
+static void
+test_existing_bak_is_kept_byte_identical_through_install_and_uninstall(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], ubak[PATH_MAX];
+	static const char orig[] = "{\n  \"model\": \"opus\"\n}\n";
+	static const char other[] = "{\"model\":\"sonnet\"} my notes";
+	const char *baks[] = {orig, other, "{}"};
+	size_t i;
+
+	for (i = 0; i < H_COUNT(baks); i++) {
+		use_home(home, sizeof(home));
+		user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+		h_join(dir, sizeof(dir), home, ".claude");
+		ensure_dir(dir);
+		suffixed(path, ".bak", ubak, sizeof(ubak));
+		/* The user's own backup, even one equal to the file. */
+		h_write_file(ubak, baks[i], strlen(baks[i]));
+		h_write_file(path, orig, strlen(orig));
+		install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+		CHECK(file_is(ubak, baks[i], strlen(baks[i])));
+		uninstall_ok(PGN_HOST_CLAUDE, NULL);
+		CHECK(file_is(ubak, baks[i], strlen(baks[i])));
+		CHECK(file_is(path, orig, strlen(orig)));
+		/* A file Pigeon created goes, the user's .bak stays. */
+		REQUIRE(unlink(path) == 0);
+		install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
+		uninstall_ok(PGN_HOST_CLAUDE, NULL);
+		CHECK(absent(path));
+		CHECK(file_is(ubak, baks[i], strlen(baks[i])));
+		REQUIRE(unlink(ubak) == 0);
+		env_restore();
+	}
+}
+
+static void
+test_filled_empty_containers_come_back_from_the_backup(void)
+{
+	static const char *const ins[] = {"{ }", "{\"hooks\": {}}\n",
+	    "{\n  \"hooks\": { \"SessionStart\": [ ] }\n}\n", " \n\t"};
+	size_t i;
+
+	for (i = 0; i < H_COUNT(ins); i++)
+		file_round_trip(PGN_HOST_CLAUDE, ins[i], strlen(ins[i]));
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_command_is_pigeon_by_first_word_basename),
     H_TEST(test_nul_escape_is_refused_not_rewritten),
@@ -1341,6 +1739,21 @@ static const struct h_test tests[] = {
     H_TEST(test_codex_install_explains_trust),
     H_TEST(test_symlinked_config_stays_a_link),
     H_TEST(test_missing_home_is_an_error),
+    H_TEST(
+        test_big_integers_and_1e400_survive_install_and_uninstall_byte_exact),
+    H_TEST(test_bom_is_kept),
+    H_TEST(test_crlf_is_kept_and_inserted_lines_use_crlf),
+    H_TEST(test_two_four_space_and_tab_indentation_is_kept_and_matched),
+    H_TEST(test_missing_final_newline_is_kept),
+    H_TEST(test_gemini_settings_with_comments_install_and_uninstall_byte_exact),
+    H_TEST(test_foreign_entries_keep_their_order_and_bytes),
+    H_TEST(test_reinstall_changes_no_byte),
+    H_TEST(test_nesting_is_bounded),
+    H_TEST(test_hard_linked_config_is_edited_in_place),
+    H_TEST(test_interrupted_in_place_write_stops_the_next_one),
+    H_TEST(
+        test_existing_bak_is_kept_byte_identical_through_install_and_uninstall),
+    H_TEST(test_filled_empty_containers_come_back_from_the_backup),
 };
 
 int

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonedit.h"
 #include "pgn_int.h"
 
 /* Bound on the LCS table of a diff (cells); past it the middle is replaced. */
@@ -209,14 +210,14 @@ make_entry(pgn_host h, const char *hook, pgn_event e)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	cJSON *entry = NULL, *handler = NULL, *arr;
-	char *cmd = NULL;
-	double timeout;
+	char *cmd = NULL, timeout[16];
 
 	cmd = hook_command(hook, hi->name, hi->events[e]);
 	if (cmd == NULL)
 		goto fail;
-	timeout =
-	    hi->timeout_ms ? PGN_HOOK_TIMEOUT_S * 1000.0 : PGN_HOOK_TIMEOUT_S;
+	/* Raw, like the numbers read from a file, so the two compare. */
+	snprintf(timeout, sizeof(timeout), "%d",
+	    hi->timeout_ms ? PGN_HOOK_TIMEOUT_S * 1000 : PGN_HOOK_TIMEOUT_S);
 	handler = cJSON_CreateObject();
 	if (handler == NULL)
 		goto fail;
@@ -224,7 +225,7 @@ make_entry(pgn_host h, const char *hook, pgn_event e)
 	    cJSON_AddStringToObject(handler, "type", "command") == NULL)
 		goto fail;
 	if (cJSON_AddStringToObject(handler, "command", cmd) == NULL ||
-	    cJSON_AddNumberToObject(handler, "timeout", timeout) == NULL)
+	    cJSON_AddRawToObject(handler, "timeout", timeout) == NULL)
 		goto fail;
 	free(cmd);
 	cmd = NULL;
@@ -245,22 +246,16 @@ fail:
 
 /* ---- walking a config ----------------------------------------------- */
 
-/* Remove 'item' from 'parent' and free it. */
-static void
-drop(cJSON *parent, cJSON *item)
-{
-	cJSON_Delete(cJSON_DetachItemViaPointer(parent, item));
-}
-
 static int
-handler_is_pigeon(const cJSON *x)
+handler_is_pigeon(const struct je_node *x)
 {
-	const cJSON *cmd;
+	const struct je_node *cmd;
 
-	if (!cJSON_IsObject(x))
+	if (x->type != JE_OBJECT)
 		return 0;
-	cmd = cJSON_GetObjectItemCaseSensitive(x, "command");
-	return cJSON_IsString(cmd) && pgn_command_is_pigeon(cmd->valuestring);
+	cmd = je_get(x, "command");
+	return cmd != NULL && cmd->type == JE_STRING &&
+	    pgn_command_is_pigeon(cmd->str);
 }
 
 /*
@@ -268,14 +263,16 @@ handler_is_pigeon(const cJSON *x)
  * flat definition or nested group, holding the last one).
  */
 static size_t
-count_event(const cJSON *arr, pgn_config_shape shape, const cJSON **holder)
+count_event(const struct je_node *arr, pgn_config_shape shape,
+    const struct je_node **holder)
 {
-	const cJSON *it, *hs, *hd;
+	const struct je_node *it, *hs, *hd;
 	size_t n = 0;
 
 	*holder = NULL;
-	cJSON_ArrayForEach(it, arr)
-	{
+	if (arr == NULL || arr->type != JE_ARRAY)
+		return 0;
+	for (it = arr->child; it != NULL; it = it->next) {
 		if (shape == PGN_SHAPE_FLAT) {
 			if (handler_is_pigeon(it)) {
 				n++;
@@ -283,11 +280,10 @@ count_event(const cJSON *arr, pgn_config_shape shape, const cJSON **holder)
 			}
 			continue;
 		}
-		hs = cJSON_GetObjectItemCaseSensitive(it, "hooks");
-		if (!cJSON_IsArray(hs))
+		hs = je_get(it, "hooks");
+		if (hs == NULL || hs->type != JE_ARRAY)
 			continue;
-		cJSON_ArrayForEach(hd, hs)
-		{
+		for (hd = hs->child; hd != NULL; hd = hd->next) {
 			if (handler_is_pigeon(hd)) {
 				n++;
 				*holder = it;
@@ -297,40 +293,61 @@ count_event(const cJSON *arr, pgn_config_shape shape, const cJSON **holder)
 	return n;
 }
 
+/* Pigeon's entries in every event array of 'root'. */
+static size_t
+count_all(const struct je_node *root, pgn_config_shape shape)
+{
+	const struct je_node *hooks, *ev, *holder;
+	size_t n = 0;
+
+	hooks = je_get(root, "hooks");
+	if (hooks == NULL || hooks->type != JE_OBJECT)
+		return 0;
+	for (ev = hooks->child; ev != NULL; ev = ev->next)
+		n += count_event(ev, shape, &holder);
+	return n;
+}
+
 /*
- * Remove Pigeon's entries from event array 'arr': flat definitions, or
- * nested handlers and then the groups their removal left empty. Foreign
- * items, including ones of shapes we do not know, stay in order.
- * Returns the number of handlers removed.
+ * Mark Pigeon's entries in event array 'arr' for removal: flat
+ * definitions, or nested handlers, or the whole group when all its
+ * handlers are Pigeon's. Foreign items, including ones of shapes we do
+ * not know, stay in order. Returns the handlers removed; '*gone' gets
+ * the items of 'arr' removed.
  */
 static size_t
-strip_event(cJSON *arr, pgn_config_shape shape)
+strip_event(struct je_node *arr, pgn_config_shape shape, size_t *gone)
 {
-	cJSON *it, *next, *hs, *hd, *hnext;
-	size_t n = 0, before;
+	struct je_node *it, *hs, *hd;
+	size_t n = 0, k;
 
-	for (it = arr->child; it != NULL; it = next) {
-		next = it->next;
+	*gone = 0;
+	for (it = arr->child; it != NULL; it = it->next) {
 		if (shape == PGN_SHAPE_FLAT) {
 			if (handler_is_pigeon(it)) {
-				drop(arr, it);
+				je_drop(it);
 				n++;
+				(*gone)++;
 			}
 			continue;
 		}
-		hs = cJSON_GetObjectItemCaseSensitive(it, "hooks");
-		if (!cJSON_IsArray(hs))
+		hs = je_get(it, "hooks");
+		if (hs == NULL || hs->type != JE_ARRAY)
 			continue;
-		before = n;
-		for (hd = hs->child; hd != NULL; hd = hnext) {
-			hnext = hd->next;
-			if (handler_is_pigeon(hd)) {
-				drop(hs, hd);
-				n++;
-			}
+		k = 0;
+		for (hd = hs->child; hd != NULL; hd = hd->next)
+			k += (size_t)handler_is_pigeon(hd);
+		n += k;
+		if (k == 0)
+			continue;
+		if (k == hs->n) {
+			je_drop(it);
+			(*gone)++;
+			continue;
 		}
-		if (n > before && hs->child == NULL)
-			drop(arr, it);
+		for (hd = hs->child; hd != NULL; hd = hd->next)
+			if (handler_is_pigeon(hd))
+				je_drop(hd);
 	}
 	return n;
 }
@@ -344,36 +361,53 @@ strip_event(cJSON *arr, pgn_config_shape shape)
  * Returns the handlers removed.
  */
 static size_t
-strip_all(cJSON *root, const struct pgn_host_info *hi, const char *const *keep)
+strip_all(struct je_node *root, const struct pgn_host_info *hi,
+    const char *const *keep)
 {
-	cJSON *hooks, *ev, *next;
-	size_t n = 0, k;
+	struct je_node *hooks, *ev;
+	size_t n = 0, k, gone, evgone = 0;
 	int e, ours, kept;
 
-	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
-	if (!cJSON_IsObject(hooks))
+	hooks = je_get(root, "hooks");
+	if (hooks == NULL || hooks->type != JE_OBJECT)
 		return 0;
-	for (ev = hooks->child; ev != NULL; ev = next) {
-		next = ev->next;
-		if (!cJSON_IsArray(ev))
+	for (ev = hooks->child; ev != NULL; ev = ev->next) {
+		if (ev->type != JE_ARRAY)
 			continue;
 		ours = kept = 0;
 		for (e = 0; keep != NULL && e < PGN_NEVENTS; e++) {
-			if (strcmp(ev->string, hi->events[e]) != 0)
+			if (strcmp(ev->key, hi->events[e]) != 0)
 				continue;
 			ours = 1;
 			kept = keep[e] != NULL;
 		}
 		if (kept)
 			continue;
-		k = strip_event(ev, hi->shape);
+		k = strip_event(ev, hi->shape, &gone);
 		n += k;
-		if (k > 0 && ev->child == NULL && !ours)
-			drop(hooks, ev);
+		if (k > 0 && gone == ev->n && !ours) {
+			je_drop(ev);
+			evgone++;
+		}
 	}
-	if (n > 0 && hooks->child == NULL && keep == NULL)
-		drop(root, hooks);
+	if (n > 0 && evgone == hooks->n && keep == NULL)
+		je_drop(hooks);
 	return n;
+}
+
+/* Remove 'item' from 'parent' and free it. */
+static void
+drop(cJSON *parent, cJSON *item)
+{
+	cJSON_Delete(cJSON_DetachItemViaPointer(parent, item));
+}
+
+/* True for the number 1, as text read from a file or as a double. */
+static int
+is_one(const cJSON *v)
+{
+	return (cJSON_IsRaw(v) && strcmp(v->valuestring, "1") == 0) ||
+	    (cJSON_IsNumber(v) && v->valuedouble == 1.0);
 }
 
 /* Drop every empty container of the hooks tree (for comparing). */
@@ -403,7 +437,7 @@ prune_empty(cJSON *root)
 }
 
 /*
- * The form in which a .bak is compared with an uninstall result: no
+ * The form in which a backup is compared with an uninstall result: no
  * empty containers, and no Cursor "version":1 (Pigeon adds it to a file
  * it fills from nothing; it is Cursor's default anyway).
  */
@@ -414,8 +448,7 @@ canonical(cJSON *root, pgn_config_shape shape)
 
 	prune_empty(root);
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");
-	if (shape == PGN_SHAPE_FLAT && cJSON_IsNumber(v) &&
-	    v->valuedouble == 1.0)
+	if (shape == PGN_SHAPE_FLAT && v != NULL && is_one(v))
 		drop(root, v);
 }
 
@@ -436,8 +469,7 @@ is_skeleton(const cJSON *root, pgn_config_shape shape)
 		    it->child == NULL)
 			continue;
 		if (shape == PGN_SHAPE_FLAT &&
-		    strcmp(it->string, "version") == 0 && cJSON_IsNumber(it) &&
-		    it->valuedouble == 1.0)
+		    strcmp(it->string, "version") == 0 && is_one(it))
 			continue;
 		return 0;
 	}
@@ -446,187 +478,105 @@ is_skeleton(const cJSON *root, pgn_config_shape shape)
 
 /* ---- parsing -------------------------------------------------------- */
 
-static int
-blank_text(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!is_blank(s[i]) && s[i] != '\r')
-			return 0;
-	return 1;
-}
-
 static const char *
-json_type(const cJSON *x)
+json_type(const struct je_node *x)
 {
-	if (cJSON_IsArray(x))
+	switch (x->type) {
+	case JE_ARRAY:
 		return "an array";
-	if (cJSON_IsObject(x))
+	case JE_OBJECT:
 		return "an object";
-	if (cJSON_IsString(x))
+	case JE_STRING:
 		return "a string";
-	if (cJSON_IsNumber(x))
+	case JE_NUMBER:
 		return "a number";
-	if (cJSON_IsBool(x))
+	case JE_TRUE:
+	case JE_FALSE:
 		return "a boolean";
+	case JE_NULL:
+		break;
+	}
 	return "null";
 }
 
-static int
-cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /*
- * Find a key that one object in 'x' holds twice ('*key', borrowed, stays
- * NULL if none): cJSON reads the first of them and the hosts' parsers
- * the last, so such a file cannot be merged safely. PGN_OK, PGN_ENOMEM.
- */
-static pgn_status
-dup_key(const cJSON *x, const char **key)
-{
-	const cJSON *c;
-	const char **v;
-	size_t n = 0, i;
-	pgn_status rc = PGN_OK;
-
-	for (c = x->child; c != NULL; c = c->next)
-		n++;
-	if (cJSON_IsObject(x) && n > 1) {
-		v = calloc(n, sizeof(*v));
-		if (v == NULL)
-			return PGN_ENOMEM;
-		for (i = 0, c = x->child; c != NULL; c = c->next)
-			v[i++] = c->string;
-		qsort(v, n, sizeof(*v), cmp_key);
-		for (i = 1; i < n && *key == NULL; i++)
-			if (strcmp(v[i - 1], v[i]) == 0)
-				*key = v[i];
-		free(v);
-	}
-	for (c = x->child; c != NULL && *key == NULL && rc == PGN_OK;
-	     c = c->next)
-		rc = dup_key(c, key);
-	return rc;
-}
-
-/*
- * Parse a config strictly into '*root' ({} for absent or blank text;
- * no object may hold a key twice) and check the shape Pigeon relies
- * on: a top-level object, "hooks" an object if present, the host's two
- * events arrays if present. Other keys under "hooks" may be anything
- * (Gemini has kept settings there); only arrays among them are searched
- * for Pigeon's entries. Errors are written to 'errbuf' as a phrase with
+ * Parse a config strictly into 'd' (a NULL root for absent or blank
+ * text; no object may hold a key twice; comments only where the host
+ * accepts them: Gemini) and check the shape Pigeon relies on: a
+ * top-level object, "hooks" an object if present, the host's events
+ * arrays if present. Other keys under "hooks" may be anything (Gemini
+ * has kept settings there); only arrays among them are searched for
+ * Pigeon's entries. Errors are written to 'errbuf' as a phrase with
  * the file as subject ("is not valid JSON (line 3, column 7)").
  */
 static pgn_status
-parse_config(pgn_host h, const char *in, size_t len, cJSON **root, char *errbuf,
-    size_t errlen)
+parse_config(pgn_host h, const char *in, size_t len, struct je_doc *d,
+    char *errbuf, size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
-	const char *end = NULL, *p, *dup = NULL;
-	cJSON *hooks, *ev;
-	char *text = NULL;
-	size_t line = 1, col = 1;
-	pgn_status rc = PGN_OK;
+	const struct je_node *hooks, *ev;
+	pgn_status rc;
 	int e;
 
-	*root = NULL;
+	memset(d, 0, sizeof(*d));
 	if (len > PGN_MAX_CONFIG) {
 		pgn_errf(errbuf, errlen, "is larger than %d bytes",
 		    PGN_MAX_CONFIG);
 		return PGN_ETOOBIG;
 	}
-	if (in == NULL || blank_text(in, len)) {
-		*root = cJSON_CreateObject();
-		return *root == NULL ? PGN_ENOMEM : PGN_OK;
-	}
+	if (in == NULL)
+		in = "";
 	if (memchr(in, '\0', len) != NULL) {
 		pgn_errf(errbuf, errlen,
 		    "is not valid JSON (it holds a NUL byte)");
 		return PGN_EINVAL;
 	}
-	/* Rewriting it would cut the string at the NUL: refuse, untouched. */
+	/* A host would cut the string at the NUL: refuse, untouched. */
 	if (pgn_json_nul_escape(in, len)) {
 		pgn_errf(errbuf, errlen,
-		    "holds \\u0000 (a NUL character), "
-		    "which Pigeon cannot rewrite faithfully");
+		    "holds \\u0000 (a NUL character), which Pigeon cannot rewrite faithfully");
 		return PGN_EINVAL;
 	}
-	/* cJSON wants the terminating NUL inside the length it is given. */
-	text = pgn_strndup(in, len);
-	if (text == NULL)
-		return PGN_ENOMEM;
-	*root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
-	if (*root == NULL) {
-		if (end == NULL || end < text || end > text + len)
-			end = text + len;
-		for (p = text; p < end; p++) {
-			if (*p == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		pgn_errf(errbuf, errlen,
-		    "is not valid JSON (line %zu, column %zu)", line, col);
-		rc = PGN_EINVAL;
-		goto out;
-	}
-	if (!cJSON_IsObject(*root)) {
+	rc = je_parse(d, in, len, h == PGN_HOST_GEMINI, errbuf, errlen);
+	if (rc != PGN_OK || d->root == NULL)
+		return rc;
+	rc = PGN_EINVAL;
+	if (d->root->type != JE_OBJECT) {
 		pgn_errf(errbuf, errlen,
 		    "holds %s at the top level, not an object",
-		    json_type(*root));
-		rc = PGN_EINVAL;
+		    json_type(d->root));
 		goto out;
 	}
-	if ((rc = dup_key(*root, &dup)) != PGN_OK)
-		goto out;
-	if (dup != NULL) {
-		pgn_errf(errbuf, errlen,
-		    "is not strict JSON (the key \"%.64s\" "
-		    "appears twice in one object)",
-		    dup);
-		rc = PGN_EINVAL;
-		goto out;
-	}
-	hooks = cJSON_GetObjectItemCaseSensitive(*root, "hooks");
-	if (hooks != NULL && !cJSON_IsObject(hooks)) {
+	hooks = je_get(d->root, "hooks");
+	if (hooks != NULL && hooks->type != JE_OBJECT) {
 		pgn_errf(errbuf, errlen, "has \"hooks\" as %s, not an object",
 		    json_type(hooks));
-		rc = PGN_EINVAL;
 		goto out;
 	}
 	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
-		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
-		if (ev != NULL && !cJSON_IsArray(ev)) {
+		ev = je_get(hooks, hi->events[e]);
+		if (ev != NULL && ev->type != JE_ARRAY) {
 			pgn_errf(errbuf, errlen,
-			    "has \"hooks\".\"%s\" as %s, "
-			    "not an array",
+			    "has \"hooks\".\"%s\" as %s, not an array",
 			    hi->events[e], json_type(ev));
-			rc = PGN_EINVAL;
 			goto out;
 		}
 	}
+	rc = PGN_OK;
 out:
-	if (rc != PGN_OK) {
-		cJSON_Delete(*root);
-		*root = NULL;
-	}
-	free(text);
+	if (rc != PGN_OK)
+		je_release(d);
 	return rc;
 }
 
 /* ---- the merges ----------------------------------------------------- */
 
 struct merged {
-	cJSON *root; /* the result as a tree */
+	cJSON *root; /* the result as a tree (numbers as raw text) */
 	char *out;   /* its bytes; NULL if 'in' was */
 	size_t outlen;
 	int changed;
+	size_t had; /* Pigeon's entries in the input */
 };
 
 static void
@@ -637,59 +587,60 @@ merged_release(struct merged *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Install Pigeon's entries into 'root' (already shape-checked). */
+/* Install Pigeon's entries into 'd' (already shape-checked). */
 static pgn_status
-add_entries(pgn_host h, cJSON *root, int created, const char *hook)
+add_entries(pgn_host h, struct je_doc *d, const char *hook)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	const char *keep[PGN_NEVENTS] = {NULL};
+	const char *path[2] = {"hooks", NULL};
 	cJSON *fresh[PGN_NEVENTS] = {NULL};
-	const cJSON *holder;
-	cJSON *hooks, *ev, *v;
+	const struct je_node *hooks, *ev, *holder;
+	cJSON *have;
 	pgn_status rc = PGN_ENOMEM;
-	int e;
+	int e, same;
 
 	for (e = 0; e < PGN_NEVENTS; e++) {
 		fresh[e] = make_entry(h, hook, (pgn_event)e);
 		if (fresh[e] == NULL)
 			goto out;
 	}
-	if (created && hi->shape == PGN_SHAPE_FLAT) {
-		v = cJSON_CreateNumber(1);
-		if (v == NULL)
+	/* A file Pigeon fills from nothing gets Cursor's "version": 1. */
+	if (d->root == NULL && hi->shape == PGN_SHAPE_FLAT) {
+		rc = je_put(d, NULL, 0, "version", cJSON_CreateRaw("1"));
+		if (rc != PGN_OK)
 			goto out;
-		cJSON_AddItemToObject(root, "version", v);
 	}
 	/*
 	 * An event holding exactly one Pigeon entry, already the one we
 	 * would write, keeps it where it is: a second install changes nothing
 	 * even after the user reordered entries.
 	 */
-	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	hooks = je_get(d->root, "hooks");
 	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
-		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
-		if (ev != NULL && count_event(ev, hi->shape, &holder) == 1 &&
-		    cJSON_Compare(holder, fresh[e], 1))
+		ev = je_get(hooks, hi->events[e]);
+		if (ev == NULL || count_event(ev, hi->shape, &holder) != 1)
+			continue;
+		have = je_to_cjson(holder);
+		if (have == NULL) {
+			rc = PGN_ENOMEM;
+			goto out;
+		}
+		same = cJSON_Compare(have, fresh[e], 1);
+		cJSON_Delete(have);
+		if (same)
 			keep[e] = hi->events[e];
 	}
-	(void)strip_all(root, hi, keep);
-	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
-	if (hooks == NULL) {
-		hooks = cJSON_AddObjectToObject(root, "hooks");
-		if (hooks == NULL)
-			goto out;
-	}
+	if (d->root != NULL)
+		(void)strip_all(d->root, hi, keep);
 	for (e = 0; e < PGN_NEVENTS; e++) {
 		if (keep[e] != NULL)
 			continue;
-		ev = cJSON_GetObjectItemCaseSensitive(hooks, hi->events[e]);
-		if (ev == NULL) {
-			ev = cJSON_AddArrayToObject(hooks, hi->events[e]);
-			if (ev == NULL)
-				goto out;
-		}
-		cJSON_AddItemToArray(ev, fresh[e]);
+		path[1] = hi->events[e];
+		rc = je_push(d, path, 2, fresh[e]);
 		fresh[e] = NULL;
+		if (rc != PGN_OK)
+			goto out;
 	}
 	rc = PGN_OK;
 out:
@@ -713,81 +664,82 @@ hook_path_ok(const char *hook)
 	return strcmp(p + 1, HOOK_NAME) == 0;
 }
 
+/* The tree of config text 'in' (already valid): {} when blank. */
+static pgn_status
+config_tree(pgn_host h, const char *in, size_t len, cJSON **root, char *errbuf,
+    size_t errlen)
+{
+	struct je_doc d;
+	pgn_status rc;
+
+	*root = NULL;
+	rc = parse_config(h, in, len, &d, errbuf, errlen);
+	if (rc != PGN_OK)
+		return rc;
+	*root = d.root != NULL ? je_to_cjson(d.root) : cJSON_CreateObject();
+	je_release(&d);
+	return *root != NULL ? PGN_OK : PGN_ENOMEM;
+}
+
 /*
- * The merge behind both public functions ('hook' NULL: uninstall).
- * Unchanged results keep the input's bytes, so a second run is a no-op
- * down to the formatting.
+ * The merge behind both public functions ('hook' NULL: uninstall), as
+ * text splices: every byte outside Pigeon's entries stays, and an
+ * unchanged result is the input's bytes.
  */
 static pgn_status
 merge(pgn_host h, const char *in, size_t len, const char *hook,
     struct merged *m, char *errbuf, size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
-	cJSON *orig = NULL;
-	char *s = NULL;
-	size_t n;
+	struct je_doc d;
+	char why[PGN_MAX_ERR];
 	pgn_status rc;
 
 	memset(m, 0, sizeof(*m));
+	memset(&d, 0, sizeof(d));
 	if (hi == NULL) {
 		pgn_errf(errbuf, errlen, "unknown host");
 		return PGN_EINVAL;
 	}
 	if (hook != NULL && !hook_path_ok(hook)) {
 		pgn_errf(errbuf, errlen,
-		    "hook '%s' is not an absolute path "
-		    "ending in /" HOOK_NAME,
+		    "hook '%s' is not an absolute path ending in /" HOOK_NAME,
 		    hook);
 		return PGN_EINVAL;
 	}
-	rc = parse_config(h, in, len, &m->root, errbuf, errlen);
+	rc = parse_config(h, in, len, &d, errbuf, errlen);
+	if (rc != PGN_OK)
+		return rc;
+	m->had = d.root != NULL ? count_all(d.root, hi->shape) : 0;
+	if (hook != NULL)
+		rc = add_entries(h, &d, hook);
+	else if (d.root != NULL)
+		(void)strip_all(d.root, hi, NULL);
 	if (rc != PGN_OK)
 		goto out;
-	rc = PGN_ENOMEM;
-	orig = cJSON_Duplicate(m->root, 1);
-	if (orig == NULL)
-		goto out;
-	if (hook != NULL) {
-		rc = add_entries(h, m->root, in == NULL || blank_text(in, len),
-		    hook);
-		if (rc != PGN_OK)
-			goto out;
-	} else {
-		(void)strip_all(m->root, hi, NULL);
-	}
-	m->changed = !cJSON_Compare(orig, m->root, 1);
-	if (!m->changed) {
-		rc = PGN_OK;
-		if (in == NULL)
-			goto out;
-		m->out = pgn_strndup(in, len);
-		m->outlen = len;
-		if (m->out == NULL)
-			rc = PGN_ENOMEM;
-		goto out;
-	}
-	rc = PGN_ENOMEM;
-	s = cJSON_Print(m->root);
-	if (s == NULL)
-		goto out;
-	n = strlen(s);
-	if (n + 1 > PGN_MAX_CONFIG) {
+	rc = je_apply(&d, PGN_MAX_CONFIG, &m->out, &m->outlen, &m->changed);
+	if (rc == PGN_ETOOBIG) {
 		pgn_errf(errbuf, errlen, "would grow past %d bytes",
 		    PGN_MAX_CONFIG);
-		rc = PGN_ETOOBIG;
 		goto out;
 	}
-	m->out = malloc(n + 2);
-	if (m->out == NULL)
+	if (rc != PGN_OK)
 		goto out;
-	memcpy(m->out, s, n);
-	m->out[n] = '\n';
-	m->out[n + 1] = '\0';
-	m->outlen = n + 1;
-	rc = PGN_OK;
+	if (!m->changed && in == NULL) {
+		free(m->out);
+		m->out = NULL;
+		m->outlen = 0;
+	}
+	/* What was written must read back as the host's config. */
+	rc = config_tree(h, m->out, m->outlen, &m->root, why, sizeof(why));
+	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
+		pgn_errf(errbuf, errlen,
+		    "would not stay valid after Pigeon's edit (%s): please report this",
+		    why);
+		rc = PGN_EINVAL;
+	}
 out:
-	cJSON_free(s);
-	cJSON_Delete(orig);
+	je_release(&d);
 	if (rc != PGN_OK)
 		merged_release(m);
 	return rc;
@@ -990,13 +942,21 @@ out:
 
 /* ---- apply ---------------------------------------------------------- */
 
+/*
+ * Pigeon's backup of the first original: never '<file>.bak', which may
+ * be the user's own (docs/decisions/0036).
+ */
+#define BAK_SUFFIX ".pigeon.bak"
+/* A durable copy of the bytes a write in place replaces (0037). */
+#define SAVE_SUFFIX ".pigeon-save"
+
 static char *
-bak_path(const char *path)
+side_path(const char *path, const char *suffix)
 {
 	struct pgn_buf b;
 
 	pgn_buf_init(&b, PGN_MAX_PATH);
-	pgn_buf_addf(&b, "%s.bak", path);
+	pgn_buf_addf(&b, "%s%s", path, suffix);
 	return pgn_buf_take(&b, NULL);
 }
 
@@ -1036,38 +996,126 @@ config_path(const struct pgn_install *req, char **path, char *errbuf,
 }
 
 /*
- * True if the '.bak' bytes are what uninstall should bring back: valid
- * JSON without Pigeon's entries, equal to 'result' once the empty
- * containers install may have filled are ignored.
+ * True if the backup's bytes are what uninstall should bring back:
+ * a valid config without Pigeon's entries, equal to 'result' once the
+ * empty containers install may have filled are ignored.
  */
 static int
 bak_matches(pgn_host h, const char *bak, size_t baklen, const cJSON *result)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
+	struct je_doc d;
 	cJSON *b = NULL, *r = NULL;
-	const cJSON *holder;
-	const cJSON *hooks, *ev;
 	int ok = 0;
 
-	if (parse_config(h, bak, baklen, &b, NULL, 0) != PGN_OK)
+	if (parse_config(h, bak, baklen, &d, NULL, 0) != PGN_OK)
+		return 0;
+	if (d.root != NULL && count_all(d.root, hi->shape) > 0)
 		goto out;
-	hooks = cJSON_GetObjectItemCaseSensitive(b, "hooks");
-	cJSON_ArrayForEach(ev, hooks)
-	{
-		if (cJSON_IsArray(ev) &&
-		    count_event(ev, hi->shape, &holder) > 0)
-			goto out;
-	}
+	b = d.root != NULL ? je_to_cjson(d.root) : cJSON_CreateObject();
 	r = cJSON_Duplicate(result, 1);
-	if (r == NULL)
+	if (b == NULL || r == NULL)
 		goto out;
 	canonical(b, hi->shape);
 	canonical(r, hi->shape);
 	ok = cJSON_Compare(b, r, 1);
 out:
+	je_release(&d);
 	cJSON_Delete(b);
 	cJSON_Delete(r);
 	return ok;
+}
+
+static pgn_status
+write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+	ssize_t w;
+
+	while (off < len) {
+		w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return PGN_EIO;
+		off += (size_t)w;
+	}
+	return PGN_OK;
+}
+
+/*
+ * Replace the bytes of 'path', a file with other hard links, in place so
+ * that every link sees the change: first a durable copy of the current
+ * bytes 'cur' next to it, then the write, then the copy goes. A copy
+ * left by an interrupted write stops us until the user has looked.
+ */
+static pgn_status
+write_in_place(const char *path, const char *data, size_t len, const char *cur,
+    size_t curlen, mode_t mode, char *errbuf, size_t errlen)
+{
+	char *save = NULL, *dir = NULL;
+	int fd = -1;
+	pgn_status rc = PGN_ENOMEM;
+
+	save = side_path(path, SAVE_SUFFIX);
+	dir = pgn_path_dir(path);
+	if (save == NULL || dir == NULL)
+		goto out;
+	if (access(save, F_OK) == 0) {
+		pgn_errf(errbuf, errlen,
+		    "'%s' exists: an earlier write of '%s' was interrupted; keep the right one of the two as '%s', remove '%s' and retry",
+		    save, path, path, save);
+		rc = PGN_EIO;
+		goto out;
+	}
+	rc = pgn_write_atomic(save, cur, curlen, mode, errbuf, errlen);
+	if (rc != PGN_OK)
+		goto out;
+	rc = PGN_EIO;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 || write_all(fd, data, len) != PGN_OK ||
+	    ftruncate(fd, (off_t)len) != 0 || fsync(fd) != 0) {
+		pgn_errf(errbuf, errlen,
+		    "cannot write '%s' in place: %s (its earlier bytes are in '%s')",
+		    path, strerror(errno), save);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		pgn_errf(errbuf, errlen,
+		    "cannot write '%s' in place: %s (its earlier bytes are in '%s')",
+		    path, strerror(errno), save);
+		goto out;
+	}
+	fd = -1;
+	if (unlink(save) != 0) {
+		pgn_errf(errbuf, errlen, "cannot remove '%s': %s", save,
+		    strerror(errno));
+		goto out;
+	}
+	(void)pgn_fsync_dir(dir);
+	rc = PGN_OK;
+out:
+	if (fd >= 0)
+		(void)close(fd);
+	free(save);
+	free(dir);
+	return rc;
+}
+
+/*
+ * Write 'data' to the config 'path': atomically (temp file, fsync,
+ * rename) when it has one link, in place when it has more, so hard
+ * links keep sharing it (docs/decisions/0037).
+ */
+static pgn_status
+write_config(const char *path, int nlinks, const char *data, size_t len,
+    const char *cur, size_t curlen, mode_t mode, char *errbuf, size_t errlen)
+{
+	if (nlinks > 1)
+		return write_in_place(path, data, len, cur, curlen, mode,
+		    errbuf, errlen);
+	return pgn_write_atomic(path, data, len, mode, errbuf, errlen);
 }
 
 enum action {
@@ -1100,7 +1148,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	const char *newdata;
 	size_t len = 0, baklen = 0, newlen;
 	mode_t mode = 0644, bakmode = 0644;
-	int exists = 0, bakexists = 0;
+	int exists = 0, bakexists = 0, nlinks = 1;
 	enum action act = ACT_NONE;
 	char why[PGN_MAX_ERR];
 	pgn_status rc;
@@ -1115,8 +1163,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	}
 	if (!req->remove && !hook_path_ok(req->hook)) {
 		pgn_errf(errbuf, errlen,
-		    "hook '%s' is not an absolute path "
-		    "ending in /" HOOK_NAME,
+		    "hook '%s' is not an absolute path ending in /" HOOK_NAME,
 		    req->hook != NULL ? req->hook : "");
 		return PGN_EINVAL;
 	}
@@ -1129,8 +1176,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		target = realpath(res->path, NULL);
 		if (target == NULL) {
 			pgn_errf(errbuf, errlen,
-			    "'%s' is a symbolic link that "
-			    "cannot be followed (%s): left untouched",
+			    "'%s' is a symbolic link that cannot be followed (%s): left untouched",
 			    res->path, strerror(errno));
 			rc = PGN_EIO;
 			goto out;
@@ -1140,7 +1186,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	}
 	if (target == NULL)
 		goto out;
-	bakpath = bak_path(target);
+	bakpath = side_path(target, BAK_SUFFIX);
 	if (bakpath == NULL) {
 		pgn_errf(errbuf, errlen, "the %s config path is too long",
 		    hi->name);
@@ -1151,6 +1197,8 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	    errbuf, errlen);
 	if (rc != PGN_OK)
 		goto out;
+	if (exists && stat(target, &sb) == 0 && sb.st_nlink > 1)
+		nlinks = (int)(sb.st_nlink > 2 ? 2 : sb.st_nlink);
 	rc = merge(req->host, exists ? in : NULL, len,
 	    req->remove ? NULL : req->hook, &m, why, sizeof(why));
 	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
@@ -1162,18 +1210,8 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		goto out;
 	if (!req->remove && req->host == PGN_HOST_CODEX) {
 		res->note = pgn_strdup(req->project != NULL ?
-		        "Codex runs hooks only once they are trusted (and "
-		        "project "
-		        "hooks only in a trusted project): open codex and "
-		        "review "
-		        "them with /hooks (\"Trust all and continue\"), or "
-		        "pass "
-		        "--dangerously-bypass-hook-trust" :
-		        "Codex runs hooks only once they are trusted: open "
-		        "codex "
-		        "and review them with /hooks (\"Trust all and "
-		        "continue\"), "
-		        "or pass --dangerously-bypass-hook-trust");
+		        "Codex runs hooks only once they are trusted (and project hooks only in a trusted project): open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust" :
+		        "Codex runs hooks only once they are trusted: open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust");
 		if (res->note == NULL) {
 			rc = PGN_ENOMEM;
 			goto out;
@@ -1188,13 +1226,14 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		if (rc == PGN_ENOMEM)
 			goto out;
 		if (rc != PGN_OK) {
-			/* An unreadable .bak is kept, never restored. */
+			/* An unreadable backup is kept, never restored. */
 			bakexists = 1;
 			rc = PGN_OK;
 		}
 		if (bak != NULL && bak_matches(req->host, bak, baklen, m.root))
 			act = ACT_RESTORE;
-		else if (!bakexists && is_skeleton(m.root, hi->shape))
+		else if (!bakexists && nlinks == 1 &&
+		    is_skeleton(m.root, hi->shape))
 			act = ACT_DELETE;
 		else
 			act = ACT_WRITE;
@@ -1224,19 +1263,23 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 			if (rc != PGN_OK)
 				goto out;
 		}
-		/* Only the first original is kept: a .bak is never replaced. */
-		if (!req->remove && exists && access(bakpath, F_OK) != 0) {
+		/*
+		 * Only the first original is kept: the file as it was before
+		 * any Pigeon entry; a backup is never replaced.
+		 */
+		if (!req->remove && exists && m.had == 0 &&
+		    access(bakpath, F_OK) != 0) {
 			rc = pgn_write_atomic(bakpath, in, len, mode, errbuf,
 			    errlen);
 			if (rc != PGN_OK)
 				goto out;
 		}
-		rc = pgn_write_atomic(target, m.out, m.outlen, mode, errbuf,
-		    errlen);
+		rc = write_config(target, nlinks, m.out, m.outlen, in, len,
+		    mode, errbuf, errlen);
 		break;
 	case ACT_RESTORE:
-		rc =
-		    pgn_write_atomic(target, bak, baklen, mode, errbuf, errlen);
+		rc = write_config(target, nlinks, bak, baklen, in, len, mode,
+		    errbuf, errlen);
 		if (rc != PGN_OK)
 			goto out;
 		if (unlink(bakpath) != 0) {
@@ -1302,9 +1345,9 @@ pgn_install_inspect(pgn_host h, const char *project,
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	struct pgn_install req;
+	struct je_doc d;
 	char err[PGN_MAX_ERR] = "";
-	const cJSON *hooks, *holder, *hs, *hd;
-	cJSON *root = NULL;
+	const struct je_node *hooks, *holder, *hs, *hd;
 	char *data = NULL;
 	size_t len = 0;
 	mode_t mode = 0;
@@ -1312,6 +1355,7 @@ pgn_install_inspect(pgn_host h, const char *project,
 	int e;
 
 	memset(s, 0, sizeof(*s));
+	memset(&d, 0, sizeof(d));
 	if (hi == NULL)
 		return PGN_EINVAL;
 	memset(&req, 0, sizeof(req));
@@ -1324,31 +1368,26 @@ pgn_install_inspect(pgn_host h, const char *project,
 	    &mode, err, sizeof(err));
 	if (rc != PGN_OK || !s->exists)
 		goto problem;
-	rc = parse_config(h, data, len, &root, err, sizeof(err));
+	rc = parse_config(h, data, len, &d, err, sizeof(err));
 	if (rc != PGN_OK)
 		goto problem;
-	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	hooks = je_get(d.root, "hooks");
 	for (e = 0; e < PGN_NEVENTS && hooks != NULL; e++) {
-		s->entries[e] =
-		    count_event(cJSON_GetObjectItemCaseSensitive(hooks,
-		                    hi->events[e]),
-		        hi->shape, &holder);
+		s->entries[e] = count_event(je_get(hooks, hi->events[e]),
+		    hi->shape, &holder);
 		if (holder == NULL || s->hook != NULL)
 			continue;
 		/* The program of the first Pigeon command found. */
 		if (hi->shape == PGN_SHAPE_FLAT) {
-			hd =
-			    cJSON_GetObjectItemCaseSensitive(holder, "command");
-			s->hook = pgn_command_hook(cJSON_GetStringValue(hd));
+			s->hook =
+			    pgn_command_hook(je_get(holder, "command")->str);
 			continue;
 		}
-		hs = cJSON_GetObjectItemCaseSensitive(holder, "hooks");
-		cJSON_ArrayForEach(hd, hs)
-		{
+		hs = je_get(holder, "hooks");
+		for (hd = hs->child; hd != NULL; hd = hd->next) {
 			if (handler_is_pigeon(hd)) {
-				s->hook = pgn_command_hook(cJSON_GetStringValue(
-				    cJSON_GetObjectItemCaseSensitive(hd,
-				        "command")));
+				s->hook = pgn_command_hook(
+				    je_get(hd, "command")->str);
 				break;
 			}
 		}
@@ -1361,7 +1400,7 @@ problem:
 		rc = s->problem == NULL ? PGN_ENOMEM : PGN_OK;
 	}
 out:
-	cJSON_Delete(root);
+	je_release(&d);
 	free(data);
 	return rc;
 }
