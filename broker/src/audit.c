@@ -35,8 +35,27 @@ static const char SQL_DELIVERY_GET[] =
     "SELECT " DELIVERY_COLS " FROM delivery WHERE id = ?1";
 static const char SQL_DELIVERED_COUNT[] =
     "SELECT count(*) FROM message WHERE delivered_ms IS NOT NULL";
-static const char SQL_DELIVERY_ALL[] =
-    "SELECT " DELIVERY_COLS " FROM delivery ORDER BY id";
+/*
+ * Every audit row in chain order, with the first field its message row
+ * disagrees on ('' if none): journal shows message.body, so a body edited
+ * there must show too. The recipient is not compared: a rename changes
+ * agent.name and rightly leaves the audit's copy.
+ */
+static const char SQL_VERIFY_ALL[] =
+    "SELECT d.id, d.message_id, d.scope, d.sender, d.recipient, d.body, "
+    "d.created_ms, coalesce(d.reply_to, 0), d.delivered_ms, d.session, "
+    "d.host, d.route, d.bytes, d.hash, "
+    "CASE WHEN m.id IS NULL THEN 'row' "
+    "WHEN m.body IS NOT d.body THEN 'body' "
+    "WHEN m.sender IS NOT d.sender THEN 'sender' "
+    "WHEN c.root IS NOT d.scope THEN 'scope' "
+    "WHEN m.created_ms IS NOT d.created_ms THEN 'creation time' "
+    "WHEN coalesce(m.reply_to, 0) IS NOT coalesce(d.reply_to, 0) "
+    "THEN 'reply-to' "
+    "WHEN m.delivered_ms IS NOT d.delivered_ms THEN 'delivery time' "
+    "ELSE '' END "
+    "FROM delivery d LEFT JOIN message m ON m.id = d.message_id "
+    "LEFT JOIN scope c ON c.id = m.scope_id ORDER BY d.id";
 
 /* Copy one claimed message into the audit, extending the chain. */
 pgn_status
@@ -267,11 +286,12 @@ verify_tx(pgn_db *db, void *arg)
 	unsigned char prev[PGN_HASH_BYTES] = {0}, h[PGN_HASH_BYTES];
 	int64_t n = 0, head_n = 0;
 	pgn_status rc;
+	const char *differs;
 	int have_head = 0, ok;
 
 	*c->checked = 0;
 	*c->bad = 0;
-	rc = pgn_prepare(db, SQL_DELIVERY_ALL, &st);
+	rc = pgn_prepare(db, SQL_VERIFY_ALL, &st);
 	while (pgn_next_row(db, st, &rc, "reading the audit")) {
 		ok = delivery_row(st, &x);
 		if (ok) {
@@ -296,6 +316,14 @@ verify_tx(pgn_db *db, void *arg)
 			rc = pgn_fail(db, PGN_ETAMPER,
 			    "audit row %lld does not match its hash: it or the row before it was edited, deleted or reordered",
 			    (long long)x.id);
+			break;
+		}
+		differs = (const char *)sqlite3_column_text(st, 14);
+		if (differs != NULL && differs[0] != '\0') {
+			*c->bad = x.id;
+			rc = pgn_fail(db, PGN_ETAMPER,
+			    "audit row %lld: message %lld's %s differs from its audit copy: the message table was edited",
+			    (long long)x.id, (long long)x.message_id, differs);
 			break;
 		}
 		memcpy(prev, h, PGN_HASH_BYTES);
