@@ -158,7 +158,7 @@ ping() {
 
 # plog SID: the last provider line of session SID in hook.log.
 plog() {
-	grep " session=claude:$1 provider=" "$PIGEON_HOME/hook.log" | tail -n 1
+	grep " session=claude:$1 \(.* \)\{0,1\}provider=" "$PIGEON_HOME/hook.log" | tail -n 1
 }
 
 allow() {
@@ -466,10 +466,10 @@ test_case 'a subagent prompt and an empty prompt do not run the provider' '
 	prompt s-noprompt "" "del(.prompt)" &&
 	no_provider_context &&
 	test "$(wc -l <"$TEST_DIR/runs")" = "$runs" &&
-	! grep -q " session=claude:s-sub provider=" "$PIGEON_HOME/hook.log" &&
-	! grep -q " session=claude:s-empty provider=" "$PIGEON_HOME/hook.log" &&
-	! grep -q " session=claude:s-blank provider=" "$PIGEON_HOME/hook.log" &&
-	! grep -q " session=claude:s-noprompt provider=" "$PIGEON_HOME/hook.log" &&
+	! grep -q " session=claude:s-sub .*provider=" "$PIGEON_HOME/hook.log" &&
+	! grep -q " session=claude:s-empty .*provider=" "$PIGEON_HOME/hook.log" &&
+	! grep -q " session=claude:s-blank .*provider=" "$PIGEON_HOME/hook.log" &&
+	! grep -q " session=claude:s-noprompt .*provider=" "$PIGEON_HOME/hook.log" &&
 	prompt s-notsub &&
 	ctx | grep -qxF "$SENT from the provider" &&
 	test "$(wc -l <"$TEST_DIR/runs")" = $((runs + 1))
