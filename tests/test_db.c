@@ -254,6 +254,224 @@ test_open_in_missing_directory_fails_with_eio(void)
 	pgn_db_close(db);
 }
 
+/* ---- the files are ours, private, never links (defect 14) ---------- */
+
+#define OTHER_UID 65534 /* nobody: owns files in the other-user cases */
+#define PRECIOUS  "an outside file that must stay as it is\n"
+
+/* h_tmp/name as a new file holding PRECIOUS. */
+static void
+outside_file(char *path, size_t len, const char *name)
+{
+	h_join(path, len, h_tmp, name);
+	h_write_file(path, PRECIOUS, strlen(PRECIOUS));
+}
+
+static int
+mode_of(const char *path)
+{
+	struct stat sb;
+
+	return lstat(path, &sb) == 0 ? (int)(sb.st_mode & 0777) : -1;
+}
+
+static void
+test_open_refuses_symlinked_database_leaving_its_target_alone(void)
+{
+	char path[PATH_MAX], target[PATH_MAX], side[PATH_MAX + 8];
+	pgn_db *db = NULL;
+
+	outside_file(target, sizeof(target), "outside");
+	H_PATH(path, "pigeon.db");
+	REQUIRE(symlink(target, path) == 0);
+	CHECK_INT(pgn_db_open(path, PGN_OPEN_CREATE, 0, &db), PGN_EIO);
+	REQUIRE(db != NULL);
+	CHECK_CONTAINS(pgn_errmsg(db), path);
+	CHECK_CONTAINS(pgn_errmsg(db), "is a symbolic link");
+	CHECK(strchr(pgn_errmsg(db), '\n') == NULL);
+	pgn_db_close(db);
+	db = NULL;
+	/* Without PGN_OPEN_CREATE too. */
+	CHECK_INT(pgn_db_open(path, 0, 0, &db), PGN_EIO);
+	pgn_db_close(db);
+	CHECK(same_bytes(target, PRECIOUS, strlen(PRECIOUS)));
+	snprintf(side, sizeof(side), "%s-wal", target);
+	CHECK(!h_exists(side));
+	snprintf(side, sizeof(side), "%s-wal", path);
+	CHECK(!h_exists(side));
+}
+
+static void
+test_open_refuses_dangling_symlink_creating_nothing(void)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	pgn_db *db = NULL;
+
+	H_PATH(target, "elsewhere.db");
+	H_PATH(path, "pigeon.db");
+	REQUIRE(symlink(target, path) == 0);
+	CHECK_INT(pgn_db_open(path, PGN_OPEN_CREATE, 0, &db), PGN_EIO);
+	CHECK_CONTAINS(pgn_errmsg(db), "is a symbolic link");
+	pgn_db_close(db);
+	CHECK(!h_exists(target));
+}
+
+static void
+test_open_refuses_symlinked_wal_or_shm_leaving_the_target_alone(void)
+{
+	static const char *const suffix[] = {"-wal", "-shm"};
+	char path[PATH_MAX], target[PATH_MAX], side[PATH_MAX + 8];
+	pgn_db *db;
+	size_t i;
+
+	outside_file(target, sizeof(target), "outside");
+	H_PATH(path, "pigeon.db");
+	pgn_db_close(h_open_path(path, 0));
+	for (i = 0; i < 2; i++) {
+		snprintf(side, sizeof(side), "%s%s", path, suffix[i]);
+		(void)unlink(side);
+		REQUIRE(symlink(target, side) == 0);
+		db = NULL;
+		CHECK_INT(pgn_db_open(path, PGN_OPEN_CREATE, 0, &db), PGN_EIO);
+		CHECK_CONTAINS(pgn_errmsg(db), side);
+		CHECK_CONTAINS(pgn_errmsg(db), "is a symbolic link");
+		pgn_db_close(db);
+		CHECK(same_bytes(target, PRECIOUS, strlen(PRECIOUS)));
+		REQUIRE(unlink(side) == 0);
+	}
+	/* With the links gone it opens again. */
+	pgn_db_close(h_open_path(path, 0));
+}
+
+static void
+test_open_follows_a_linked_directory_above_the_database(void)
+{
+	char real[PATH_MAX], link[PATH_MAX], path[PATH_MAX];
+	pgn_db *db = NULL;
+
+	H_PATH(real, "disk");
+	h_mkdir(real);
+	H_PATH(link, "home");
+	REQUIRE(symlink(real, link) == 0);
+	h_join(path, sizeof(path), link, "pigeon.db");
+	CHECK_INT(pgn_db_open(path, PGN_OPEN_CREATE, 0, &db), PGN_OK);
+	CHECK_STR(pgn_errmsg(db), "");
+	pgn_db_close(db);
+	h_join(path, sizeof(path), real, "pigeon.db");
+	CHECK_INT(mode_of(path), 0600);
+}
+
+static void
+test_open_tightens_a_loose_database_wal_and_shm(void)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	char path[PATH_MAX], side[PATH_MAX + 8];
+	pgn_db *db;
+	sqlite3 *raw;
+	size_t i;
+
+	H_PATH(path, "pigeon.db");
+	db = h_open_path(path, 0);
+	CHECK_INT(pgn_agent_add(db, "bob"), PGN_OK);
+	pgn_db_close(db);
+	for (i = 0; i < 3; i++) {
+		snprintf(side, sizeof(side), "%s%s", path, suffix[i]);
+		REQUIRE(chmod(side, 0644) == 0);
+	}
+	db = h_open_path(path, 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(side, sizeof(side), "%s%s", path, suffix[i]);
+		CHECK_INT(mode_of(side), 0600);
+	}
+	pgn_db_close(db);
+	/* Nothing else changed: a second connection sees the agent. */
+	raw = h_raw_open(path);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM agent WHERE name = 'bob'"),
+	    1);
+	sqlite3_close(raw);
+}
+
+static void
+test_open_creates_0600_whatever_the_umask(void)
+{
+	char path[PATH_MAX];
+	pgn_db *db = NULL;
+	mode_t old;
+
+	H_PATH(path, "pigeon.db");
+	old = umask(0277);
+	CHECK_INT(pgn_db_open(path, PGN_OPEN_CREATE, 0, &db), PGN_OK);
+	umask(old);
+	CHECK_STR(pgn_errmsg(db), "");
+	pgn_db_close(db);
+	CHECK_INT(mode_of(path), 0600);
+}
+
+static void
+test_open_refuses_database_of_another_user_as_root_too(void)
+{
+	char path[PATH_MAX], want[64];
+	pgn_db *db;
+
+	if (geteuid() != 0) {
+		printf("skip (needs root to give a file away)\n");
+		return;
+	}
+	H_PATH(path, "pigeon.db");
+	pgn_db_close(h_open_path(path, 0));
+	REQUIRE(chown(path, OTHER_UID, OTHER_UID) == 0);
+	REQUIRE(chmod(path, 0644) == 0);
+	db = NULL;
+	CHECK_INT(pgn_db_open(path, PGN_OPEN_CREATE, 0, &db), PGN_EIO);
+	CHECK_CONTAINS(pgn_errmsg(db), path);
+	snprintf(want, sizeof(want), "belongs to uid %d, not to you (uid 0)",
+	    OTHER_UID);
+	CHECK_CONTAINS(pgn_errmsg(db), want);
+	CHECK_CONTAINS(pgn_errmsg(db), "--db");
+	pgn_db_close(db);
+	/* Left as it was: not made private, not given back. */
+	CHECK_INT(mode_of(path), 0644);
+}
+
+static void
+test_home_ensure_refuses_home_of_another_user_as_root_too(void)
+{
+	char dir[PATH_MAX], want[64];
+	char *why = NULL;
+
+	if (geteuid() != 0) {
+		printf("skip (needs root to give a directory away)\n");
+		return;
+	}
+	H_PATH(dir, "theirs");
+	h_mkdir(dir);
+	REQUIRE(chmod(dir, 0755) == 0);
+	REQUIRE(chown(dir, OTHER_UID, OTHER_UID) == 0);
+	CHECK_INT(pgn_home_ensure(dir, &why), PGN_EIO);
+	REQUIRE(why != NULL);
+	CHECK_CONTAINS(why, dir);
+	snprintf(want, sizeof(want), "belongs to uid %d, not to you (uid 0)",
+	    OTHER_UID);
+	CHECK_CONTAINS(why, want);
+	CHECK_CONTAINS(why, "PIGEON_HOME");
+	free(why);
+	why = NULL;
+	/* Checked before any chmod: their directory keeps its mode. */
+	CHECK_INT(mode_of(dir), 0755);
+	/* pgn_db_path reports the same, and makes no database path. */
+	{
+		char *path = NULL;
+
+		REQUIRE(setenv("PIGEON_HOME", dir, 1) == 0);
+		unsetenv("PIGEON_DB");
+		CHECK_INT(pgn_db_path(NULL, &path, &why), PGN_EIO);
+		CHECK(path == NULL);
+		CHECK_CONTAINS(why, want);
+		free(why);
+		unsetenv("PIGEON_HOME");
+	}
+}
+
 static void
 test_close_accepts_null(void)
 {
@@ -675,6 +893,14 @@ static const struct h_test tests[] = {
     H_TEST(test_open_refuses_garbage_file_naming_it),
     H_TEST(test_open_refuses_directory),
     H_TEST(test_open_in_missing_directory_fails_with_eio),
+    H_TEST(test_open_refuses_symlinked_database_leaving_its_target_alone),
+    H_TEST(test_open_refuses_dangling_symlink_creating_nothing),
+    H_TEST(test_open_refuses_symlinked_wal_or_shm_leaving_the_target_alone),
+    H_TEST(test_open_follows_a_linked_directory_above_the_database),
+    H_TEST(test_open_tightens_a_loose_database_wal_and_shm),
+    H_TEST(test_open_creates_0600_whatever_the_umask),
+    H_TEST(test_open_refuses_database_of_another_user_as_root_too),
+    H_TEST(test_home_ensure_refuses_home_of_another_user_as_root_too),
     H_TEST(test_close_accepts_null),
     H_TEST(test_home_path_precedence),
     H_TEST(test_home_ensure_creates_missing_parents_private),

@@ -460,16 +460,157 @@ create_file(pgn_db *db)
 	if (fd < 0 && errno != EEXIST)
 		return pgn_fail(db, PGN_EIO, "cannot create database '%s': %s",
 		    db->path, strerror(errno));
-	if (fd >= 0)
+	if (fd >= 0) {
+		/* 0600 exactly, whatever the umask took away. */
+		(void)fchmod(fd, 0600);
 		close(fd);
+	}
 	return PGN_OK;
+}
+
+/* Make one of the database's files 0600: the very file lstat saw. */
+static pgn_status
+tighten(pgn_db *db, const char *path, const struct stat *seen)
+{
+	struct stat sb;
+	pgn_status rc = PGN_OK;
+	int fd;
+
+	fd = open(path,
+	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return pgn_fail(db, PGN_EIO,
+		    "cannot make database file '%s' private: %s", path,
+		    strerror(errno));
+	errno = 0;
+	if (fstat(fd, &sb) != 0 || sb.st_dev != seen->st_dev ||
+	    sb.st_ino != seen->st_ino || fchmod(fd, 0600) != 0)
+		rc = pgn_fail(db, PGN_EIO,
+		    "cannot make database file '%s' private: %s", path,
+		    errno != 0 ? strerror(errno) : "it was replaced");
+	close(fd);
+	return rc;
+}
+
+/*
+ * The database and its -wal and -shm as lstat sees them: a regular file
+ * of the effective user, never a symbolic link (one could point the
+ * database or its WAL into any file the user can write), made private
+ * when group or others may read it (SQLite gives -wal and -shm the
+ * database's mode). docs/decisions/0042-state-files-ours-and-private.md
+ */
+static pgn_status
+check_file(pgn_db *db, const char *path, const struct stat *sb)
+{
+	/* Each message stays one greppable literal. */
+	/* clang-format off */
+	if (S_ISLNK(sb->st_mode))
+		return pgn_fail(db, PGN_EIO,
+		    "database file '%s' is a symbolic link, which pigeon does not follow: name the file itself with --db",
+		    path);
+	if (!S_ISREG(sb->st_mode))
+		return pgn_fail(db, PGN_EIO,
+		    "database '%s' is not a regular file", path);
+	if (sb->st_uid != geteuid())
+		return pgn_fail(db, PGN_EIO,
+		    "database file '%s' belongs to uid %u, not to you (uid %u): run pigeon as its owner, or name a database of your own with --db",
+		    path, (unsigned)sb->st_uid, (unsigned)geteuid());
+	/* clang-format on */
+	if ((sb->st_mode & 077) != 0)
+		return tighten(db, path, sb);
+	return PGN_OK;
+}
+
+/* Check '<real><suffix>' (-wal, -shm) if it exists. */
+static pgn_status
+check_side(pgn_db *db, const char *real, const char *suffix)
+{
+	struct pgn_buf b;
+	struct stat sb;
+	pgn_status rc = PGN_OK;
+
+	pgn_buf_init(&b, PGN_MAX_PATH + 8);
+	pgn_buf_adds(&b, real);
+	pgn_buf_adds(&b, suffix);
+	if (b.err != PGN_OK)
+		rc = pgn_fail(db, b.err, "database path '%s' too long", real);
+	else if (lstat(b.data, &sb) == 0)
+		rc = check_file(db, b.data, &sb);
+	else if (errno != ENOENT)
+		rc = pgn_fail(db, PGN_EIO, "cannot read database file '%s': %s",
+		    b.data, strerror(errno));
+	pgn_buf_release(&b);
+	return rc;
+}
+
+/*
+ * The path SQLite opens: the real directory and the file's own name.
+ * SQLITE_OPEN_NOFOLLOW refuses a symbolic link anywhere in the path, and
+ * a linked directory above the database (a home on another disk) is
+ * the user's choice; a linked database file is not.
+ */
+static char *
+real_path(const char *path)
+{
+	const char *base;
+	char *dir, *rdir, *out = NULL;
+
+	base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	dir = pgn_path_dir(path);
+	if (dir == NULL)
+		return NULL;
+	rdir = realpath(dir, NULL);
+	if (rdir != NULL)
+		out = pgn_path_join(rdir, base);
+	free(rdir);
+	free(dir);
+	return out;
+}
+
+/* Find, create if asked and check the files; '*real' is for SQLite. */
+static pgn_status
+prepare_files(pgn_db *db, const char *path, unsigned flags, char **real)
+{
+	struct stat sb;
+	pgn_status rc;
+
+	*real = NULL;
+	if (lstat(path, &sb) != 0) {
+		if (errno != ENOENT)
+			return pgn_fail(db, PGN_EIO,
+			    "cannot read database '%s': %s", path,
+			    strerror(errno));
+		if (!(flags & PGN_OPEN_CREATE))
+			return pgn_fail(db, PGN_ENOTFOUND,
+			    "no database at '%s'", path);
+		rc = create_file(db);
+		if (rc != PGN_OK)
+			return rc;
+		/* Ours now, a racing creator's, or a dangling link. */
+		if (lstat(path, &sb) != 0)
+			return pgn_fail(db, PGN_EIO,
+			    "cannot read database '%s': %s", path,
+			    strerror(errno));
+	}
+	rc = check_file(db, path, &sb);
+	if (rc != PGN_OK)
+		return rc;
+	*real = real_path(path);
+	if (*real == NULL)
+		return pgn_fail(db, PGN_EIO, "cannot resolve database '%s': %s",
+		    path, strerror(errno));
+	rc = check_side(db, *real, "-wal");
+	if (rc == PGN_OK)
+		rc = check_side(db, *real, "-shm");
+	return rc;
 }
 
 pgn_status
 pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 {
 	pgn_db *db;
-	struct stat sb;
+	char *real = NULL;
 	pgn_status rc;
 	int r;
 
@@ -486,26 +627,16 @@ pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	if (sodium_init() < 0)
 		return pgn_fail(db, PGN_EIO, "libsodium failed to initialise");
-	if (stat(path, &sb) != 0) {
-		if (errno != ENOENT)
-			return pgn_fail(db, PGN_EIO,
-			    "cannot read database "
-			    "'%s': %s",
-			    path, strerror(errno));
-		if (!(flags & PGN_OPEN_CREATE))
-			return pgn_fail(db, PGN_ENOTFOUND,
-			    "no database at '%s'", path);
-		rc = create_file(db);
-		if (rc != PGN_OK)
-			return rc;
-	} else if (!S_ISREG(sb.st_mode)) {
-		return pgn_fail(db, PGN_EIO,
-		    "database '%s' is not a regular "
-		    "file",
-		    path);
+	rc = prepare_files(db, path, flags, &real);
+	if (rc != PGN_OK) {
+		free(real);
+		return rc;
 	}
-	r = sqlite3_open_v2(path, &db->sql,
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	/* NOFOLLOW: a link swapped in since the check is refused too. */
+	r = sqlite3_open_v2(real, &db->sql,
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+	    NULL);
+	free(real);
 	if (r != SQLITE_OK)
 		return pgn_fail_sql(db, r, "opening");
 	/*

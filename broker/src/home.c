@@ -1,11 +1,13 @@
 /*
  * The state home ($PIGEON_HOME, XDG state, ~/.local/state/pigeon) and
- * the database path; directories are created 0700.
+ * the database path; directories are created 0700 and must belong to
+ * the effective user.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pgn_int.h"
 
@@ -44,6 +46,21 @@ why_errno(char **why, const char *what, const char *path)
 	return PGN_EIO;
 }
 
+static pgn_status
+not_ours(char **why, const char *dir, uid_t owner)
+{
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, PGN_MAX_ERRMSG);
+	/* One greppable literal. */
+	/* clang-format off */
+	pgn_buf_addf(&b, "state home '%s' belongs to uid %u, not to you (uid %u): run pigeon as that user, or set PIGEON_HOME to a directory of your own",
+	    dir, (unsigned)owner, (unsigned)geteuid());
+	/* clang-format on */
+	*why = pgn_buf_take(&b, NULL);
+	return PGN_EIO;
+}
+
 pgn_status
 pgn_home_ensure(const char *dir, char **why)
 {
@@ -66,6 +83,13 @@ pgn_home_ensure(const char *dir, char **why)
 		errno = ENOTDIR;
 		return why_errno(why, "state home", dir);
 	}
+	/*
+	 * Another user's home is never used, by root neither: an ssh'd root
+	 * with a user's PIGEON_HOME would leave root-owned files the user
+	 * cannot open (docs/decisions/0042). Checked before any chmod.
+	 */
+	if (sb.st_uid != geteuid())
+		return not_ours(why, dir, sb.st_uid);
 	if ((sb.st_mode & 077) != 0 && chmod(dir, 0700) != 0)
 		return why_errno(why, "cannot make private", dir);
 	return PGN_OK;
