@@ -1,0 +1,477 @@
+/*
+ * pgn_hook_turn, the hook's whole turn in the library: what it claims
+ * is exactly what it prints, at the worst cases of every length that
+ * reaches the output (paths, scope, names, peers, bodies), and a turn
+ * whose output cannot be built leaves every message queued.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "harness.h"
+#include "pgn_int.h"
+#include "pigeon/hook.h"
+
+static char dbpath[PATH_MAX], home[PATH_MAX];
+
+/* A fake repository whose root path is about 'len' bytes. */
+static void
+make_scope(char *root, size_t rootlen, size_t len)
+{
+	char git[PATH_MAX + 8];
+	size_t n;
+
+	n = (size_t)snprintf(root, rootlen, "%s/", h_tmp);
+	while (n < len && n + 2 < rootlen) {
+		root[n] = n % 50 == 0 ? '/' : 'r';
+		root[++n] = '\0';
+		if (root[n - 1] == '/')
+			REQUIRE(mkdir(root, 0700) == 0 || errno == EEXIST);
+	}
+	if (root[n - 1] == '/')
+		root[--n] = '\0';
+	REQUIRE(pgn_mkdir_p(root, 0700, NULL, 0) == PGN_OK);
+	snprintf(git, sizeof(git), "%s/.git", root);
+	REQUIRE(mkdir(git, 0700) == 0);
+}
+
+static void
+setup(void)
+{
+	H_PATH(dbpath, "pigeon.db");
+	H_PATH(home, "home");
+	REQUIRE(mkdir(home, 0700) == 0);
+	REQUIRE(sodium_init() >= 0);
+}
+
+/* One hook run of 'event' for session 'sid' in 'dir'. */
+static void
+hook(struct pgn_hook_out *o, pgn_event event, const char *sid, const char *dir,
+    const char *agent, const char *pigeon, int n)
+{
+	struct pgn_hook_in in;
+	char payload[PATH_MAX + 512];
+
+	snprintf(payload, sizeof(payload),
+	    "{\"hook_event_name\":\"%s\",\"session_id\":\"%s\",\"cwd\":\"%s\","
+	    "\"prompt_id\":\"p%d\",\"prompt\":\"go\",\"source\":\"startup\"}",
+	    event == PGN_EVENT_SESSION_START ? "SessionStart" :
+	                                       "UserPromptSubmit",
+	    sid, dir, n);
+	memset(&in, 0, sizeof(in));
+	in.payload = payload;
+	in.len = strlen(payload);
+	in.host = PGN_HOST_CLAUDE;
+	in.event = event;
+	in.agent_env = agent;
+	in.home = home;
+	in.db_path = dbpath;
+	in.db_create = 1;
+	in.pigeon = pigeon;
+	in.deadline = pgn_mono_ms() + 10000;
+	pgn_hook_turn(&in, o);
+}
+
+/* The additionalContext of a claude envelope line, or NULL. */
+static char *
+context_of(const struct pgn_hook_out *o)
+{
+	cJSON *root, *inner, *ctx;
+	char *s = NULL;
+
+	if (o->line == NULL)
+		return NULL;
+	REQUIRE(o->len > 0 && o->line[o->len - 1] == '\n');
+	REQUIRE(pgn_utf8_valid(o->line, o->len));
+	root = cJSON_ParseWithLength(o->line, o->len);
+	REQUIRE(root != NULL);
+	inner = cJSON_GetObjectItemCaseSensitive(root, "hookSpecificOutput");
+	ctx = cJSON_GetObjectItemCaseSensitive(inner, "additionalContext");
+	if (CHECK(cJSON_IsString(ctx)))
+		s = strdup(ctx->valuestring);
+	cJSON_Delete(root);
+	return s;
+}
+
+/* Has 's' the header of message 'id' at the start of a line? */
+static int
+shows(const char *s, long long id)
+{
+	char head[64];
+
+	snprintf(head, sizeof(head), "\n[#%lld from ", id);
+	return strstr(s, head) != NULL;
+}
+
+static void
+send_body(pgn_db *db, const char *to, const char *body, size_t len)
+{
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	size_t n;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.from = "zed";
+	rq.to = &to;
+	rq.nto = 1;
+	rq.body = body;
+	rq.body_len = len;
+	REQUIRE(pgn_send(db, &rq, sent, 1, &n) == PGN_OK);
+}
+
+/*
+ * The sweep the exactly-once promise rests on: a 300-byte CLI path, a
+ * 300-byte scope, a 64-character name, 40 peers, a many-line 4 KiB body
+ * that must be cut, a one-line 4 KiB body, and small ones. Every
+ * message the audit shows delivered is in a printed context.
+ */
+static void
+test_every_claimed_message_is_printed_at_the_worst_lengths(void)
+{
+	char root[PATH_MAX], pigeon[PGN_HOOK_MAX_SHOWN + 1],
+	    me[PGN_MAX_NAME + 1];
+	char name[PGN_MAX_NAME + 1], body[PGN_MAX_BODY];
+	struct pgn_hook_out o;
+	pgn_db *db;
+	sqlite3 *raw;
+	sqlite3_stmt *st;
+	char *ctx, *all = NULL;
+	size_t i, total = 0, len;
+	int turns = 0, pathlen;
+
+	setup();
+	make_scope(root, sizeof(root), 300);
+	for (pathlen = 0; pathlen < PGN_HOOK_MAX_SHOWN; pathlen++)
+		pigeon[pathlen] = pathlen % 20 == 0 ? '/' : 'p';
+	pigeon[PGN_HOOK_MAX_SHOWN] = '\0';
+	memset(me, 'm', PGN_MAX_NAME);
+	me[PGN_MAX_NAME] = '\0';
+
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	REQUIRE(pgn_agent_add(db, me) == PGN_OK);
+	for (i = 0; i < 40; i++) {
+		memset(name, 'a' + (int)(i % 26), PGN_MAX_NAME);
+		snprintf(name + PGN_MAX_NAME - 3, 4, "%03zu", i);
+		REQUIRE(pgn_agent_add(db, name) == PGN_OK);
+	}
+	/* A many-line 4 KiB body: 2047 lines of "a", and one more. */
+	for (i = 0; i + 1 < sizeof(body); i += 2) {
+		body[i] = 'a';
+		body[i + 1] = '\n';
+	}
+	body[sizeof(body) - 1] = 'a';
+	send_body(db, me, body, sizeof(body));
+	send_body(db, me, "small one", 9);
+	memset(body, 'x', sizeof(body));
+	send_body(db, me, body, sizeof(body));
+	send_body(db, me, body, sizeof(body));
+	send_body(db, me, "small two", 9);
+	pgn_db_close(db);
+
+	raw = h_raw();
+	hook(&o, PGN_EVENT_SESSION_START, "s1", root, me, pigeon, 0);
+	do {
+		REQUIRE(o.st == PGN_OK);
+		ctx = context_of(&o);
+		if (ctx != NULL) {
+			if (!CHECK(strlen(ctx) <= PGN_MAX_CONTEXT))
+				printf("  context of %zu bytes\n", strlen(ctx));
+			len = strlen(ctx);
+			all = realloc(all, total + len + 2);
+			REQUIRE(all != NULL);
+			all[total++] = '\n';
+			memcpy(all + total, ctx, len + 1);
+			total += len;
+			free(ctx);
+		}
+		pgn_hook_out_release(&o);
+		if (H_INT(raw,
+		        "SELECT count(*) FROM message WHERE delivered_ms IS NULL") ==
+		    0)
+			break;
+		hook(&o, PGN_EVENT_PROMPT, "s1", root, me, pigeon, ++turns);
+	} while (turns < 20);
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	REQUIRE(all != NULL);
+	/* The introduction came, with the commands at full length. */
+	CHECK_CONTAINS(all, "Pigeon: you are agent \"mmmm");
+	CHECK_CONTAINS(all, "Send a message: ");
+	CHECK_CONTAINS(all, "[cut: message #1 has 4096 bytes");
+	REQUIRE(sqlite3_prepare_v2(raw,
+	            "SELECT message_id FROM delivery ORDER BY id", -1, &st,
+	            NULL) == SQLITE_OK);
+	i = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		i++;
+		if (!CHECK(shows(all, sqlite3_column_int64(st, 0))))
+			printf("  message %lld delivered, never printed\n",
+			    (long long)sqlite3_column_int64(st, 0));
+	}
+	sqlite3_finalize(st);
+	CHECK_INT(i, 5);
+	free(all);
+	sqlite3_close(raw);
+}
+
+/* The same, for every scope length up to the worst, briefly. */
+static void
+test_introduction_fits_for_every_path_and_name_length(void)
+{
+	char root[PATH_MAX], pigeon[PGN_HOOK_MAX_SHOWN + 8];
+	struct pgn_hook_out o;
+	char sid[32], *ctx;
+	size_t plen;
+	pgn_db *db;
+
+	setup();
+	make_scope(root, sizeof(root), 400);
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	pgn_db_close(db);
+	for (plen = 1; plen <= PGN_HOOK_MAX_SHOWN + 5; plen += 13) {
+		memset(pigeon, 'q', plen);
+		pigeon[0] = '/';
+		pigeon[plen] = '\0';
+		snprintf(sid, sizeof(sid), "s%zu", plen);
+		hook(&o, PGN_EVENT_SESSION_START, sid, root, NULL, pigeon, 0);
+		CHECK_INT(o.st, PGN_OK);
+		ctx = context_of(&o);
+		REQUIRE(ctx != NULL);
+		CHECK(strlen(ctx) <= PGN_MAX_CONTEXT);
+		/* Longer than shown: plain pigeon, never a cut path. */
+		if (plen > PGN_HOOK_MAX_SHOWN)
+			CHECK_CONTAINS(ctx, "Send a message: pigeon send");
+		else
+			CHECK_CONTAINS(ctx, pigeon);
+		free(ctx);
+		pgn_hook_out_release(&o);
+	}
+}
+
+/* A turn that cannot finish its output claims nothing. */
+static pgn_status
+refuse(const struct pgn_turn_out *out, size_t *keep, void *arg)
+{
+	(void)out;
+	(void)keep;
+	(void)arg;
+	return PGN_ETOOBIG;
+}
+
+static void
+test_a_failed_render_rolls_the_claim_back(void)
+{
+	struct pgn_turn_out out;
+	struct pgn_turn t;
+	pgn_db *db;
+	sqlite3 *raw;
+
+	setup();
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	send_body(db, "bob", "first", 5);
+	send_body(db, "bob", "second", 6);
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = "claude:s1";
+	t.agent = "bob";
+	t.turn = "UserPromptSubmit:p1";
+	t.route = "prompt";
+	t.render = refuse;
+	CHECK_INT(pgn_turn_claim(db, &t, &out), PGN_ETOOBIG);
+	CHECK_INT(out.msgs.n, 0);
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    2);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM delivery"), 0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = 'delivered'"),
+	    0);
+	/* Nothing of the turn is kept: not even the binding or the turn. */
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM session"), 0);
+	sqlite3_close(raw);
+	pgn_db_close(db);
+}
+
+/* What render keeps is what is claimed; the rest stays queued. */
+static pgn_status
+keep_one(const struct pgn_turn_out *out, size_t *keep, void *arg)
+{
+	(void)arg;
+	if (out->msgs.n > 1)
+		*keep = 1;
+	return PGN_OK;
+}
+
+static void
+test_the_claim_marks_only_what_render_kept(void)
+{
+	struct pgn_turn_out out;
+	struct pgn_turn t;
+	pgn_db *db;
+	sqlite3 *raw;
+
+	setup();
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	send_body(db, "bob", "first", 5);
+	send_body(db, "bob", "second", 6);
+	send_body(db, "bob", "third", 5);
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = "claude:s1";
+	t.agent = "bob";
+	t.turn = "UserPromptSubmit:p1";
+	t.route = "prompt";
+	t.render = keep_one;
+	CHECK_INT(pgn_turn_claim(db, &t, &out), PGN_OK);
+	CHECK_INT(out.msgs.n, 1);
+	CHECK_INT(out.msgs.left, 2);
+	CHECK_STR(out.msgs.v[0].body, "first");
+	pgn_msgs_release(&out.msgs);
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    2);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM delivery"), 1);
+	CHECK_INT(H_INT(raw, "SELECT message_id FROM delivery"), 1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = 'delivered'"),
+	    1);
+	sqlite3_close(raw);
+	pgn_db_close(db);
+}
+
+/* A session bound in one scope keeps agent and scope in another. */
+static void
+test_a_session_is_bound_once_across_scopes(void)
+{
+	char a[PATH_MAX], b[PATH_MAX + 16];
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+	char *ctx;
+
+	setup();
+	make_scope(a, sizeof(a), strlen(h_tmp) + 20);
+	snprintf(b, sizeof(b), "%.*s/sub", PATH_MAX - 16, a);
+	REQUIRE(mkdir(b, 0700) == 0);
+	snprintf(b + strlen(b), sizeof(b) - strlen(b), "/.git");
+	REQUIRE(mkdir(b, 0700) == 0);
+	b[strlen(b) - 5] = '\0';
+	hook(&o, PGN_EVENT_SESSION_START, "s1", a, "alice", NULL, 0);
+	CHECK_STR(o.agent, "alice");
+	pgn_hook_out_release(&o);
+	/* Then the session's payloads name a nested repository. */
+	hook(&o, PGN_EVENT_PROMPT, "s1", b, "bob", NULL, 1);
+	CHECK_INT(o.st, PGN_OK);
+	pgn_hook_out_release(&o);
+	hook(&o, PGN_EVENT_SESSION_START, "s1", b, NULL, NULL, 2);
+	ctx = context_of(&o);
+	REQUIRE(ctx != NULL);
+	CHECK_CONTAINS(ctx, "you are agent \"alice\"");
+	CHECK_CONTAINS(ctx, a);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM agent"), 1);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM session"), 1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = 'bound'"),
+	    1);
+	sqlite3_close(raw);
+}
+
+/* An invalid PIGEON_AGENT never stops mail for a bound session. */
+static void
+test_a_bad_agent_name_does_not_stop_a_bound_session(void)
+{
+	struct pgn_hook_out o;
+	pgn_db *db;
+	char *ctx;
+
+	setup();
+	hook(&o, PGN_EVENT_SESSION_START, "s1", "/", "alice", NULL, 0);
+	CHECK_STR(o.agent, "alice");
+	pgn_hook_out_release(&o);
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	send_body(db, "alice", "still here", 10);
+	pgn_db_close(db);
+	hook(&o, PGN_EVENT_PROMPT, "s1", "/", "Not A Name", NULL, 1);
+	CHECK_INT(o.st, PGN_OK);
+	ctx = context_of(&o);
+	REQUIRE(ctx != NULL);
+	CHECK_CONTAINS(ctx, "  still here\n");
+	free(ctx);
+	CHECK_INT(o.nlog, 1); /* the delivery; no complaint for a bound one */
+	pgn_hook_out_release(&o);
+
+	/* Unbound, the bad name is logged and a generated name is used. */
+	hook(&o, PGN_EVENT_SESSION_START, "s2", "/", "Not A Name", NULL, 0);
+	CHECK_INT(o.st, PGN_OK);
+	CHECK(o.nlog >= 1);
+	CHECK_CONTAINS(o.log[0], "status=bad-agent");
+	CHECK_CONTAINS(o.log[0], "PIGEON_AGENT 'Not A Name'");
+	CHECK(strcmp(o.agent, "alice") != 0 && o.agent[0] != '\0');
+	pgn_hook_out_release(&o);
+}
+
+/* The introduction names the active peers first. */
+static void
+test_the_introduction_lists_active_peers_first(void)
+{
+	struct pgn_hook_out o;
+	char name[32], *ctx, *line;
+	pgn_db *db;
+	int i;
+
+	setup();
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	for (i = 0; i < 21; i++) {
+		snprintf(name, sizeof(name), "aaa-idle-%02d", i);
+		REQUIRE(pgn_agent_add(db, name) == PGN_OK);
+	}
+	pgn_db_close(db);
+	hook(&o, PGN_EVENT_SESSION_START, "s1", "/", "zz-busy", NULL, 0);
+	pgn_hook_out_release(&o);
+	hook(&o, PGN_EVENT_SESSION_START, "s2", "/", "me", NULL, 0);
+	ctx = context_of(&o);
+	REQUIRE(ctx != NULL);
+	line = strstr(ctx, "Other agents here: ");
+	REQUIRE(line != NULL);
+	CHECK(
+	    strncmp(line, "Other agents here: zz-busy (claude, seen", 40) == 0);
+	CHECK_CONTAINS(line, "2 more: pigeon agents.");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+static const struct h_test tests[] = {
+    H_TEST(test_every_claimed_message_is_printed_at_the_worst_lengths),
+    H_TEST(test_introduction_fits_for_every_path_and_name_length),
+    H_TEST(test_a_failed_render_rolls_the_claim_back),
+    H_TEST(test_the_claim_marks_only_what_render_kept),
+    H_TEST(test_a_session_is_bound_once_across_scopes),
+    H_TEST(test_a_bad_agent_name_does_not_stop_a_bound_session),
+    H_TEST(test_the_introduction_lists_active_peers_first),
+};
+
+int
+main(void)
+{
+	return h_run(tests, H_COUNT(tests));
+}
