@@ -1557,6 +1557,26 @@ test_reinstall_changes_no_byte(void)
 }
 
 static void
+test_duplicate_key_is_refused_naming_it(void)
+{
+	/* Deep inside: the error names the key after its node is freed. */
+	static const char in[] =
+	    "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": "
+	    "\"command\", \"command\": \"a\", \"command\": \"b\"}]}]}}";
+	char err[PGN_MAX_ERR], *out = NULL;
+	int changed, h;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		CHECK_INT(pgn_install_merge((pgn_host)h, in, strlen(in), HOOK,
+		              &out, &changed, err, sizeof(err)),
+		    PGN_EINVAL);
+		CHECK_STR(err,
+		    "is not strict JSON (the key \"command\" appears twice in one object)");
+		CHECK(out == NULL);
+	}
+}
+
+static void
 test_nesting_is_bounded(void)
 {
 	char in[4 * PGN_MAX_JSON_DEPTH + 64], err[PGN_MAX_ERR], *out = NULL;
@@ -1748,6 +1768,7 @@ static const struct h_test tests[] = {
     H_TEST(test_gemini_settings_with_comments_install_and_uninstall_byte_exact),
     H_TEST(test_foreign_entries_keep_their_order_and_bytes),
     H_TEST(test_reinstall_changes_no_byte),
+    H_TEST(test_duplicate_key_is_refused_naming_it),
     H_TEST(test_nesting_is_bounded),
     H_TEST(test_hard_linked_config_is_edited_in_place),
     H_TEST(test_interrupted_in_place_write_stops_the_next_one),

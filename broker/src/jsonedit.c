@@ -18,10 +18,10 @@ struct parser {
 	size_t len, pos;
 	int comments;
 	int depth;
-	size_t errpos; /* where the text stops being JSON */
-	int bad;       /* 1: not JSON; 2: a key twice (dupkey set) */
-	const char *dupkey;
-	pgn_status err; /* PGN_ENOMEM */
+	size_t errpos;   /* where the text stops being JSON */
+	int bad;         /* 1: not JSON; 2: a key twice (dupkey set) */
+	char dupkey[65]; /* copied: the node holding it is freed first */
+	pgn_status err;  /* PGN_ENOMEM */
 };
 
 static void
@@ -309,7 +309,7 @@ unique_keys(struct parser *p, const struct je_node *obj)
 		c = v[i - 1]->kstart > v[i]->kstart ? v[i - 1] : v[i];
 		p->bad = 2;
 		p->errpos = c->kstart;
-		p->dupkey = c->key;
+		snprintf(p->dupkey, sizeof(p->dupkey), "%s", c->key);
 		ok = 0;
 	}
 	free(v);
@@ -1152,7 +1152,8 @@ je_apply(const struct je_doc *d, size_t max, char **out, size_t *outlen,
 	rc = d->root != NULL ? collect(d, d->root, &s) : PGN_OK;
 	if (rc != PGN_OK)
 		goto out;
-	qsort(s.v, s.n, sizeof(*s.v), cmp_splice);
+	if (s.n > 0)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_splice);
 	for (i = 0; i < s.n; i++) {
 		if (s.v[i].start < at || s.v[i].end > d->len) {
 			rc = PGN_EINVAL;
