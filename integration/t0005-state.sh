@@ -153,4 +153,60 @@ test_case 'first use still refuses a foreign SQLite file, left as it was' '
 	cmp foreign/pigeon.db foreign.keep
 '
 
+test_case 'a symlinked pigeon.db is refused, naming it; its target is untouched' '
+	mkdir -m 700 linked && echo precious >outside && cp outside outside.keep &&
+	ln -s "$TEST_DIR/outside" linked/pigeon.db &&
+	(PIGEON_HOME=$TEST_DIR/linked && export PIGEON_HOME &&
+	    expect_error 1 "database file ${SQ}$TEST_DIR/linked/pigeon.db${SQ} is a symbolic link" \
+		pigeon agents) &&
+	fixture_payload "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    "$TEST_DIR" l1 >l1.json &&
+	PIGEON_HOME=$TEST_DIR/linked pigeon-hook claude SessionStart <l1.json >out &&
+	expect_empty out &&
+	grep -q "status=i/o error .*is a symbolic link" linked/hook.log &&
+	cmp outside outside.keep &&
+	test ! -e outside-wal && test ! -e linked/pigeon.db-wal
+'
+
+test_case 'a loose pigeon.db, -wal and -shm of ours are made 0600' '
+	mkdir -m 700 loosedb &&
+	PIGEON_HOME=$TEST_DIR/loosedb pigeon agent add ivy >/dev/null &&
+	chmod 644 loosedb/pigeon.db loosedb/pigeon.db-wal loosedb/pigeon.db-shm &&
+	PIGEON_HOME=$TEST_DIR/loosedb pigeon agents >/dev/null &&
+	test "$(mode loosedb/pigeon.db)" = 600 &&
+	test "$(mode loosedb/pigeon.db-wal)" = 600 &&
+	test "$(mode loosedb/pigeon.db-shm)" = 600 &&
+	test "$(agents_in loosedb/pigeon.db)" = ivy
+'
+
+if [ "$(id -u)" = 0 ]; then
+test_case 'a PIGEON_HOME of another user is refused, by root too' '
+	mkdir -m 755 theirs && chown 65534:65534 theirs &&
+	(PIGEON_HOME=$TEST_DIR/theirs && export PIGEON_HOME &&
+	    expect_error 1 "state home ${SQ}$TEST_DIR/theirs${SQ} belongs to uid 65534, not to you (uid 0)" \
+		pigeon agents &&
+	    grep -q "set PIGEON_HOME to a directory of your own" err) &&
+	fixture_payload "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    "$TEST_DIR" t1 >t1.json &&
+	PIGEON_HOME=$TEST_DIR/theirs pigeon-hook claude SessionStart <t1.json >out &&
+	expect_empty out &&
+	test -z "$(ls -A theirs)" &&
+	test "$(mode theirs)" = 755
+'
+
+test_case 'a pigeon.db of another user is refused, left as it was' '
+	mkdir -m 700 given &&
+	PIGEON_HOME=$TEST_DIR/given pigeon agent add jay >/dev/null &&
+	chown 65534:65534 given/pigeon.db && chmod 644 given/pigeon.db &&
+	cp given/pigeon.db given.keep &&
+	(PIGEON_HOME=$TEST_DIR/given && export PIGEON_HOME &&
+	    expect_error 1 "belongs to uid 65534, not to you (uid 0): run pigeon as its owner" \
+		pigeon agents) &&
+	test "$(mode given/pigeon.db)" = 644 &&
+	cmp given/pigeon.db given.keep
+'
+else
+	test_note "not root: the other-user cases need chown (skipped)"
+fi
+
 test_done

@@ -91,4 +91,39 @@ test_case 'a corrupt database makes doctor exit 1 and is left as it was' '
 	cmp bad.db bad.keep
 '
 
+test_case 'loose state files: doctor says what pigeon fixed and what to run' '
+	pigeon agents >/dev/null &&
+	: >>"$PIGEON_HOME/hook.log" &&
+	chmod 755 "$PIGEON_HOME" &&
+	chmod 644 "$DB" "$DB-wal" "$PIGEON_HOME/hook.log" &&
+	pigeon doctor >out &&
+	grep -q "^  - $PIGEON_HOME was mode 755 (group or others could read it): pigeon made it 700\$" out &&
+	grep -q "^  - $DB was mode 644 (group or others could read it): pigeon made it 600\$" out &&
+	grep -q "^  - $DB-wal was mode 644 .*: pigeon made it 600\$" out &&
+	grep -q "^  - $PIGEON_HOME/hook.log is mode 644, readable by group or others: run chmod 600 ${SQ}$PIGEON_HOME/hook.log${SQ}\$" out &&
+	test "$(stat -c %a "$PIGEON_HOME" "$DB" "$DB-wal")" = "700
+600
+600" &&
+	chmod 600 "$PIGEON_HOME/hook.log" &&
+	pigeon doctor --json >out.json &&
+	! jq -r ".warnings[]" out.json | grep -q "mode 6\|mode 7"
+'
+
+test_case 'a symlinked state file is flagged; the database behind one is refused' '
+	mv "$DB" real.db && ln -s "$TEST_DIR/real.db" "$DB" &&
+	expect_code 1 pigeon doctor >out &&
+	grep -q "$DB is a symbolic link, which pigeon does not follow" out &&
+	grep -q "database file ${SQ}$DB${SQ} is a symbolic link" out &&
+	rm "$DB" && mv real.db "$DB" &&
+	expect_code 0 pigeon doctor >out
+'
+
+test_case 'a FIFO as hook.log or Codex config does not hang doctor' '
+	mv "$PIGEON_HOME/hook.log" hook.keep && mkfifo "$PIGEON_HOME/hook.log" &&
+	mv "$HOME/.codex/config.toml" toml.keep && mkfifo "$HOME/.codex/config.toml" &&
+	expect_code 0 timeout 5 pigeon doctor >out &&
+	rm "$PIGEON_HOME/hook.log" "$HOME/.codex/config.toml" &&
+	mv hook.keep "$PIGEON_HOME/hook.log" && mv toml.keep "$HOME/.codex/config.toml"
+'
+
 test_done

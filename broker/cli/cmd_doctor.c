@@ -54,10 +54,15 @@ slurp(const char *path, size_t max, off_t from_end)
 	size_t len = 0;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never wait on a FIFO (decision 0040): regular files only. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return errno == ENOENT ? strdup("") : NULL;
-	if (fstat(fd, &sb) == 0 && from_end > 0 && sb.st_size > from_end)
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if (from_end > 0 && sb.st_size > from_end)
 		(void)lseek(fd, sb.st_size - from_end, SEEK_SET);
 	buf = malloc(max + 1);
 	while (buf != NULL && len < max &&
@@ -191,6 +196,80 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 		     "Cursor: Cursor also runs Claude's hooks when third-party "
 		     "hooks are on; Pigeon ignores those runs (their payload "
 		     "has cursor_version), so each prompt is injected once");
+}
+
+/*
+ * The state home and its files (decision 0042): each must be ours, not a
+ * link, and private. Looked at before the database is opened (which
+ * makes a loose database, -wal and -shm private, as pgn_home_ensure
+ * does the home), then reported after: fixed, or the command to run.
+ */
+#define STATE_NFILES 8
+
+struct state_file {
+	char path[PGN_MAX_PATH + 16];
+	mode_t mode; /* permission bits seen; 0: nothing to report */
+	mode_t want; /* 0600, or 0700 for the home */
+};
+
+static const char *const state_names[STATE_NFILES] = {"", "pigeon.db",
+    "pigeon.db-wal", "pigeon.db-shm", "key", "hook.log", "hook.log.1",
+    "provider.state"};
+
+static void
+state_look(struct state_file f[STATE_NFILES])
+{
+	struct stat sb;
+	char *home = NULL;
+	int i;
+
+	memset(f, 0, sizeof(struct state_file) * STATE_NFILES);
+	if (pgn_home_path(&home) != PGN_OK)
+		return;
+	for (i = 0; i < STATE_NFILES; i++) {
+		if (snprintf(f[i].path, sizeof(f[i].path), "%s%s%s", home,
+		        i > 0 ? "/" : "",
+		        state_names[i]) >= (int)sizeof(f[i].path) ||
+		    lstat(f[i].path, &sb) != 0)
+			continue;
+		f[i].want = i == 0 ? 0700 : 0600;
+		if (S_ISLNK(sb.st_mode))
+			warn("%s is a symbolic link, which pigeon does not "
+			     "follow: replace it with the file itself",
+			    f[i].path);
+		else if (sb.st_uid != geteuid())
+			warn("%s belongs to uid %u, not to you (uid %u): run "
+			     "pigeon as that user, or give it back with chown",
+			    f[i].path, (unsigned)sb.st_uid,
+			    (unsigned)geteuid());
+		else if ((sb.st_mode & 077) != 0)
+			f[i].mode = sb.st_mode & 0777;
+	}
+	free(home);
+}
+
+static void
+state_report(const struct state_file f[STATE_NFILES])
+{
+	struct stat sb;
+	int i;
+
+	for (i = 0; i < STATE_NFILES; i++) {
+		if (f[i].mode == 0)
+			continue;
+		if (lstat(f[i].path, &sb) == 0 &&
+		    S_ISREG(sb.st_mode) == (i > 0) &&
+		    (sb.st_mode & 0777) == f[i].want)
+			warn(
+			    "%s was mode %03o (group or others could read it): pigeon made it %03o",
+			    f[i].path, (unsigned)f[i].mode,
+			    (unsigned)f[i].want);
+		else
+			warn(
+			    "%s is mode %03o, readable by group or others: run chmod %03o '%s'",
+			    f[i].path, (unsigned)f[i].mode, (unsigned)f[i].want,
+			    f[i].path);
+	}
 }
 
 static void
@@ -428,6 +507,7 @@ cmd_doctor(int argc, char **argv)
 	static const struct option longopts[] = {CLI_COMMON_OPTS,
 	    {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "doctor", .usage = usage};
+	struct state_file state[STATE_NFILES];
 	char *hook = NULL, *cwd = NULL, *scope = NULL;
 	cJSON *doc;
 	int code, broken = 0;
@@ -454,7 +534,9 @@ cmd_doctor(int argc, char **argv)
 		     "installed from here");
 	check_hosts(c.project, hook, cJSON_AddArrayToObject(doc, "hooks"),
 	    &broken);
+	state_look(state);
 	check_db(&c, cJSON_AddObjectToObject(doc, "database"), &broken);
+	state_report(state);
 	check_log(cJSON_AddObjectToObject(doc, "hook_log"));
 	if (c.project != NULL)
 		check_project(c.project,
