@@ -181,8 +181,7 @@ test_verify_finds_a_message_edited_behind_its_audit_copy(void)
 	    "UPDATE message SET created_ms = created_ms - 1 WHERE id = 3",
 	    "UPDATE message SET reply_to = 1 WHERE id = 3",
 	    "UPDATE message SET delivered_ms = NULL WHERE id = 3",
-	    "UPDATE message SET scope_id = (SELECT id FROM scope WHERE "
-	    "root = '/elsewhere') WHERE id = 3",
+	    "UPDATE message SET scope_id = (SELECT id FROM scope WHERE root = '/elsewhere') WHERE id = 3",
 	};
 	static const char *const field[] = {"body", "sender", "creation time",
 	    "reply-to", "delivery time", "scope"};

@@ -1096,8 +1096,7 @@ test_payload_refusals(void)
 	    "{\"hook_event_name\":\"SessionStart\",\"session_id\":7}",
 	    "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"a b\"}",
 	    "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"a\\nb\"}",
-	    "{\"hook_event_name\":\"sessionStart\",\"session_id\":null,"
-	    "\"conversation_id\":[\"x\"]}",
+	    "{\"hook_event_name\":\"sessionStart\",\"session_id\":null,\"conversation_id\":[\"x\"]}",
 	};
 	struct hook_opts o = opts(PGN_HOST_NONE, PGN_EVENT_NONE);
 	struct pgn_payload in;
@@ -1321,13 +1320,14 @@ static size_t shown;
 static char *
 render(const struct pgn_render *r, size_t max)
 {
+	static char *text;
 	pgn_status st;
-	char *s = NULL;
 
-	st = pgn_render_fit(r, max, &s, &shown);
+	text = NULL;
+	st = pgn_render_fit(r, max, &text, &shown);
 	CHECK_INT(st, PGN_OK);
-	REQUIRE(s != NULL);
-	return s;
+	REQUIRE(text != NULL);
+	return text;
 }
 
 /* Lines of 's' that start with "[#". */
@@ -1569,7 +1569,7 @@ test_render_cost_bounds_each_message(void)
 	struct pgn_msgs m = {0};
 	struct pgn_render r;
 	size_t i, k, len, got, cost;
-	char *s, *p;
+	char *s;
 	int iter, bad = 0;
 
 	for (iter = 0; iter < 3000 && bad < 5; iter++) {
@@ -1597,12 +1597,11 @@ test_render_cost_bounds_each_message(void)
 		r = render_of(&m, NULL);
 		/* Room for the whole message: nothing is cut. */
 		s = render(&r, 1 << 16);
-		p = strstr(s, pre);
-		REQUIRE(p != NULL);
-		p += sizeof(pre) - 1;
-		got = strlen(p);
+		got = 0;
+		if (CHECK(strstr(s, pre) != NULL))
+			got = strlen(strstr(s, pre) + sizeof(pre) - 1);
 		cost = pgn_render_cost(&m.v[0], NULL);
-		if (!CHECK(got <= cost) || !CHECK(strstr(p, "[cut:") == NULL)) {
+		if (!CHECK(got <= cost) || !CHECK(strstr(s, "[cut:") == NULL)) {
 			printf("  body %zu bytes: rendered %zu > cost %zu\n",
 			    len, got, cost);
 			bad++;

@@ -2,6 +2,8 @@
  * The hook's turn, in the library: payload bytes in, the one line to
  * print and the lines to log out. pigeon-hook only does the I/O around
  * it (bounded stdin, the deadline backstop, hook.log, one write).
+ * Ownership, as in pigeon.h: strings passed in are borrowed; what comes
+ * back is the caller's, freed by the matching _release.
  */
 #ifndef PIGEON_HOOK_H
 #define PIGEON_HOOK_H

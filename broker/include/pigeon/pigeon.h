@@ -2,6 +2,10 @@
  * libpigeon: the mailbox of Pigeon. Owns scopes, agents, sessions,
  * messages, the atomic claim, the chained audit and the journals.
  * The library never prints, exits or reads stdin; binaries do.
+ * Ownership, everywhere: strings a caller passes are borrowed, never
+ * kept past the call; what a function hands back is the caller's, freed
+ * by the matching _release (or free() where it says so). The hook's
+ * turn is in pigeon/hook.h.
  */
 #ifndef PIGEON_H
 #define PIGEON_H
