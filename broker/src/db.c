@@ -365,8 +365,6 @@ read_state(pgn_db *db, void *arg)
 static pgn_status
 judge(pgn_db *db, const struct schema_state *s)
 {
-	/* Each message stays one greppable literal. */
-	/* clang-format off */
 	if (s->version > pgn_schema_version())
 		return pgn_fail(db, PGN_ETOONEW,
 		    "database '%s' has schema version %d, newer than this pigeon (%d): upgrade pigeon; the database was not changed",
@@ -375,7 +373,6 @@ judge(pgn_db *db, const struct schema_state *s)
 		return pgn_fail(db, PGN_ECORRUPT,
 		    "database '%s' was not made by pigeon (it has tables but no pigeon schema); name another with --db",
 		    db->path);
-	/* clang-format on */
 	return PGN_OK;
 }
 
@@ -502,8 +499,6 @@ tighten(pgn_db *db, const char *path, const struct stat *seen)
 static pgn_status
 check_file(pgn_db *db, const char *path, const struct stat *sb)
 {
-	/* Each message stays one greppable literal. */
-	/* clang-format off */
 	if (S_ISLNK(sb->st_mode))
 		return pgn_fail(db, PGN_EIO,
 		    "database file '%s' is a symbolic link, which pigeon does not follow: name the file itself with --db",
@@ -515,7 +510,6 @@ check_file(pgn_db *db, const char *path, const struct stat *sb)
 		return pgn_fail(db, PGN_EIO,
 		    "database file '%s' belongs to uid %u, not to you (uid %u): run pigeon as its owner, or name a database of your own with --db",
 		    path, (unsigned)sb->st_uid, (unsigned)geteuid());
-	/* clang-format on */
 	if ((sb->st_mode & 077) != 0)
 		return tighten(db, path, sb);
 	return PGN_OK;

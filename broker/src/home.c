@@ -52,11 +52,9 @@ not_ours(char **why, const char *dir, uid_t owner)
 	struct pgn_buf b;
 
 	pgn_buf_init(&b, PGN_MAX_ERRMSG);
-	/* One greppable literal. */
-	/* clang-format off */
-	pgn_buf_addf(&b, "state home '%s' belongs to uid %u, not to you (uid %u): run pigeon as that user, or set PIGEON_HOME to a directory of your own",
+	pgn_buf_addf(&b,
+	    "state home '%s' belongs to uid %u, not to you (uid %u): run pigeon as that user, or set PIGEON_HOME to a directory of your own",
 	    dir, (unsigned)owner, (unsigned)geteuid());
-	/* clang-format on */
 	*why = pgn_buf_take(&b, NULL);
 	return PGN_EIO;
 }
