@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "pgn_int.h"
@@ -911,6 +912,28 @@ test_load_reads_the_project_file(void)
 	pgn_config_release(&c);
 }
 
+/* A FIFO planted as the config (a cloned repository) never blocks. */
+static void
+test_load_of_a_fifo_is_a_problem_without_waiting(void)
+{
+	char root[PATH_MAX], dir[PATH_MAX], file[PATH_MAX];
+	struct pgn_config c;
+	int64_t t0;
+
+	H_PATH(root, "proj");
+	h_mkdir(root);
+	h_join(dir, sizeof(dir), root, ".pigeon");
+	h_mkdir(dir);
+	h_join(file, sizeof(file), dir, "config.json");
+	REQUIRE(mkfifo(file, 0600) == 0);
+	t0 = pgn_mono_ms();
+	REQUIRE(pgn_config_load(root, &c) == PGN_OK);
+	CHECK(pgn_mono_ms() - t0 < 1000);
+	CHECK_CONTAINS(c.problem, "not a regular file");
+	CHECK(c.reminder == NULL && c.argc == 0);
+	pgn_config_release(&c);
+}
+
 static void
 test_load_of_a_missing_file_configures_nothing(void)
 {
@@ -1062,6 +1085,7 @@ static const struct h_test tests[] = {
     H_TEST(test_unknown_keys_are_listed_and_change_nothing),
     H_TEST(test_unknown_keys_are_listed_even_beside_an_invalid_feature),
     H_TEST(test_load_reads_the_project_file),
+    H_TEST(test_load_of_a_fifo_is_a_problem_without_waiting),
     H_TEST(test_load_of_a_missing_file_configures_nothing),
     H_TEST(test_load_of_the_global_scope_configures_nothing),
     H_TEST(test_load_of_a_file_over_the_cap_turns_both_off),

@@ -317,15 +317,15 @@ out:
 pgn_status
 pgn_config_load(const char *root, struct pgn_config *c)
 {
-	struct pgn_buf path, text;
-	char chunk[4096];
-	ssize_t n;
-	int fd = -1;
-	pgn_status rc = PGN_OK;
+	struct pgn_buf path;
+	char why[PGN_MAX_ERR], *text = NULL;
+	size_t len = 0;
+	mode_t mode;
+	int exists = 0;
+	pgn_status rc = PGN_OK, st;
 
 	memset(c, 0, sizeof(*c));
 	pgn_buf_init(&path, PGN_MAX_PATH);
-	pgn_buf_init(&text, PGN_MAX_PROJECT_CONFIG + 1);
 	if (root == NULL || root[0] == '\0')
 		goto out; /* the global scope has no project config */
 	pgn_buf_addf(&path, "%s/%s", root, CONFIG_PATH);
@@ -333,31 +333,21 @@ pgn_config_load(const char *root, struct pgn_config *c)
 		rc = path.err == PGN_ENOMEM ? PGN_ENOMEM : PGN_OK;
 		goto out;
 	}
-	fd = open(path.data, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			c->problem = fmt("cannot be read: %s", strerror(errno));
-		goto out;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		pgn_buf_add(&text, chunk, (size_t)n);
-	if (n < 0) {
-		c->problem = fmt("cannot be read: %s", strerror(errno));
-		goto out;
-	}
-	if (text.err == PGN_ETOOBIG) {
+	/* Never blocks: a FIFO planted as the config is not a config. */
+	st = pgn_read_file(path.data, PGN_MAX_PROJECT_CONFIG, &text, &len,
+	    &exists, &mode, why, sizeof(why));
+	if (st == PGN_ETOOBIG)
 		c->problem = fmt("is over %d bytes", PGN_MAX_PROJECT_CONFIG);
-		goto out;
-	}
-	if (text.err != PGN_OK) {
+	else if (st == PGN_EINVAL)
+		c->problem = fmt("cannot be read: not a regular file");
+	else if (st == PGN_ENOMEM)
 		rc = PGN_ENOMEM;
-		goto out;
-	}
-	rc = pgn_config_parse(text.data != NULL ? text.data : "", text.len, c);
+	else if (st != PGN_OK)
+		c->problem = fmt("cannot be read: %s", why);
+	else if (exists)
+		rc = pgn_config_parse(text != NULL ? text : "", len, c);
 out:
-	if (fd >= 0)
-		close(fd);
+	free(text);
 	pgn_buf_release(&path);
-	pgn_buf_release(&text);
 	return rc;
 }
