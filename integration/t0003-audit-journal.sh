@@ -1,7 +1,9 @@
 #!/bin/sh
 # The audit (newest first, filters, show, --json, verify of the hash
 # chain, tampering found) and the journal (entries in order, --json,
-# --follow picking up new entries and stopping cleanly on SIGTERM).
+# --follow picking up new entries and stopping cleanly on SIGTERM, and
+# stopping with an error when the database file is replaced); the newest
+# entries with a note for what was cut; a closed stdout ends quietly.
 . "$(dirname "$0")/lib.sh"
 
 # heads FILE: the "#N" of each audit entry of a text listing, on one line.
@@ -123,10 +125,11 @@ test_case 'journal NAME: created, delivered, sent, in order, with bodies' '
 	test "$(kinds out)" = "created sent sent delivered "
 '
 
-test_case 'journal --json: an array of entries' '
+test_case 'journal --json: the entries, and what was cut' '
 	pigeon journal --json carol >out &&
-	jq -e --arg re "$iso" "all(.[]; .at | test(\$re))" out &&
-	jq -c "[.[] | del(.at)]" out >actual &&
+	jq -e ".earlier == 0 and .earlier_exact == true" out &&
+	jq -e --arg re "$iso" "all(.entries[]; .at | test(\$re))" out &&
+	jq -c "[.entries[] | del(.at)]" out >actual &&
 	echo "[{\"id\":3,\"kind\":\"created\",\"message_id\":null,\"peer\":\"\",\"detail\":\"added\"},{\"id\":5,\"kind\":\"sent\",\"message_id\":2,\"peer\":\"bob\",\"detail\":\"\",\"body\":\"two\"},{\"id\":9,\"kind\":\"delivered\",\"message_id\":3,\"peer\":\"alice\",\"detail\":\"cli\",\"body\":\"three\"}]" >expect &&
 	test_cmp expect actual
 '
@@ -212,6 +215,104 @@ test_case 'audit verify finds a deleted last row, and a deleted middle row' '
 	expect_error 1 "row 4" pigeon audit verify --db hole.db &&
 	expect_output "audit chain intact: 7 deliveries verified" \
 		pigeon audit verify
+'
+
+test_case 'journal shows the newest entries last, and says what was cut' '
+	pigeon agent add busy >/dev/null &&
+	for i in 1 2 3 4 5 6 7; do
+		pigeon send --to busy --from alice "m$i" >/dev/null || return 1
+	done &&
+	pigeon read --agent busy >/dev/null &&
+	pigeon journal --limit 3 busy >out 2>err &&
+	expect_empty err &&
+	test "$(head -n 1 out)" = "(5 earlier entries not shown; use --limit K or --since T)" &&
+	test "$(grep -c "^    m" out)" = 3 &&
+	test "$(grep "^    " out | tr -d " " | tr "\n" " ")" = "m5 m6 m7 " &&
+	pigeon journal --limit 8 busy >out &&
+	head -n 1 out | grep -qE "^[0-9T:-]+Z created +added$" &&
+	test "$(tail -n 1 out)" = "    m7" &&
+	pigeon journal --json --limit 2 busy >out &&
+	jq -e ".earlier == 6 and .earlier_exact == true and
+		[.entries[].body] == [\"m6\", \"m7\"]" out &&
+	pigeon journal --json busy >out &&
+	jq -e ".earlier == 0 and (.entries | length) == 8" out
+'
+
+test_case 'journal --since: entries at or after T, the cut counted after T' '
+	sql "UPDATE journal SET at_ms = 1000 WHERE id IN (SELECT id FROM
+		journal WHERE agent_id = (SELECT id FROM agent WHERE
+		name = ${SQ}busy${SQ}) ORDER BY id LIMIT 4)" &&
+	pigeon journal --since 1h busy >out &&
+	test "$(grep "^    " out | tr -d " " | tr "\n" " ")" = "m4 m5 m6 m7 " &&
+	! grep -q "earlier" out &&
+	pigeon journal --since 1h --limit 1 busy >out &&
+	test "$(head -n 1 out)" = "(3 earlier entries not shown; use --limit K or --since T)" &&
+	pigeon journal --since @2 --json busy >out &&
+	jq -e ".earlier == 0 and (.entries | length) == 4" out &&
+	pigeon journal --since "@$(($(date +%s) + 60))" --json busy >out &&
+	jq -e ".earlier == 0 and .entries == []" out
+'
+
+test_case 'journal refuses a bad --limit or --since' '
+	expect_error 2 "--limit ${SQ}0${SQ}: a number from 1 to 10000" \
+		pigeon journal --limit 0 busy &&
+	expect_error 2 "--limit ${SQ}10001${SQ}" pigeon journal --limit 10001 busy &&
+	expect_error 2 "--limit ${SQ}x${SQ}" pigeon journal --limit x busy &&
+	pigeon journal --limit 10000 busy >/dev/null &&
+	expect_error 2 "--since ${SQ}soon${SQ}: not a time" \
+		pigeon journal --since soon busy
+'
+
+test_case 'journal --follow --since starts after T, then follows' '
+	{ pigeon journal -f --json --since "@$(($(date +%s) + 60))" busy \
+		>follow.out 2>follow.err & } &&
+	pid=$! &&
+	bg_track $pid &&
+	sleep 0.5 &&
+	pigeon send --to busy --from alice "late" >/dev/null &&
+	pigeon read --agent busy >/dev/null &&
+	wait_for follow.out "\"body\":\"late\"" &&
+	kill -TERM $pid &&
+	bg_wait $pid &&
+	expect_empty follow.err &&
+	test "$(wc -l <follow.out)" = 1
+'
+
+test_case 'journal --follow says so and exits 1 when pigeon.db is replaced' '
+	mkdir -p moved && pigeon agent add --db moved/p.db fol >/dev/null &&
+	{ timeout 20 pigeon journal -f --db moved/p.db fol >follow.out \
+		2>follow.err & } &&
+	pid=$! &&
+	bg_track $pid &&
+	wait_for follow.out "created" &&
+	sqlite3 moved/p.db ".backup moved/new.db" &&
+	mv moved/new.db moved/p.db &&
+	{ bg_wait $pid; test $? -eq 1; } &&
+	expect_one_error follow.err "was replaced or removed since it was opened" &&
+	grep -q "moved/p.db" follow.err
+'
+
+test_case 'a closed stdout ends audit, journal and read quietly' '
+	pigeon agent add reader >/dev/null &&
+	body=$(repeat 4000 y) &&
+	for i in $(seq 1 40); do
+		pigeon send --to reader --from alice "$body" >/dev/null ||
+			return 1
+	done &&
+	pigeon read --agent reader >/dev/null &&
+	{ pigeon audit --limit 10000 2>err; echo $? >rc; } | head -n 1 >/dev/null &&
+	expect_empty err && test "$(cat rc)" = 141 &&
+	{ pigeon journal --limit 10000 reader 2>err; echo $? >rc; } |
+		head -n 1 >/dev/null &&
+	expect_empty err && test "$(cat rc)" = 141
+'
+
+test_case 'a real write error is one line and exit 1' '
+	test -w /dev/full || { test_note "no /dev/full: skipped"; return 0; }
+	expect_code 1 pigeon audit >/dev/full 2>err &&
+	expect_one_error err "cannot write output: No space left on device" &&
+	expect_code 1 pigeon journal reader >/dev/full 2>err &&
+	expect_one_error err "No space left on device"
 '
 
 test_done

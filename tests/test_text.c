@@ -1,6 +1,6 @@
 /*
- * Unit tests of the text rules: agent names, UTF-8, integers, times,
- * edit distance and status names.
+ * Unit tests of the text rules: agent names, UTF-8, text made safe for a
+ * terminal, integers, times, edit distance and status names.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -221,6 +221,384 @@ test_utf8_refuses_nul(void)
 	CHECK(!pgn_utf8_valid("a\0b", 3));
 	CHECK(!pgn_utf8_valid("\0", 1));
 	CHECK(!pgn_utf8_valid("abc\0", 4));
+}
+
+/* ---- pgn_text_safe and pgn_buf_add_safe ----------------------------- */
+
+/* pgn_text_safe of a literal (its length, so NUL and cuts count). */
+#define SAFE(s, f) safe_of((s), sizeof(s) - 1, (f))
+
+static char safe_out[4096];
+
+static const char *
+safe_of(const char *s, size_t len, unsigned flags)
+{
+	char *t;
+
+	t = pgn_text_safe(s, len, flags);
+	if (t == NULL)
+		return "(NULL)";
+	if (strlen(t) >= sizeof(safe_out)) {
+		free(t);
+		return "(too long for the test)";
+	}
+	memcpy(safe_out, t, strlen(t) + 1);
+	free(t);
+	return safe_out;
+}
+
+static void
+test_safe_keeps_printable_text_and_utf8(void)
+{
+	CHECK_STR(SAFE("", 0), "");
+	CHECK_STR(SAFE("hello, world ~!", 0), "hello, world ~!");
+	CHECK_STR(SAFE("tab\there", 0), "tab\there");
+	CHECK_STR(SAFE("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0),
+	    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	CHECK_STR(SAFE("\xc2\xa0", 0), "\xc2\xa0"); /* U+00A0 nbsp */
+	CHECK_STR(SAFE("\xf4\x8f\xbf\xbf", 0), "\xf4\x8f\xbf\xbf"); /* last */
+	CHECK_STR(SAFE("two\nlines\n", PGN_SAFE_LINES), "two\nlines\n");
+}
+
+static void
+test_safe_escapes_c0_controls_but_tab(void)
+{
+	char in[2], want[8];
+	unsigned c;
+
+	for (c = 0; c < 0x20; c++) {
+		in[0] = (char)c;
+		if (c == '\t') {
+			CHECK_STR(safe_of(in, 1, 0), "\t");
+			continue;
+		}
+		snprintf(want, sizeof(want), "\\x%02x", c);
+		if (!CHECK_STR(safe_of(in, 1, 0), want))
+			printf("  byte 0x%02x\n", c);
+		if (c != '\n' &&
+		    !CHECK_STR(safe_of(in, 1, PGN_SAFE_LINES), want))
+			printf("  byte 0x%02x with PGN_SAFE_LINES\n", c);
+	}
+	/* one line: a newline cannot start a line of its own */
+	CHECK_STR(SAFE("a\nb", 0), "a\\x0ab");
+	/* the classic attacks, each byte shown */
+	CHECK_STR(SAFE("hi \033]52;c;cm0gLXJmIH4K\a\033[2J", PGN_SAFE_LINES),
+	    "hi \\x1b]52;c;cm0gLXJmIH4K\\x07\\x1b[2J");
+	CHECK_STR(SAFE("ok\r#99 from boss", PGN_SAFE_LINES),
+	    "ok\\x0d#99 from boss");
+	CHECK_STR(SAFE("\v\f\x1c\x1e", PGN_SAFE_LINES), "\\x0b\\x0c\\x1c\\x1e");
+}
+
+static void
+test_safe_escapes_del_and_c1_controls(void)
+{
+	CHECK_STR(SAFE("\x7f", 0), "\\x7f");
+	CHECK_STR(SAFE("~\x7f~", PGN_SAFE_LINES), "~\\x7f~");
+	CHECK_STR(SAFE("\xc2\x80", 0), "\\u0080");
+	CHECK_STR(SAFE("\xc2\x85", PGN_SAFE_LINES), "\\u0085"); /* NEL */
+	CHECK_STR(SAFE("\xc2\x9b"
+	               "2J",
+	              0),
+	    "\\u009b2J"); /* CSI */
+	CHECK_STR(SAFE("\xc2\x9f", 0), "\\u009f");
+	CHECK_STR(SAFE("\xc2\xa1", 0), "\xc2\xa1"); /* ¡ is text */
+}
+
+static void
+test_safe_escapes_bidi_controls(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"\xd8\x9c", "\\u061c"},
+	    {"\xe2\x80\x8e", "\\u200e"},
+	    {"\xe2\x80\x8f", "\\u200f"},
+	    {"\xe2\x80\xaa", "\\u202a"},
+	    {"\xe2\x80\xab", "\\u202b"},
+	    {"\xe2\x80\xac", "\\u202c"},
+	    {"\xe2\x80\xad", "\\u202d"},
+	    {"\xe2\x80\xae", "\\u202e"},
+	    {"\xe2\x81\xa6", "\\u2066"},
+	    {"\xe2\x81\xa7", "\\u2067"},
+	    {"\xe2\x81\xa8", "\\u2068"},
+	    {"\xe2\x81\xa9", "\\u2069"},
+	};
+	size_t i;
+
+	for (i = 0; i < H_COUNT(cases); i++)
+		if (!CHECK_STR(safe_of(cases[i].in, strlen(cases[i].in), 0),
+		        cases[i].want))
+			printf("  case %zu\n", i);
+	CHECK_STR(SAFE("evil\xe2\x80\xaetxt.exe", PGN_SAFE_LINES),
+	    "evil\\u202etxt.exe");
+}
+
+static void
+test_safe_escapes_invisible_format_characters(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"\xc2\xad", "\\u00ad"},             /* soft hyphen */
+	    {"\xe2\x80\x8b", "\\u200b"},         /* zero width space */
+	    {"\xe2\x80\x8c", "\\u200c"},         /* ZWNJ */
+	    {"\xe2\x80\x8d", "\\u200d"},         /* ZWJ */
+	    {"\xe2\x80\xa8", "\\u2028"},         /* line separator */
+	    {"\xe2\x80\xa9", "\\u2029"},         /* paragraph separator */
+	    {"\xe2\x81\xa0", "\\u2060"},         /* word joiner */
+	    {"\xe2\x81\xa4", "\\u2064"},         /* invisible plus */
+	    {"\xe2\x81\xaf", "\\u206f"},         /* nominal digit shapes */
+	    {"\xef\xbb\xbf", "\\ufeff"},         /* BOM */
+	    {"\xef\xbf\xb9", "\\ufff9"},         /* interlinear annotation */
+	    {"\xd8\x80", "\\u0600"},             /* Arabic number sign */
+	    {"\xe1\xa0\x8e", "\\u180e"},         /* Mongolian vowel sep. */
+	    {"\xf0\x9d\x85\xb3", "\\U0001d173"}, /* musical format */
+	    {"\xf3\xa0\x80\x81", "\\U000e0001"}, /* language tag */
+	    {"\xf3\xa0\x81\x81", "\\U000e0041"}, /* tag 'A' */
+	    {"\xf3\xa0\x81\xbf", "\\U000e007f"}, /* cancel tag */
+	};
+	/* their neighbours are ordinary text */
+	static const char *const kept[] = {
+	    "\xc2\xac",         /* U+00AC ¬ */
+	    "\xe2\x80\x8a",     /* U+200A hair space */
+	    "\xe2\x80\x90",     /* U+2010 hyphen */
+	    "\xe2\x80\xa7",     /* U+2027 hyphenation point */
+	    "\xe2\x80\xaf",     /* U+202F narrow no-break space */
+	    "\xe2\x81\x9f",     /* U+205F math space */
+	    "\xe2\x81\xb0",     /* U+2070 superscript zero */
+	    "\xef\xbb\xbe",     /* U+FEFE */
+	    "\xef\xbf\xbc",     /* U+FFFC */
+	    "\xf3\xa0\x82\x80", /* U+E0080 */
+	};
+	size_t i;
+
+	for (i = 0; i < H_COUNT(cases); i++)
+		if (!CHECK_STR(safe_of(cases[i].in, strlen(cases[i].in),
+		                   PGN_SAFE_LINES),
+		        cases[i].want))
+			printf("  case %zu\n", i);
+	for (i = 0; i < H_COUNT(kept); i++)
+		if (!CHECK_STR(safe_of(kept[i], strlen(kept[i]), 0), kept[i]))
+			printf("  kept %zu\n", i);
+}
+
+static void
+test_safe_escapes_invalid_utf8_byte_by_byte(void)
+{
+	CHECK_STR(SAFE("\x80", 0), "\\x80"); /* lone continuation */
+	CHECK_STR(SAFE("a\xbf"
+	               "b",
+	              0),
+	    "a\\xbfb");
+	CHECK_STR(SAFE("\xfe\xff", 0), "\\xfe\\xff");
+	CHECK_STR(SAFE("\xc3\x28", 0), "\\xc3("); /* bad continuation */
+	CHECK_STR(SAFE("\xe2\x28\xa1", 0), "\\xe2(\\xa1");
+	CHECK_STR(SAFE("\xf8\x88\x80\x80\x80", 0),
+	    "\\xf8\\x88\\x80\\x80\\x80"); /* 5-byte form */
+	CHECK_STR(SAFE("\xf4\x90\x80\x80", 0),
+	    "\\xf4\\x90\\x80\\x80"); /* U+110000 */
+}
+
+static void
+test_safe_escapes_overlong_forms(void)
+{
+	CHECK_STR(SAFE("\xc0\x80", 0), "\\xc0\\x80");          /* NUL */
+	CHECK_STR(SAFE("\xc0\xaf", 0), "\\xc0\\xaf");          /* '/' */
+	CHECK_STR(SAFE("\xc1\x9b", 0), "\\xc1\\x9b");          /* ESC */
+	CHECK_STR(SAFE("\xe0\x80\x8a", 0), "\\xe0\\x80\\x8a"); /* LF */
+	CHECK_STR(SAFE("\xe0\x82\x9b", 0), "\\xe0\\x82\\x9b"); /* U+009B */
+	CHECK_STR(SAFE("\xf0\x82\x80\xae", 0),
+	    "\\xf0\\x82\\x80\\xae"); /* U+202E in 4 bytes */
+}
+
+static void
+test_safe_escapes_surrogates(void)
+{
+	CHECK_STR(SAFE("\xed\xa0\x80", 0), "\\xed\\xa0\\x80"); /* U+D800 */
+	CHECK_STR(SAFE("\xed\xbf\xbf", 0), "\\xed\\xbf\\xbf"); /* U+DFFF */
+	CHECK_STR(SAFE("\xed\xa0\xbd\xed\xb8\x80", 0),
+	    "\\xed\\xa0\\xbd\\xed\\xb8\\x80");              /* CESU-8 pair */
+	CHECK_STR(SAFE("\xed\x9f\xbf", 0), "\xed\x9f\xbf"); /* U+D7FF ok */
+}
+
+static void
+test_safe_escapes_a_sequence_cut_at_the_end(void)
+{
+	CHECK_STR(SAFE("abc\xe2", 0), "abc\\xe2");
+	CHECK_STR(SAFE("abc\xe2\x80", 0), "abc\\xe2\\x80");
+	CHECK_STR(SAFE("\xf0\x9f\x98", 0), "\\xf0\\x9f\\x98");
+	/* the length is honoured: a valid sequence cut by 'len' */
+	CHECK_STR(safe_of("\xe2\x80\xae", 2, 0), "\\xe2\\x80");
+	CHECK_STR(safe_of("ok\xc3\xa9", 3, 0), "ok\\xc3");
+	/* and so is a NUL inside it */
+	CHECK_STR(safe_of("a\0b", 3, 0), "a\\x00b");
+}
+
+static void
+test_safe_doubles_a_backslash_only_before_an_escape_look(void)
+{
+	/* ordinary backslashes stay as they are */
+	CHECK_STR(SAFE("C:\\dir\\file", 0), "C:\\dir\\file");
+	CHECK_STR(SAFE("printf(\"%s\\n\")", 0), "printf(\"%s\\n\")");
+	CHECK_STR(SAFE("end\\", 0), "end\\");
+	CHECK_STR(SAFE("\\", 0), "\\");
+	/* text that reads like an escape is not taken for one */
+	CHECK_STR(SAFE("\\x1b", 0), "\\\\x1b");
+	CHECK_STR(SAFE("\\u202e", 0), "\\\\u202e");
+	CHECK_STR(SAFE("\\U000e0041", 0), "\\\\U000e0041");
+	CHECK_STR(SAFE("\\\\", 0), "\\\\\\");
+	/* a backslash before an escaped character */
+	CHECK_STR(SAFE("\\\033", 0), "\\\\\\x1b");
+	CHECK_STR(SAFE("\\\xe2\x80\xae", 0), "\\\\\\u202e");
+}
+
+/* Undo the escapes of pgn_text_safe; the result's length in '*len'. */
+static char *
+unescape(const char *s, size_t *len)
+{
+	char *out, hex[9];
+	size_t n = 0, k, w;
+	unsigned long cp;
+
+	out = malloc(strlen(s) + 1);
+	if (out == NULL)
+		return NULL;
+	while (*s != '\0') {
+		if (s[0] != '\\' ||
+		    (s[1] != '\\' && s[1] != 'x' && s[1] != 'u' &&
+		        s[1] != 'U')) {
+			out[n++] = *s++;
+			continue;
+		}
+		if (s[1] == '\\') {
+			out[n++] = '\\';
+			s += 2;
+			continue;
+		}
+		w = s[1] == 'x' ? 2 : s[1] == 'u' ? 4 : 8;
+		memcpy(hex, s + 2, w);
+		hex[w] = '\0';
+		cp = strtoul(hex, NULL, 16);
+		s += 2 + w;
+		if (w == 2) {
+			out[n++] = (char)cp;
+		} else if (cp < 0x800) {
+			out[n++] = (char)(0xc0 | (cp >> 6));
+			out[n++] = (char)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			out[n++] = (char)(0xe0 | (cp >> 12));
+			out[n++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			out[n++] = (char)(0x80 | (cp & 0x3f));
+		} else {
+			out[n++] = (char)(0xf0 | (cp >> 18));
+			for (k = 3; k-- > 0;)
+				out[n++] =
+				    (char)(0x80 | ((cp >> (6 * k)) & 0x3f));
+		}
+	}
+	*len = n;
+	return out;
+}
+
+/* Is 't' free of raw controls (but tab/newline), DEL and C1, valid UTF-8? */
+static int
+looks_safe(const char *t)
+{
+	const unsigned char *p = (const unsigned char *)t;
+	size_t i;
+
+	if (!pgn_utf8_valid(t, strlen(t)))
+		return 0;
+	for (i = 0; p[i] != '\0'; i++) {
+		if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n') ||
+		    p[i] == 0x7f)
+			return 0;
+		if (p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
+			return 0;
+		if (p[i] == 0xe2 && p[i + 1] == 0x80 && p[i + 2] >= 0xa8 &&
+		    p[i + 2] <= 0xae)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_safe_output_is_safe_and_undoes_to_the_input(void)
+{
+	/* bytes that make up the interesting cases, picked at random */
+	static const unsigned char alphabet[] = {'a', 'x', 'u', 'U', '0', '\\',
+	    '\n', '\t', '\r', 0x1b, 0x00, 0x7f, 0x80, 0x85, 0x9b, 0xa0, 0xad,
+	    0xae, 0xbf, 0xc0, 0xc2, 0xe2, 0xed, 0xef, 0xf0, 0xf3, 0xf4, 0xff};
+	unsigned char in[24];
+	char *t, *back;
+	size_t i, k, len, blen, bad = 0;
+	unsigned seed = 12345;
+
+	for (i = 0; i < 20000; i++) {
+		len = i % sizeof(in);
+		for (k = 0; k < len; k++) {
+			seed = seed * 1103515245u + 12345u;
+			in[k] = alphabet[(seed >> 16) % sizeof(alphabet)];
+		}
+		t = pgn_text_safe((const char *)in, len,
+		    i % 2 ? PGN_SAFE_LINES : 0);
+		if (!CHECK(t != NULL))
+			return;
+		back = unescape(t, &blen);
+		if (back == NULL || !looks_safe(t) || strlen(t) > 4 * len ||
+		    (i % 2 == 0 && strchr(t, '\n') != NULL) || blen != len ||
+		    memcmp(back, in, len) != 0)
+			bad++;
+		free(back);
+		free(t);
+	}
+	CHECK_INT(bad, 0);
+}
+
+static void
+test_safe_input_bound_is_max_safe_text(void)
+{
+	char *in, *t;
+
+	in = malloc(PGN_MAX_SAFE_TEXT + 1);
+	REQUIRE(in != NULL);
+	memset(in, '\033', PGN_MAX_SAFE_TEXT + 1);
+	/* at the bound: every byte escaped, four times the size */
+	t = pgn_text_safe(in, PGN_MAX_SAFE_TEXT, 0);
+	CHECK(t != NULL);
+	if (t != NULL) {
+		CHECK_INT(strlen(t), 4 * (size_t)PGN_MAX_SAFE_TEXT);
+		CHECK_INT(memcmp(t, "\\x1b\\x1b", 8), 0);
+	}
+	free(t);
+	/* one byte over: refused, never cut */
+	CHECK(pgn_text_safe(in, PGN_MAX_SAFE_TEXT + 1, 0) == NULL);
+	free(in);
+}
+
+static void
+test_buf_add_safe_stops_at_the_buffer_cap(void)
+{
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, 8);
+	pgn_buf_add_safe(&b, "ab\033", 3, 0); /* "ab\x1b": 6 bytes */
+	CHECK_INT(b.err, PGN_OK);
+	CHECK_STR(b.data, "ab\\x1b");
+	pgn_buf_add_safe(&b, "\033", 1, 0); /* 10 > 8 */
+	CHECK_INT(b.err, PGN_ETOOBIG);
+	CHECK(pgn_buf_take(&b, NULL) == NULL);
+	pgn_buf_release(&b);
+	/* appends after text already in the buffer */
+	pgn_buf_init(&b, 64);
+	pgn_buf_adds(&b, "from ");
+	pgn_buf_add_safe(&b,
+	    "bo\xe2\x80\xae"
+	    "b",
+	    6, 0);
+	CHECK_INT(b.err, PGN_OK);
+	CHECK_STR(b.data, "from bo\\u202eb");
+	pgn_buf_release(&b);
 }
 
 /* ---- pgn_parse_i64 -------------------------------------------------- */
@@ -526,6 +904,19 @@ static const struct h_test tests[] = {
     H_TEST(test_utf8_refuses_code_points_above_10ffff),
     H_TEST(test_utf8_refuses_truncated_and_broken_sequences),
     H_TEST(test_utf8_refuses_nul),
+    H_TEST(test_safe_keeps_printable_text_and_utf8),
+    H_TEST(test_safe_escapes_c0_controls_but_tab),
+    H_TEST(test_safe_escapes_del_and_c1_controls),
+    H_TEST(test_safe_escapes_bidi_controls),
+    H_TEST(test_safe_escapes_invisible_format_characters),
+    H_TEST(test_safe_escapes_invalid_utf8_byte_by_byte),
+    H_TEST(test_safe_escapes_overlong_forms),
+    H_TEST(test_safe_escapes_surrogates),
+    H_TEST(test_safe_escapes_a_sequence_cut_at_the_end),
+    H_TEST(test_safe_doubles_a_backslash_only_before_an_escape_look),
+    H_TEST(test_safe_output_is_safe_and_undoes_to_the_input),
+    H_TEST(test_safe_input_bound_is_max_safe_text),
+    H_TEST(test_buf_add_safe_stops_at_the_buffer_cap),
     H_TEST(test_parse_i64_reads_numbers_in_range),
     H_TEST(test_parse_i64_refuses_out_of_range),
     H_TEST(test_parse_i64_refuses_junk_and_empty),

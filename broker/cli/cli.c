@@ -12,37 +12,74 @@
 
 #include "cli.h"
 
+/*
+ * Text shown to a person goes through pgn_text_safe (docs/decisions/0025):
+ * a few strings at a time, so one printf can take several.
+ */
+#define CLI_SAFE_SLOTS 8
+
+static char *safe_slot[CLI_SAFE_SLOTS];
+static unsigned safe_next;
+
+const char *
+cli_safe(const char *s)
+{
+	char *t;
+
+	t = pgn_text_safe(s != NULL ? s : "", s != NULL ? strlen(s) : 0, 0);
+	free(safe_slot[safe_next]);
+	safe_slot[safe_next] = t;
+	safe_next = (safe_next + 1) % CLI_SAFE_SLOTS;
+	return t != NULL ? t : "(unprintable: out of memory)";
+}
+
+/* "pigeon: " + the formatted line + 'tail', escaped as one line. */
+static void
+err_line(const char *fmt, va_list ap, const char *tail)
+{
+	va_list cp;
+	char *line;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (line != NULL && vsnprintf(line, (size_t)n + 1, fmt, ap) == n)
+		fprintf(stderr, "pigeon: %s%s\n", cli_safe(line), tail);
+	else
+		fputs("pigeon: out of memory\n", stderr);
+	free(line);
+}
+
 int
 cli_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("pigeon: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	err_line(fmt, ap, "");
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
 int
 cli_usage(struct cli *c, const char *fmt, ...)
 {
+	char tail[64];
 	va_list ap;
 
-	fputs("pigeon: ", stderr);
+	snprintf(tail, sizeof(tail), "; see 'pigeon %s --help'", c->cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	err_line(fmt, ap, tail);
 	va_end(ap);
-	fprintf(stderr, "; see 'pigeon %s --help'\n", c->cmd);
 	return EXIT_USAGE;
 }
 
 int
 cli_fail(struct cli *c, pgn_status st)
 {
-	(void)c;
-	fprintf(stderr, "pigeon: %s\n", pgn_errmsg(c->db));
+	cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
 	return pgn_status_is_usage(st) ? EXIT_USAGE : EXIT_FAIL;
 }
 
@@ -82,9 +119,7 @@ cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
 		if (ch == '?' || ch == ':') {
 			if (optopt != 0 && optopt < OPT_DB)
 				return cli_usage(c,
-				    "bad or incomplete option "
-				    "'-%c'",
-				    optopt);
+				    "bad or incomplete option '-%c'", optopt);
 			return cli_usage(c, "bad or incomplete option '%s'",
 			    argv[optind - 1]);
 		}
@@ -125,11 +160,9 @@ cli_open(struct cli *c)
 		    why != NULL ?
 		        why :
 		        st == PGN_ETOOBIG ?
-		        "the database path or PIGEON_HOME is "
-		        "over 4096 bytes: choose a shorter one" :
+		        "the database path or PIGEON_HOME is over 4096 bytes: choose a shorter one" :
 		        st == PGN_EINVAL ?
-		        "cannot find the state directory: set PIGEON_HOME (an "
-		        "absolute path) or HOME" :
+		        "cannot find the state directory: set PIGEON_HOME (an absolute path) or HOME" :
 		        "out of memory");
 		goto out;
 	}
@@ -166,8 +199,7 @@ cli_agent(struct cli *c, const char *flag)
 		v = getenv("PIGEON_AGENT");
 	if (v == NULL || *v == '\0') {
 		cli_usage(c,
-		    "which agent? name it with --agent NAME or "
-		    "PIGEON_AGENT");
+		    "which agent? name it with --agent NAME or PIGEON_AGENT");
 		return NULL;
 	}
 	return v;
@@ -240,15 +272,23 @@ void
 cli_print_body(FILE *f, const char *body)
 {
 	const char *p, *nl;
+	char *safe;
 
-	for (p = body; *p != '\0'; p = nl + 1) {
+	/* Escaped first, so only '\n' breaks a line: each is indented. */
+	safe = pgn_text_safe(body, strlen(body), PGN_SAFE_LINES);
+	if (safe == NULL) {
+		fputs("    (unprintable: out of memory)\n", f);
+		return;
+	}
+	for (p = safe; *p != '\0'; p = nl + 1) {
 		nl = strchr(p, '\n');
 		if (nl == NULL) {
 			fprintf(f, "    %s\n", p);
-			return;
+			break;
 		}
 		fprintf(f, "    %.*s\n", (int)(nl - p), p);
 	}
+	free(safe);
 }
 
 void
@@ -257,22 +297,45 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 	char age[32];
 
 	cli_age(m->created_ms, now, age, sizeof(age));
-	fprintf(f, "#%lld from %s, %s", (long long)m->id, m->sender, age);
+	fprintf(f, "#%lld from %s, %s", (long long)m->id, cli_safe(m->sender),
+	    age);
 	if (m->reply_to != 0)
 		fprintf(f, ", re #%lld", (long long)m->reply_to);
 	fputc('\n', f);
 	cli_print_body(f, m->body);
 }
 
+void
+cli_json_safe(cJSON *v)
+{
+	cJSON *it;
+	char *t;
+
+	if (cJSON_IsString(v) && v->valuestring != NULL) {
+		t = pgn_text_safe(v->valuestring, strlen(v->valuestring), 0);
+		/* cJSON_SetValuestring copies; on failure the value goes */
+		if (t == NULL || cJSON_SetValuestring(v, t) == NULL)
+			cJSON_SetValuestring(v, "");
+		free(t);
+	}
+	for (it = v != NULL ? v->child : NULL; it != NULL; it = it->next)
+		cli_json_safe(it);
+}
+
 int
 cli_finish(int code)
 {
-	if (fflush(stdout) != 0 || ferror(stdout))
-		return cli_err(EXIT_FAIL,
-		    "cannot write output: %s; anything "
-		    "claimed stays readable in pigeon journal and pigeon audit",
-		    strerror(errno));
-	return code;
+	int e;
+
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return code;
+	e = errno;
+	/* A reader that went away (| head) ends us quietly, like git. */
+	if (e == EPIPE)
+		return EXIT_PIPE;
+	return cli_err(EXIT_FAIL,
+	    "cannot write output: %s; anything claimed stays readable in pigeon journal and pigeon audit",
+	    strerror(e));
 }
 
 /* 'dir'/'name' into 'out'; 0 if it does not fit. */
@@ -311,13 +374,11 @@ cli_find_hook(struct cli *c, char **hook)
 		slash = strrchr(env, '/');
 		if (env[0] != '/' || strcmp(slash + 1, "pigeon-hook") != 0)
 			return cli_usage(c,
-			    "PIGEON_HOOK '%s' is not an "
-			    "absolute path ending in /pigeon-hook",
+			    "PIGEON_HOOK '%s' is not an absolute path ending in /pigeon-hook",
 			    env);
 		if (!is_exec(env))
-			fprintf(stderr,
-			    "pigeon: warning: PIGEON_HOOK '%s' is "
-			    "not an executable file yet\n",
+			cli_err(EXIT_OK,
+			    "warning: PIGEON_HOOK '%s' is not an executable file yet",
 			    env);
 		*hook = strdup(env);
 		return *hook != NULL ? EXIT_OK :
@@ -325,9 +386,7 @@ cli_find_hook(struct cli *c, char **hook)
 	}
 	if (realpath("/proc/self/exe", exe) == NULL)
 		return cli_err(EXIT_FAIL,
-		    "cannot find this program's "
-		    "directory (%s): set PIGEON_HOOK to the absolute path of "
-		    "pigeon-hook",
+		    "cannot find this program's directory (%s): set PIGEON_HOOK to the absolute path of pigeon-hook",
 		    strerror(errno));
 	slash = strrchr(exe, '/');
 	if (slash != NULL)
@@ -344,7 +403,6 @@ cli_find_hook(struct cli *c, char **hook)
 		                       cli_err(EXIT_FAIL, "out of memory");
 	}
 	return cli_err(EXIT_FAIL,
-	    "no pigeon-hook found next to '%s': build "
-	    "or install it, or set PIGEON_HOOK to its absolute path",
+	    "no pigeon-hook found next to '%s': build or install it, or set PIGEON_HOOK to its absolute path",
 	    exe);
 }

@@ -15,6 +15,8 @@
 #define EXIT_OK    0
 #define EXIT_FAIL  1 /* runtime failure */
 #define EXIT_USAGE 2 /* usage or bad input */
+/* stdout's reader went away: quiet, the status a shell shows for SIGPIPE */
+#define EXIT_PIPE 141
 
 /* Options every command takes; ids above any short option. */
 enum {
@@ -77,7 +79,16 @@ int cli_json_print(cJSON *v);
 cJSON *cli_json_msg(const struct pgn_msg *m);
 cJSON *cli_json_time(cJSON *obj, const char *key, int64_t ms);
 
-/* Human output: a message header and its indented body. */
+/*
+ * 's' made safe for a terminal on one line (pgn_text_safe): for text that
+ * came from outside, in printf arguments. Valid for CLI_SAFE_SLOTS (8)
+ * more calls; never pass it to cli_err, which escapes its whole line.
+ */
+const char *cli_safe(const char *s);
+/* Make every string of a JSON document safe for text output, in place. */
+void cli_json_safe(cJSON *v);
+
+/* Human output: a message header and its body, escaped, each line indented. */
 void cli_print_body(FILE *f, const char *body);
 void cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now);
 void cli_age(int64_t ms, int64_t now, char *buf, size_t len);
@@ -88,7 +99,10 @@ void cli_age(int64_t ms, int64_t now, char *buf, size_t len);
  */
 int cli_find_hook(struct cli *c, char **hook);
 
-/* Flush stdout; a write error (closed pipe, full disk) is a failure. */
+/*
+ * Flush stdout. A closed pipe returns EXIT_PIPE without a word; any
+ * other write error (full disk) is a one-line error and EXIT_FAIL.
+ */
 int cli_finish(int code);
 
 int cmd_send(int argc, char **argv);

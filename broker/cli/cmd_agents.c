@@ -66,7 +66,7 @@ cmd_agents(int argc, char **argv)
 		code = cli_json_print(arr);
 	} else if (a.n == 0) {
 		printf("no agents in scope %s\n",
-		    c.scope[0] ? c.scope : "global");
+		    c.scope[0] ? cli_safe(c.scope) : "global");
 	} else {
 		now = pgn_now_ms();
 		printf("%-24s %-16s %8s  %-10s %6s\n", "NAME", "HOSTS",
@@ -78,8 +78,9 @@ cmd_agents(int argc, char **argv)
 				    sizeof(seen));
 			else
 				memcpy(seen, "never", 6);
-			printf("%-24s %-16s %8lld  %-10s %6lld\n", x->name,
-			    x->hosts[0] ? x->hosts : "-",
+			printf("%-24s %-16s %8lld  %-10s %6lld\n",
+			    cli_safe(x->name),
+			    x->hosts[0] ? cli_safe(x->hosts) : "-",
 			    (long long)x->sessions, seen, (long long)x->queued);
 		}
 	}
@@ -111,9 +112,7 @@ cmd_agent(int argc, char **argv)
 		need = 2;
 	else
 		return cli_usage(&c,
-		    "unknown action '%s': say add, rename or "
-		    "rm",
-		    verb);
+		    "unknown action '%s': say add, rename or rm", verb);
 	if (argc - optind != need)
 		return cli_usage(&c, "agent %s takes %s", verb,
 		    need == 1 ? "one NAME" : "OLD and NEW");

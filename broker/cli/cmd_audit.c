@@ -14,8 +14,7 @@ static const char usage[] =
     "  --agent NAME     deliveries to this agent\n"
     "  --from NAME      deliveries from this sender\n"
     "  --since T        at or after T: an age (90s, 15m, 2h, 7d), a UTC\n"
-    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or "
-    "@SECS\n"
+    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS\n"
     "  --limit K        at most K rows (default 50, at most 10000)\n"
     "  --db PATH, --project DIR, --json, -h/--help\n";
 
@@ -37,16 +36,14 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 	case OPT_SINCE:
 		if (pgn_parse_time(arg, pgn_now_ms(), &f->since_ms) != PGN_OK)
 			return cli_usage(c,
-			    "--since '%s': not a time (try 2h, "
-			    "7d or 2026-11-30T06:00:00Z)",
+			    "--since '%s': not a time (try 2h, 7d or 2026-11-30T06:00:00Z)",
 			    arg);
 		return 0;
 	case OPT_LIMIT:
 		if (pgn_parse_i64(arg, 1, PGN_MAX_LIST, &v) != PGN_OK)
 			return cli_usage(c,
-			    "--limit '%s': a number from 1 to "
-			    "%d",
-			    arg, PGN_MAX_LIST);
+			    "--limit '%s': a number from 1 to %d", arg,
+			    PGN_MAX_LIST);
 		f->limit = (size_t)v;
 		return 0;
 	}
@@ -96,10 +93,10 @@ print_delivery(const struct pgn_delivery *d, int full)
 	size_t i;
 
 	pgn_format_time(d->delivered_ms, at, sizeof(at));
-	printf("#%lld %s %s -> %s via %s", (long long)d->id, at, d->sender,
-	    d->recipient, d->route);
+	printf("#%lld %s %s -> %s via %s", (long long)d->id, at,
+	    cli_safe(d->sender), cli_safe(d->recipient), cli_safe(d->route));
 	if (d->host[0] != '\0')
-		printf(" (%s %s)", d->host, d->session);
+		printf(" (%s %s)", cli_safe(d->host), cli_safe(d->session));
 	printf(", message #%lld", (long long)d->message_id);
 	if (d->reply_to != 0)
 		printf(" re #%lld", (long long)d->reply_to);
@@ -107,7 +104,7 @@ print_delivery(const struct pgn_delivery *d, int full)
 	if (full) {
 		pgn_format_time(d->created_ms, made, sizeof(made));
 		printf("  scope:   %s\n  sent:    %s\n  hash:    ",
-		    d->scope[0] ? d->scope : "global", made);
+		    d->scope[0] ? cli_safe(d->scope) : "global", made);
 		for (i = 0; i < PGN_HASH_BYTES; i++)
 			printf("%02x", d->hash[i]);
 		printf("\n");

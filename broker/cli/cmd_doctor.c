@@ -547,6 +547,7 @@ cmd_doctor(int argc, char **argv)
 	if (c.json) {
 		code = cli_json_print(doc);
 	} else {
+		cli_json_safe(doc); /* keys and paths from a cloned repo */
 		print_text(doc);
 		cJSON_Delete(doc);
 	}

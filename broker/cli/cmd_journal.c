@@ -8,14 +8,25 @@
 #define FOLLOW_POLL_MS 200 /* --follow: how often to look */
 
 static const char usage[] =
-    "usage: pigeon journal NAME [--follow]\n\n"
-    "Print the agent's journal, oldest first: created, sent, delivered,\n"
-    "bound to a session, renamed, removed. With --follow, keep printing new\n"
-    "entries until interrupted (--json prints one object per line).\n\n"
+    "usage: pigeon journal NAME [--follow] [--since T] [--limit K]\n\n"
+    "Print the agent's newest journal entries, newest last: created, sent,\n"
+    "delivered, bound to a session, renamed, removed. A first line says how\n"
+    "many earlier entries were left out. With --follow, keep printing new\n"
+    "entries until interrupted (--json prints one object per line); if the\n"
+    "database file is replaced or removed meanwhile, it stops with exit 1.\n\n"
+    "  --since T        at or after T: an age (90s, 15m, 2h, 7d), a UTC\n"
+    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS\n"
+    "  --limit K        the newest K entries (default 50, at most 10000)\n"
     "  --follow, -f     wait for new entries\n"
     "  --db PATH, --project DIR, --json, -h/--help\n";
 
-enum { OPT_FOLLOW = 'f' };
+enum { OPT_FOLLOW = 'f', OPT_SINCE = OPT_CMD, OPT_LIMIT };
+
+struct journal_opts {
+	int follow;
+	int64_t since_ms;
+	size_t limit;
+};
 
 static volatile sig_atomic_t stop;
 
@@ -29,9 +40,25 @@ on_signal(int sig)
 static int
 opt(struct cli *c, int ch, const char *arg, void *p)
 {
-	(void)arg;
-	if (ch == OPT_FOLLOW) {
-		*(int *)p = 1;
+	struct journal_opts *o = p;
+	int64_t v;
+
+	switch (ch) {
+	case OPT_FOLLOW:
+		o->follow = 1;
+		return 0;
+	case OPT_SINCE:
+		if (pgn_parse_time(arg, pgn_now_ms(), &o->since_ms) != PGN_OK)
+			return cli_usage(c,
+			    "--since '%s': not a time (try 2h, 7d or 2026-11-30T06:00:00Z)",
+			    arg);
+		return 0;
+	case OPT_LIMIT:
+		if (pgn_parse_i64(arg, 1, PGN_MAX_LIST, &v) != PGN_OK)
+			return cli_usage(c,
+			    "--limit '%s': a number from 1 to %d", arg,
+			    PGN_MAX_LIST);
+		o->limit = (size_t)v;
 		return 0;
 	}
 	return cli_usage(c, "unknown option");
@@ -59,6 +86,14 @@ json_entry(const struct pgn_entry *e)
 	return o;
 }
 
+/* The cut as JSON fields: "earlier" left out, exact below the cap. */
+static void
+json_cut(cJSON *o, int64_t earlier)
+{
+	cJSON_AddNumberToObject(o, "earlier", (double)earlier);
+	cJSON_AddBoolToObject(o, "earlier_exact", earlier < PGN_MAX_EARLIER);
+}
+
 static void
 print_entry(const struct pgn_entry *e)
 {
@@ -67,30 +102,50 @@ print_entry(const struct pgn_entry *e)
 	pgn_format_time(e->at_ms, at, sizeof(at));
 	if (strcmp(e->kind, "sent") == 0)
 		printf("%s %-9s #%lld to %s\n", at, e->kind,
-		    (long long)e->message_id, e->peer);
+		    (long long)e->message_id, cli_safe(e->peer));
 	else if (strcmp(e->kind, "delivered") == 0)
 		printf("%s %-9s #%lld from %s via %s\n", at, e->kind,
-		    (long long)e->message_id, e->peer, e->detail);
+		    (long long)e->message_id, cli_safe(e->peer),
+		    cli_safe(e->detail));
 	else if (e->detail[0] != '\0')
-		printf("%s %-9s %s\n", at, e->kind, e->detail);
+		printf("%s %-9s %s\n", at, cli_safe(e->kind),
+		    cli_safe(e->detail));
 	else
-		printf("%s %s\n", at, e->kind);
+		printf("%s %s\n", at, cli_safe(e->kind));
 	if (e->body[0] != '\0')
 		cli_print_body(stdout, e->body);
 }
 
+/*
+ * One listing: the first (with its cut, if any) as an array or lines, or
+ * what --follow found since. 'lines': --follow, one JSON object a line.
+ */
 static int
 print_entries(struct cli *c, const struct pgn_entries *e, int lines)
 {
-	cJSON *arr;
+	cJSON *doc, *arr, *o;
 	size_t i;
 	int code = EXIT_OK;
 
 	if (c->json && !lines) {
-		arr = cJSON_CreateArray();
+		doc = cJSON_CreateObject();
+		arr = cJSON_AddArrayToObject(doc, "entries");
 		for (i = 0; arr != NULL && i < e->n; i++)
 			cJSON_AddItemToArray(arr, json_entry(&e->v[i]));
-		return cli_json_print(arr);
+		if (doc != NULL)
+			json_cut(doc, e->earlier);
+		return cli_json_print(doc);
+	}
+	if (e->earlier > 0 && c->json) {
+		o = cJSON_CreateObject();
+		if (o != NULL)
+			json_cut(o, e->earlier);
+		code = cli_json_print(o);
+	} else if (e->earlier > 0) {
+		printf(
+		    "(%s%lld earlier entries not shown; use --limit K or --since T)\n",
+		    e->earlier < PGN_MAX_EARLIER ? "" : "at least ",
+		    (long long)e->earlier);
 	}
 	for (i = 0; i < e->n && code == EXIT_OK; i++) {
 		if (c->json)
@@ -106,17 +161,20 @@ cmd_journal(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"follow", no_argument, NULL,
 	                                             OPT_FOLLOW},
-	    CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
+	    {"since", required_argument, NULL, OPT_SINCE},
+	    {"limit", required_argument, NULL, OPT_LIMIT}, CLI_COMMON_OPTS,
+	    {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "journal", .usage = usage};
+	struct journal_opts o = {0};
 	struct pgn_entries e = {0};
 	struct timespec ts = {0, FOLLOW_POLL_MS * 1000000L};
 	struct sigaction sa;
 	int64_t after = 0;
 	const char *name;
 	pgn_status st;
-	int code, follow = 0;
+	int code, first = 1;
 
-	code = cli_parse(&c, argc, argv, "hf", longopts, opt, &follow);
+	code = cli_parse(&c, argc, argv, "hf", longopts, opt, &o);
 	if (code >= 0)
 		return code;
 	if (argc - optind != 1)
@@ -125,28 +183,41 @@ cmd_journal(int argc, char **argv)
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
-	if (follow) {
+	if (o.follow) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
 	do {
-		st = pgn_journal_list(c.db, name, after, 0, &e);
+		if (!first && pgn_db_check_file(c.db) != PGN_OK) {
+			/* a replaced file: following it would show nothing */
+			code = cli_err(EXIT_FAIL,
+			    "%s: run pigeon journal %s --follow again to follow the new one",
+			    pgn_errmsg(c.db), name);
+			goto out;
+		}
+		st = first ?
+		    pgn_journal_tail(c.db, name, o.since_ms, o.limit, &e) :
+		    pgn_journal_list(c.db, name, after, 0, &e);
 		if (st != PGN_OK) {
 			code = cli_fail(&c, st);
 			goto out;
 		}
-		if (e.n > 0)
+		/* --follow goes on after the newest entry, shown or not */
+		if (first)
+			after = e.newest;
+		else if (e.n > 0)
 			after = e.v[e.n - 1].id;
-		code = print_entries(&c, &e, follow);
+		code = print_entries(&c, &e, o.follow);
 		pgn_entries_release(&e);
 		code = cli_finish(code);
-		if (code != EXIT_OK || ferror(stdout))
+		if (code != EXIT_OK)
 			break;
-		if (follow && !stop)
+		first = 0;
+		if (o.follow && !stop)
 			nanosleep(&ts, NULL);
-	} while (follow && !stop);
+	} while (o.follow && !stop);
 out:
 	pgn_entries_release(&e);
 	cli_close(&c);

@@ -72,9 +72,8 @@ print_text(const cJSON *o)
 	    cJSON_GetStringValue(cJSON_GetObjectItem(o, "project")));
 	if ((s = cJSON_GetStringValue(
 	         cJSON_GetObjectItem(o, "config_problem"))) != NULL)
-		printf("config:   .pigeon/config.json %s: reminder and "
-		       "provider "
-		       "are off\n",
+		printf(
+		    "config:   .pigeon/config.json %s: reminder and provider are off\n",
 		    s);
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(o, "reminder"))) !=
 	    NULL)
@@ -139,9 +138,7 @@ cmd_provider(int argc, char **argv)
 	if (strcmp(verb, "status") != 0 && strcmp(verb, "allow") != 0 &&
 	    strcmp(verb, "deny") != 0)
 		return cli_usage(&c,
-		    "unknown action '%s': say status, allow "
-		    "or deny",
-		    verb);
+		    "unknown action '%s': say status, allow or deny", verb);
 	dir = c.project;
 	if (dir != NULL && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
 		return cli_usage(&c, "--project '%s': no such directory", dir);
@@ -153,8 +150,7 @@ cmd_provider(int argc, char **argv)
 	}
 	if (root[0] == '\0') {
 		code = cli_usage(&c,
-		    "'%s' is in no git repository: a provider "
-		    "belongs to a project",
+		    "'%s' is in no git repository: a provider belongs to a project",
 		    dir != NULL ? dir : "?");
 		goto out;
 	}
@@ -163,9 +159,7 @@ cmd_provider(int argc, char **argv)
 		st = pgn_home_ensure(home, &why);
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s",
-		    why ? why :
-		          "no state "
-		          "directory: set PIGEON_HOME or HOME");
+		    why ? why : "no state directory: set PIGEON_HOME or HOME");
 		goto out;
 	}
 	if (pgn_config_load(root, &cfg) != PGN_OK) {
@@ -181,15 +175,14 @@ cmd_provider(int argc, char **argv)
 		printf(removed ?
 		        "denied: the provider of %s will not run\n" :
 		        "nothing to deny: no provider was allowed for %s\n",
-		    root);
+		    cli_safe(root));
 		code = cli_finish(EXIT_OK);
 		goto out;
 	}
 	if (strcmp(verb, "allow") == 0) {
 		if (cfg.argc == 0) {
 			code = cli_usage(&c,
-			    "no provider to allow in %s/.pigeon/"
-			    "config.json: %s",
+			    "no provider to allow in %s/.pigeon/config.json: %s",
 			    root,
 			    cfg.problem ? cfg.problem :
 			        cfg.provider_problem ?
@@ -221,6 +214,7 @@ cmd_provider(int argc, char **argv)
 		code = cli_json_print(doc);
 		doc = NULL;
 	} else {
+		cli_json_safe(doc); /* names, paths, keys from the project */
 		print_text(doc);
 		code = EXIT_OK;
 	}

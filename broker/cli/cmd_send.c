@@ -44,8 +44,7 @@ take_to(struct cli *c, struct send_opts *o, const char *arg)
 			return cli_usage(c, "--to '%s': empty name", arg);
 		if (n > PGN_MAX_NAME)
 			return cli_usage(c,
-			    "--to '%.*s': a name has at most "
-			    "%d characters",
+			    "--to '%.*s': a name has at most %d characters",
 			    (int)n, p, PGN_MAX_NAME);
 		if (o->nto == PGN_MAX_RECIPIENTS)
 			return cli_usage(c, "at most %d recipients",
@@ -97,9 +96,7 @@ read_stdin(char *buf, size_t max, size_t *len)
 			continue;
 		if (n < 0)
 			return cli_err(EXIT_FAIL,
-			    "cannot read standard input: "
-			    "%s",
-			    strerror(errno));
+			    "cannot read standard input: %s", strerror(errno));
 		if (n == 0)
 			break;
 		*len += (size_t)n;
@@ -161,8 +158,7 @@ cmd_send(int argc, char **argv)
 	body[len] = '\0';
 	if (len > PGN_MAX_BODY) {
 		code = cli_usage(&c,
-		    "message body is over the limit of %d "
-		    "bytes: write it to a file and send the file's path",
+		    "message body is over the limit of %d bytes: write it to a file and send the file's path",
 		    PGN_MAX_BODY);
 		goto out;
 	}
@@ -199,7 +195,7 @@ cmd_send(int argc, char **argv)
 	} else {
 		for (i = 0; i < nsent; i++)
 			printf("queued #%lld for %s\n", (long long)sent[i].id,
-			    sent[i].to);
+			    cli_safe(sent[i].to));
 	}
 	code = cli_finish(code);
 out:

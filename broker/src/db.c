@@ -702,3 +702,20 @@ pgn_db_set_scope(pgn_db *db, const char *root)
 	db->scope_id = 0;
 	return PGN_OK;
 }
+
+pgn_status
+pgn_db_check_file(pgn_db *db)
+{
+	int moved = 0, rc;
+
+	/* SQLite compares the open file's inode with a stat of its path. */
+	rc = sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_HAS_MOVED,
+	    &moved);
+	if (rc != SQLITE_OK)
+		return pgn_fail_sql(db, rc, "checking the database file");
+	if (moved)
+		return pgn_fail(db, PGN_EIO,
+		    "database '%s' was replaced or removed since it was opened",
+		    db->path);
+	return PGN_OK;
+}

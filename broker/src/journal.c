@@ -16,6 +16,15 @@ static const char SQL_JOURNAL_LIST[] =
     "j.detail, coalesce(m.body, '') FROM journal j LEFT JOIN message m "
     "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered') "
     "WHERE j.agent_id = ?1 AND j.id > ?2 ORDER BY j.id LIMIT ?3";
+/* Newest first through the index journal_agent(agent_id, id). */
+static const char SQL_JOURNAL_TAIL[] =
+    "SELECT j.id, j.at_ms, j.kind, coalesce(j.message_id, 0), j.peer, "
+    "j.detail, coalesce(m.body, '') FROM journal j LEFT JOIN message m "
+    "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered') "
+    "WHERE j.agent_id = ?1 ORDER BY j.id DESC LIMIT ?2";
+static const char SQL_JOURNAL_EARLIER[] =
+    "SELECT at_ms FROM journal WHERE agent_id = ?1 AND id < ?2 "
+    "ORDER BY id DESC LIMIT ?3";
 
 pgn_status
 pgn_journal_add(pgn_db *db, int64_t agent, const char *kind, int64_t msg,
@@ -62,52 +71,108 @@ pgn_entries_release(struct pgn_entries *e)
 
 struct journal_ctx {
 	char agent[PGN_MAX_NAME + 1];
-	int64_t after;
+	int64_t after;    /* list: entries after this id */
+	int64_t since_ms; /* tail: entries at or after this time */
+	int tail;         /* newest first, then reversed */
 	size_t limit;
 	struct pgn_entries *out;
 };
+
+/* Read one row of SQL_JOURNAL_LIST or _TAIL into a new entry. */
+static pgn_status
+take_row(pgn_db *db, sqlite3_stmt *st, struct pgn_entries *out)
+{
+	struct pgn_entry *x;
+
+	if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v)))
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	x = &out->v[out->n++];
+	x->id = sqlite3_column_int64(st, 0);
+	x->at_ms = sqlite3_column_int64(st, 1);
+	x->kind = pgn_col_text(st, 2);
+	x->message_id = sqlite3_column_int64(st, 3);
+	x->peer = pgn_col_text(st, 4);
+	x->detail = pgn_col_text(st, 5);
+	x->body = pgn_col_text(st, 6);
+	if (!x->kind || !x->peer || !x->detail || !x->body)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	return PGN_OK;
+}
+
+/* Count the entries before 'id' back to 'since_ms', up to the cap. */
+static pgn_status
+count_earlier(pgn_db *db, int64_t aid, int64_t id, int64_t since_ms, int64_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	pgn_status rc;
+	int r = SQLITE_DONE;
+
+	*n = 0;
+	rc = pgn_prepare(db, SQL_JOURNAL_EARLIER, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 1, aid);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 2, id);
+	if (rc == PGN_OK)
+		rc = pgn_bind_i64(db, st, 3, PGN_MAX_EARLIER);
+	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW &&
+	    sqlite3_column_int64(st, 0) >= since_ms)
+		(*n)++;
+	if (rc == PGN_OK && r != SQLITE_DONE && r != SQLITE_ROW)
+		rc = pgn_fail_sql(db, r, "reading the journal");
+	pgn_finish(db, st);
+	return rc;
+}
 
 static pgn_status
 journal_tx(pgn_db *db, void *arg)
 {
 	struct journal_ctx *c = arg;
+	struct pgn_entries *out = c->out;
+	struct pgn_entry tmp;
 	sqlite3_stmt *st = NULL;
-	struct pgn_entry *x;
 	int64_t aid;
 	pgn_status rc;
+	size_t i;
 	int r = SQLITE_DONE;
 
-	pgn_entries_release(c->out);
+	pgn_entries_release(out);
 	rc = pgn_need_agent(db, c->agent, 1, &aid);
 	if (rc != PGN_OK)
 		return rc;
-	rc = pgn_prepare(db, SQL_JOURNAL_LIST, &st);
+	rc =
+	    pgn_prepare(db, c->tail ? SQL_JOURNAL_TAIL : SQL_JOURNAL_LIST, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 1, aid);
-	if (rc == PGN_OK)
+	if (rc == PGN_OK && c->tail)
+		rc = pgn_bind_i64(db, st, 2, (int64_t)c->limit + 1);
+	if (rc == PGN_OK && !c->tail)
 		rc = pgn_bind_i64(db, st, 2, c->after);
-	if (rc == PGN_OK)
+	if (rc == PGN_OK && !c->tail)
 		rc = pgn_bind_i64(db, st, 3, (int64_t)c->limit);
 	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!pgn_vec_grow((void **)&c->out->v, &c->out->cap, c->out->n,
-		        sizeof(*c->out->v))) {
-			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+		if (out->newest == 0)
+			out->newest = sqlite3_column_int64(st, 0);
+		/* the walk back ends at the first entry before 'since' */
+		if (c->tail && sqlite3_column_int64(st, 1) < c->since_ms)
+			break;
+		/* one more than asked for: the listing is cut */
+		if (c->tail && out->n == c->limit) {
+			rc = count_earlier(db, aid, out->v[out->n - 1].id,
+			    c->since_ms, &out->earlier);
 			break;
 		}
-		x = &c->out->v[c->out->n++];
-		x->id = sqlite3_column_int64(st, 0);
-		x->at_ms = sqlite3_column_int64(st, 1);
-		x->kind = pgn_col_text(st, 2);
-		x->message_id = sqlite3_column_int64(st, 3);
-		x->peer = pgn_col_text(st, 4);
-		x->detail = pgn_col_text(st, 5);
-		x->body = pgn_col_text(st, 6);
-		if (!x->kind || !x->peer || !x->detail || !x->body)
-			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+		rc = take_row(db, st, out);
 	}
-	if (rc == PGN_OK && r != SQLITE_DONE)
+	if (rc == PGN_OK && r != SQLITE_DONE && r != SQLITE_ROW)
 		rc = pgn_fail_sql(db, r, "reading the journal");
 	pgn_finish(db, st);
+	/* newest last */
+	for (i = 0; rc == PGN_OK && c->tail && i < out->n / 2; i++) {
+		tmp = out->v[i];
+		out->v[i] = out->v[out->n - 1 - i];
+		out->v[out->n - 1 - i] = tmp;
+	}
 	return rc;
 }
 
@@ -119,8 +184,33 @@ pgn_journal_list(pgn_db *db, const char *agent, int64_t after, size_t limit,
 	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
 	c.after = after;
 	c.limit = limit == 0 || limit > PGN_MAX_LIST ? PGN_MAX_LIST : limit;
+	c.out = out;
+	rc = pgn_check_name(db, "agent", agent, c.agent);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_read(db, journal_tx, &c);
+	if (rc != PGN_OK)
+		pgn_entries_release(out);
+	return rc;
+}
+
+pgn_status
+pgn_journal_tail(pgn_db *db, const char *agent, int64_t since_ms, size_t limit,
+    struct pgn_entries *out)
+{
+	struct journal_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.tail = 1;
+	c.since_ms = since_ms;
+	c.limit = limit == 0     ? PGN_DEFAULT_LIST :
+	    limit > PGN_MAX_LIST ? PGN_MAX_LIST :
+	                           limit;
 	c.out = out;
 	rc = pgn_check_name(db, "agent", agent, c.agent);
 	if (rc != PGN_OK)

@@ -184,6 +184,13 @@ char *pgn_col_text(sqlite3_stmt *st, int col);
  */
 int pgn_json_nul_escape(const char *s, size_t len);
 
+/*
+ * Append s[0..len) escaped for a terminal, as pgn_text_safe describes
+ * ('flags': PGN_SAFE_LINES or 0). The output is at most 4 * len bytes.
+ */
+void pgn_buf_add_safe(struct pgn_buf *b, const char *s, size_t len,
+    unsigned flags);
+
 /* Edit distance, capped at 'max' + 1 (for "did you mean"). */
 size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 

@@ -1,6 +1,6 @@
 /*
- * Text rules: agent names, UTF-8 validity, edit distance for
- * suggestions, and the names of statuses.
+ * Text rules: agent names, UTF-8 validity, text made safe for a
+ * terminal, edit distance for suggestions, and the names of statuses.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -90,47 +90,179 @@ pgn_name_check(const char *in, char *out, const char **rule)
 	return PGN_OK;
 }
 
+/*
+ * The UTF-8 sequence at 's' (len > 0 bytes): its length, with the code
+ * point in '*cp'; 0 if it is not a valid, shortest-form sequence of a
+ * scalar value (overlong, surrogate, above U+10FFFF, cut short).
+ */
+static size_t
+utf8_next(const unsigned char *p, size_t len, uint32_t *cp)
+{
+	size_t n, k;
+	uint32_t v, min;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 1;
+		v = p[0] & 0x1f;
+		min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 2;
+		v = p[0] & 0x0f;
+		min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 3;
+		v = p[0] & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len - 1 < n)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (p[k] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n + 1;
+}
+
 int
 pgn_utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n, k;
-	uint32_t cp, min;
+	size_t i = 0, n;
+	uint32_t cp;
 
 	while (i < len) {
 		if (p[i] == 0)
 			return 0;
-		if (p[i] < 0x80) {
+		n = utf8_next(p + i, len - i, &cp);
+		if (n == 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
+/*
+ * Code points a terminal must not get raw: C1 controls, and every format
+ * character (Unicode 15.1 category Cf: bidi controls, zero-width and
+ * invisible operators, the tag characters of "ASCII smuggling"), plus the
+ * line and paragraph separators. Sorted, for a binary search.
+ */
+static const struct {
+	uint32_t lo, hi;
+} hidden[] = {
+    {0x0080, 0x009f},   /* C1 controls */
+    {0x00ad, 0x00ad},   /* soft hyphen */
+    {0x0600, 0x0605},   /* Arabic number signs */
+    {0x061c, 0x061c},   /* Arabic letter mark */
+    {0x06dd, 0x06dd},   /* Arabic end of ayah */
+    {0x070f, 0x070f},   /* Syriac abbreviation mark */
+    {0x0890, 0x0891},   /* Arabic pound and piastre marks above */
+    {0x08e2, 0x08e2},   /* Arabic disputed end of ayah */
+    {0x180e, 0x180e},   /* Mongolian vowel separator */
+    {0x200b, 0x200f},   /* zero width space, ZWNJ, ZWJ, LRM, RLM */
+    {0x2028, 0x202e},   /* line/paragraph separators, LRE..RLO */
+    {0x2060, 0x206f},   /* word joiner..invisible plus, LRI..PDI, ... */
+    {0xfeff, 0xfeff},   /* zero width no-break space (BOM) */
+    {0xfff9, 0xfffb},   /* interlinear annotation */
+    {0x110bd, 0x110bd}, /* Kaithi number sign */
+    {0x110cd, 0x110cd}, /* Kaithi number sign above */
+    {0x13430, 0x1343f}, /* Egyptian hieroglyph format controls */
+    {0x1bca0, 0x1bca3}, /* shorthand format controls */
+    {0x1d173, 0x1d17a}, /* musical symbol format controls */
+    {0xe0001, 0xe0001}, /* language tag */
+    {0xe0020, 0xe007f}, /* tag characters */
+};
+
+static int
+is_hidden(uint32_t cp)
+{
+	size_t lo = 0, hi = sizeof(hidden) / sizeof(hidden[0]), mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cp < hidden[mid].lo)
+			hi = mid;
+		else if (cp > hidden[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A backslash is written as is unless the next character of the output
+ * starts like an escape ('\\', 'x', 'u', 'U'): then it is doubled, so
+ * every escape in the output is one and a reader can undo them all.
+ */
+static void
+flush_backslash(struct pgn_buf *b, int *pending, char next)
+{
+	if (!*pending)
+		return;
+	*pending = 0;
+	if (next == '\\' || next == 'x' || next == 'u' || next == 'U')
+		pgn_buf_add(b, "\\\\", 2);
+	else
+		pgn_buf_add(b, "\\", 1);
+}
+
+void
+pgn_buf_add_safe(struct pgn_buf *b, const char *s, size_t len, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+	uint32_t cp = 0;
+	int pending = 0;
+
+	while (i < len && b->err == PGN_OK) {
+		n = utf8_next(p + i, len - i, &cp);
+		if (n == 0 || cp == 0x7f ||
+		    (cp < 0x20 && cp != '\t' &&
+		        !(cp == '\n' && (flags & PGN_SAFE_LINES)))) {
+			/* a control byte, or one byte of a broken sequence */
+			flush_backslash(b, &pending, '\\');
+			pgn_buf_addf(b, "\\x%02x", p[i]);
 			i++;
 			continue;
 		}
-		if ((p[i] & 0xe0) == 0xc0) {
-			n = 1;
-			cp = p[i] & 0x1f;
-			min = 0x80;
-		} else if ((p[i] & 0xf0) == 0xe0) {
-			n = 2;
-			cp = p[i] & 0x0f;
-			min = 0x800;
-		} else if ((p[i] & 0xf8) == 0xf0) {
-			n = 3;
-			cp = p[i] & 0x07;
-			min = 0x10000;
+		if (is_hidden(cp)) {
+			flush_backslash(b, &pending, '\\');
+			pgn_buf_addf(b, cp <= 0xffff ? "\\u%04x" : "\\U%08x",
+			    (unsigned)cp);
 		} else {
-			return 0;
+			flush_backslash(b, &pending, s[i]);
+			if (cp == '\\')
+				pending = 1;
+			else
+				pgn_buf_add(b, s + i, n);
 		}
-		if (len - i - 1 < n)
-			return 0;
-		for (k = 1; k <= n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += n + 1;
+		i += n;
 	}
-	return 1;
+	flush_backslash(b, &pending, '\0');
+}
+
+char *
+pgn_text_safe(const char *s, size_t len, unsigned flags)
+{
+	struct pgn_buf b;
+
+	if (len > PGN_MAX_SAFE_TEXT)
+		return NULL;
+	/* An escape is at most 4 bytes of output per byte of input. */
+	pgn_buf_init(&b, 4 * PGN_MAX_SAFE_TEXT);
+	pgn_buf_add_safe(&b, s, len, flags);
+	return pgn_buf_take(&b, NULL);
 }
 
 size_t
