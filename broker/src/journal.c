@@ -22,6 +22,10 @@ static const char SQL_JOURNAL_TAIL[] =
     "j.detail, coalesce(m.body, '') FROM journal j LEFT JOIN message m "
     "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered') "
     "WHERE j.agent_id = ?1 ORDER BY j.id DESC LIMIT ?2";
+/* Without --since: counted from the index alone, no table rows read. */
+static const char SQL_JOURNAL_EARLIER_ALL[] =
+    "SELECT count(*) FROM (SELECT 1 FROM journal WHERE agent_id = ?1 "
+    "AND id < ?2 LIMIT ?3)";
 static const char SQL_JOURNAL_EARLIER[] =
     "SELECT at_ms FROM journal WHERE agent_id = ?1 AND id < ?2 "
     "ORDER BY id DESC LIMIT ?3";
@@ -108,14 +112,21 @@ count_earlier(pgn_db *db, int64_t aid, int64_t id, int64_t since_ms, int64_t *n)
 	int r = SQLITE_DONE;
 
 	*n = 0;
-	rc = pgn_prepare(db, SQL_JOURNAL_EARLIER, &st);
+	rc = pgn_prepare(db,
+	    since_ms > 0 ? SQL_JOURNAL_EARLIER : SQL_JOURNAL_EARLIER_ALL, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 1, aid);
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 2, id);
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 3, PGN_MAX_EARLIER);
-	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW &&
+	if (rc == PGN_OK && since_ms == 0) {
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW)
+			*n = sqlite3_column_int64(st, 0);
+	}
+	while (rc == PGN_OK && since_ms > 0 &&
+	    (r = sqlite3_step(st)) == SQLITE_ROW &&
 	    sqlite3_column_int64(st, 0) >= since_ms)
 		(*n)++;
 	if (rc == PGN_OK && r != SQLITE_DONE && r != SQLITE_ROW)
