@@ -288,8 +288,8 @@ test_case 'delivered but unseen messages are in the journal and the audit' '
 	sort seen | comm -23 all - >unseen &&
 	test_note "$(wc -l <unseen) messages delivered but never printed" \
 		"(claimer killed, or hook past its deadline, after its commit)" &&
-	pigeon journal bob --json |
-		jq -r ".[] | select(.kind == \"delivered\") | .message_id" |
+	pigeon journal bob --limit 10000 --json |
+		jq -r ".entries[] | select(.kind == \"delivered\") | .message_id" |
 		sort >journalled &&
 	pigeon audit --agent bob --limit 10000 --json |
 		jq -r ".[].message_id" | sort >audited &&
