@@ -33,6 +33,9 @@ cli_safe(const char *s)
 	return t != NULL ? t : "(unprintable: out of memory)";
 }
 
+static void err_line(const char *fmt, va_list ap, const char *tail)
+    __attribute__((format(printf, 1, 0)));
+
 /* "pigeon: " + the formatted line + 'tail', escaped as one line. */
 static void
 err_line(const char *fmt, va_list ap, const char *tail)
