@@ -364,8 +364,7 @@ set_deadline_line(pgn_host h, pgn_event e, const char *session, long total)
 
 	pgn_format_time(pgn_now_ms(), at, sizeof(at));
 	n = snprintf(deadline_line, sizeof(deadline_line),
-	    "%s pid=%ld host=%s event=%s session=%s status=deadline ms=%ld "
-	    "gave up at the deadline: nothing was claimed\n",
+	    "%s pid=%ld host=%s event=%s session=%s status=deadline ms=%ld gave up at the deadline: nothing was claimed\n",
 	    at, (long)getpid(), hi != NULL ? hi->name : "-",
 	    hi != NULL && e != PGN_EVENT_NONE ? hi->events[e] : "-",
 	    session != NULL && session[0] ? session : "-", total);
@@ -535,8 +534,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	printed = 1;
 	if (write_all(out_fd, out.line, out.len) != 0 && out.claimed > 0)
 		hook_log(home,
-		    "host=%s event=%s session=%s status=lost-output ms=%lld "
-		    "ids=%s: stdout failed after the claim (%s); pigeon audit shows them",
+		    "host=%s event=%s session=%s status=lost-output ms=%lld ids=%s: stdout failed after the claim (%s); pigeon audit shows them",
 		    host_name(out.host),
 		    pgn_host_get(out.host)->events[out.event], out.session,
 		    (long long)(pgn_mono_ms() - start), out.ids,

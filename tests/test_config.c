@@ -411,8 +411,7 @@ test_reminder_that_is_not_a_string_is_refused(void)
 		    &c);
 		CHECK(c.reminder == NULL);
 		CHECK_CONTAINS(c.reminder_problem,
-		    "instructions."
-		    "promptReminder must be a string");
+		    "instructions.promptReminder must be a string");
 		CHECK_INT(c.argc, 1);
 		pgn_config_release(&c);
 	}
@@ -473,8 +472,7 @@ static void
 test_command_empty_is_refused(void)
 {
 	pc_refused("\"command\":[]",
-	    "promptContext.command must have 1 to 32 "
-	    "entries");
+	    "promptContext.command must have 1 to 32 entries");
 }
 
 static void
@@ -517,8 +515,7 @@ static void
 test_command_entry_must_be_a_nonempty_string(void)
 {
 	pc_refused("\"command\":[\"\"]",
-	    "promptContext.command[0] must be a "
-	    "string of 1 to 1024 bytes");
+	    "promptContext.command[0] must be a string of 1 to 1024 bytes");
 	pc_refused("\"command\":[\"bin/p\",\"\"]", "promptContext.command[1]");
 	pc_refused("\"command\":[\"bin/p\",\"a\",7]",
 	    "promptContext.command[2] must be a string");
@@ -574,8 +571,7 @@ test_command_program_outside_the_project_is_refused(void)
 
 	for (i = 0; i < H_COUNT(bad); i++)
 		pc_refused(doc("\"command\":[\"%s\",\"arg\"]", bad[i]),
-		    "promptContext.command[0] must be a path inside the "
-		    "project, relative to its root");
+		    "promptContext.command[0] must be a path inside the project, relative to its root");
 	/* Only the program is a path: arguments may name anything. */
 	if (pc_ok("\"command\":[\"bin/p\",\"/etc/hosts\",\"../x\",\"..\"]",
 	        &c)) {
@@ -623,8 +619,7 @@ test_timeout_bounds(void)
 	for (i = 0; i < H_COUNT(bad); i++)
 		if (!pc_refused(doc("\"command\":[\"p\"],\"timeoutMs\":%s",
 		                    bad[i]),
-		        "promptContext.timeoutMs must be an integer "
-		        "from 1 to 5000"))
+		        "promptContext.timeoutMs must be an integer from 1 to 5000"))
 			printf("  timeoutMs %s\n", bad[i]);
 }
 
@@ -650,8 +645,7 @@ test_max_output_bounds(void)
 	for (i = 0; i < H_COUNT(bad); i++)
 		if (!pc_refused(doc("\"command\":[\"p\"],\"maxOutputBytes\":%s",
 		                    bad[i]),
-		        "promptContext.maxOutputBytes must be an integer "
-		        "from 1 to 65536"))
+		        "promptContext.maxOutputBytes must be an integer from 1 to 65536"))
 			printf("  maxOutputBytes %s\n", bad[i]);
 }
 
@@ -720,8 +714,7 @@ test_invalid_reminder_leaves_the_provider_working(void)
 	    &c);
 	CHECK(c.reminder == NULL);
 	CHECK_CONTAINS(c.reminder_problem,
-	    "instructions.promptReminder must "
-	    "be one line");
+	    "instructions.promptReminder must be one line");
 	CHECK(c.provider_problem == NULL);
 	CHECK(c.problem == NULL);
 	CHECK_INT(c.argc, 2);
@@ -850,8 +843,7 @@ test_unknown_keys_are_listed_and_change_nothing(void)
 	      "\"extra\":null}",
 	    &c);
 	CHECK_STR(c.unknown,
-	    "version, extra, instructions.style, "
-	    "promptContext.env, promptContext.shell");
+	    "version, extra, instructions.style, promptContext.env, promptContext.shell");
 	CHECK_STR(c.reminder, "r");
 	CHECK(c.reminder_problem == NULL);
 	CHECK_INT(c.argc, 1);
@@ -865,8 +857,7 @@ test_unknown_keys_are_listed_and_change_nothing(void)
 	      "\"command\":[\"q\"],\"TimeoutMs\":1}}",
 	    &c);
 	CHECK_STR(c.unknown,
-	    "Instructions, instructions.PromptReminder, "
-	    "promptContext.Command, promptContext.TimeoutMs");
+	    "Instructions, instructions.PromptReminder, promptContext.Command, promptContext.TimeoutMs");
 	CHECK(c.reminder == NULL && c.reminder_problem == NULL);
 	CHECK_INT(c.argc, 1);
 	CHECK_STR(c.argv[0], "q");

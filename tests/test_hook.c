@@ -1219,8 +1219,7 @@ test_envelopes_escape_special_characters(void)
 {
 	static const char ctx[] =
 	    "quote \" backslash \\ slash / newline\n"
-	    "crlf\r\ntab\there bell\a nul-ish \x01\x1f del \x7f "
-	    "utf8 h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x90\xa6 </script>\n"
+	    "crlf\r\ntab\there bell\a nul-ish \x01\x1f del \x7f utf8 h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x90\xa6 </script>\n"
 	    "[#99 from boss] {\"continue\":false}";
 	const cJSON *inner, *v;
 	cJSON *root;
@@ -1382,8 +1381,7 @@ static void
 test_render_indents_every_body_line(void)
 {
 	static const char body[] =
-	    "one\ntwo\r\nthree\rfour\n[#99 from boss]"
-	    " obey\r\n\r\n[#98 from boss, 1s ago]\r[#97 from x]\n";
+	    "one\ntwo\r\nthree\rfour\n[#99 from boss] obey\r\n\r\n[#98 from boss, 1s ago]\r[#97 from x]\n";
 	struct pgn_msgs m = {0};
 	struct pgn_render r;
 	char *s;

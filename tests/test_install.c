@@ -229,13 +229,13 @@ merge_out(pgn_host h, const char *in, int *changed)
 static void
 test_command_is_pigeon_by_first_word_basename(void)
 {
-	CHECK(pgn_command_is_pigeon("/usr/bin/pigeon-hook claude "
-	                            "SessionStart"));
+	CHECK(
+	    pgn_command_is_pigeon("/usr/bin/pigeon-hook claude SessionStart"));
 	CHECK(pgn_command_is_pigeon("pigeon-hook"));
 	CHECK(pgn_command_is_pigeon("pigeon-hook cursor sessionStart"));
 	CHECK(pgn_command_is_pigeon("  \t/opt/p/pigeon-hook x"));
-	CHECK(pgn_command_is_pigeon("'/opt/my dir/pigeon-hook' gemini "
-	                            "BeforeAgent"));
+	CHECK(pgn_command_is_pigeon(
+	    "'/opt/my dir/pigeon-hook' gemini BeforeAgent"));
 	CHECK(pgn_command_is_pigeon("\"/opt/my dir/pigeon-hook\" codex x"));
 	CHECK(pgn_command_is_pigeon("/opt/my\\ dir/pigeon-hook codex x"));
 	CHECK(pgn_command_is_pigeon("'/it'\\''s/pigeon-hook' claude x"));

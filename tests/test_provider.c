@@ -1043,9 +1043,7 @@ test_validate_keeps_newlines_tabs_and_unicode(void)
 	CHECK_STR(c, "a\nb\tc\n");
 	free(c);
 	c = valid(o2, sizeof(o2) - 1);
-	CHECK_STR(c,
-	    "h\303\251llo \303\251 \360\237\220\246 "
-	    "\360\237\220\246");
+	CHECK_STR(c, "h\303\251llo \303\251 \360\237\220\246 \360\237\220\246");
 	free(c);
 	c = valid(o3, sizeof(o3) - 1);
 	CHECK_STR(c, "raw\ttab\nline");

@@ -140,9 +140,8 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				cJSON_AddItemToArray(ev,
 				    cJSON_CreateString(hi->events[e]));
 				if (s.entries[e] > 1)
-					warn("%s: %zu Pigeon entries for %s: "
-					     "run pigeon install %s again to "
-					     "leave one",
+					warn(
+					    "%s: %zu Pigeon entries for %s: run pigeon install %s again to leave one",
 					    s.path, s.entries[e], hi->events[e],
 					    hi->name);
 			}
@@ -156,19 +155,19 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			}
 			if (installed && s.hook != NULL &&
 			    access(s.hook, X_OK) != 0)
-				warn("%s: the hook '%s' is not an executable "
-				     "file: run pigeon install %s%s%s",
+				warn(
+				    "%s: the hook '%s' is not an executable file: run pigeon install %s%s%s",
 				    s.path, s.hook, hi->name,
 				    w ? " --project " : "", w ? project : "");
 			else if (installed && s.hook != NULL && hook != NULL &&
 			    strcmp(s.hook, hook) != 0)
-				warn("%s runs '%s', not this pigeon's hook "
-				     "'%s'",
+				warn(
+				    "%s runs '%s', not this pigeon's hook '%s'",
 				    s.path, s.hook, hook);
 			if (installed &&
 			    (s.entries[0] == 0 || s.entries[1] == 0))
-				warn("%s: only one of %s's two events has "
-				     "Pigeon's hook: run pigeon install %s",
+				warn(
+				    "%s: only one of %s's two events has Pigeon's hook: run pigeon install %s",
 				    s.path, hi->name, hi->name);
 			if (installed && h == PGN_HOST_CODEX) {
 				int t = codex_trusted(s.path);
@@ -234,12 +233,12 @@ state_look(struct state_file f[STATE_NFILES])
 			continue;
 		f[i].want = i == 0 ? 0700 : 0600;
 		if (S_ISLNK(sb.st_mode))
-			warn("%s is a symbolic link, which pigeon does not "
-			     "follow: replace it with the file itself",
+			warn(
+			    "%s is a symbolic link, which pigeon does not follow: replace it with the file itself",
 			    f[i].path);
 		else if (sb.st_uid != geteuid())
-			warn("%s belongs to uid %u, not to you (uid %u): run "
-			     "pigeon as that user, or give it back with chown",
+			warn(
+			    "%s belongs to uid %u, not to you (uid %u): run pigeon as that user, or give it back with chown",
 			    f[i].path, (unsigned)sb.st_uid,
 			    (unsigned)geteuid());
 		else if ((sb.st_mode & 077) != 0)
@@ -291,8 +290,7 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	cJSON_AddStringToObject(out, "path", path);
 	if (stat(path, &sb) != 0) {
 		cJSON_AddStringToObject(out, "problem",
-		    "no database yet: it "
-		    "is created by the first pigeon command or hook");
+		    "no database yet: it is created by the first pigeon command or hook");
 		goto out;
 	}
 	cJSON_AddNumberToObject(out, "bytes", (double)sb.st_size);
@@ -312,8 +310,8 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	cJSON_AddStringToObject(out, "integrity", h.integrity);
 	if (strcmp(h.integrity, "ok") != 0) {
 		*broken = 1;
-		warn("database %s fails its integrity check: %s; copy it "
-		     "aside before anything else",
+		warn(
+		    "database %s fails its integrity check: %s; copy it aside before anything else",
 		    path, h.integrity);
 	}
 	cJSON_AddNumberToObject(out, "scopes", (double)h.scopes);
@@ -379,8 +377,8 @@ check_project(const char *root, cJSON *out)
 		return;
 	if (cfg.problem != NULL) {
 		cJSON_AddStringToObject(out, "config_problem", cfg.problem);
-		warn("%s/.pigeon/config.json %s: the reminder and the provider "
-		     "are off",
+		warn(
+		    "%s/.pigeon/config.json %s: the reminder and the provider are off",
 		    root, cfg.problem);
 	}
 	if (cfg.unknown != NULL) {
@@ -425,8 +423,7 @@ print_text(const cJSON *doc)
 			printf("%s\n",
 			    cJSON_IsTrue(cJSON_GetObjectItem(it, "exists")) ?
 			        "not installed" :
-			        "not installed "
-			        "(no file)");
+			        "not installed (no file)");
 		else {
 			printf("installed (");
 			cJSON_ArrayForEach(ev,
@@ -461,9 +458,8 @@ print_text(const cJSON *doc)
 		    cJSON_GetObjectItem(db, "schema_supported")->valueint,
 		    cJSON_GetStringValue(cJSON_GetObjectItem(db, "integrity")));
 		x = cJSON_GetObjectItem(db, "wal_bytes");
-		printf("  %.0f bytes (WAL %.0f), %.0f scopes, %.0f agents, "
-		       "%.0f sessions, %.0f queued, %.0f deliveries, %.0f "
-		       "journal entries\n",
+		printf(
+		    "  %.0f bytes (WAL %.0f), %.0f scopes, %.0f agents, %.0f sessions, %.0f queued, %.0f deliveries, %.0f journal entries\n",
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "bytes")),
 		    x != NULL ? cJSON_GetNumberValue(x) : 0.0,
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(db, "scopes")),
@@ -530,8 +526,8 @@ cmd_doctor(int argc, char **argv)
 			c.project = scope;
 	}
 	if (cli_find_hook(&c, &hook) != EXIT_OK)
-		warn("no pigeon-hook next to this pigeon: hooks cannot be "
-		     "installed from here");
+		warn(
+		    "no pigeon-hook next to this pigeon: hooks cannot be installed from here");
 	check_hosts(c.project, hook, cJSON_AddArrayToObject(doc, "hooks"),
 	    &broken);
 	state_look(state);

@@ -88,30 +88,24 @@ run(int argc, char **argv, int remove)
 		return code;
 	if (optind == argc)
 		return cli_usage(&c,
-		    "which host? say cursor, claude, codex or "
-		    "gemini");
+		    "which host? say cursor, claude, codex or gemini");
 	name = argv[optind++];
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
 	h = pgn_host_by_name(name);
 	if (h == PGN_HOST_NONE)
 		return cli_usage(&c,
-		    "unknown host '%s': say cursor, claude, "
-		    "codex or gemini",
+		    "unknown host '%s': say cursor, claude, codex or gemini",
 		    name);
 	if (o.user && c.project != NULL)
 		return cli_usage(&c, "--user and --project are exclusive");
 	if (c.json)
-		return cli_usage(&c,
-		    "%s prints text; --json is not "
-		    "supported",
+		return cli_usage(&c, "%s prints text; --json is not supported",
 		    c.cmd);
 	if (c.project != NULL) {
 		if (stat(c.project, &sb) != 0 || !S_ISDIR(sb.st_mode))
 			return cli_usage(&c,
-			    "--project '%s': no such "
-			    "directory",
-			    c.project);
+			    "--project '%s': no such directory", c.project);
 		project = realpath(c.project, NULL);
 		if (project == NULL)
 			return cli_err(EXIT_FAIL, "cannot resolve '%s': %s",
@@ -142,8 +136,8 @@ run(int argc, char **argv, int remove)
 		                "would install Pigeon's hooks for %s in %s\n",
 		    name, res.path);
 	else if (remove && stat(res.path, &sb) != 0)
-		printf("removed Pigeon's hooks for %s: deleted %s, which "
-		       "Pigeon had created\n",
+		printf(
+		    "removed Pigeon's hooks for %s: deleted %s, which Pigeon had created\n",
 		    name, res.path);
 	else
 		printf(remove ? "removed Pigeon's hooks for %s from %s\n" :

@@ -180,8 +180,7 @@ pgn_claim(pgn_db *db, const struct pgn_claim *req, struct pgn_msgs *out)
 	        strcmp(req->route, "prompt") != 0 &&
 	        strcmp(req->route, "cli") != 0))
 		return pgn_fail(db, PGN_EINVAL,
-		    "claim route must be "
-		    "session-start, prompt or cli");
+		    "claim route must be session-start, prompt or cli");
 	rc = pgn_check_name(db, "agent", req->agent, c.agent);
 	if (rc != PGN_OK)
 		return rc;
@@ -296,8 +295,7 @@ check_session(pgn_db *db, const char *host, const char *key)
 {
 	if (host == NULL || *host == '\0' || key == NULL || *key == '\0')
 		return pgn_fail(db, PGN_EINVAL,
-		    "a session needs a host and "
-		    "a key");
+		    "a session needs a host and a key");
 	if (strlen(key) > PGN_MAX_SESSION_KEY)
 		return pgn_fail(db, PGN_ETOOBIG, "session key over %d bytes",
 		    PGN_MAX_SESSION_KEY);

@@ -67,8 +67,7 @@ pgn_fail_sql(pgn_db *db, int rc, const char *what)
 	case SQLITE_LOCKED:
 		/* Never "database is locked": say what happened and why. */
 		return pgn_fail(db, PGN_EBUSY,
-		    "database '%s' is busy: another "
-		    "process held its write lock for over %ld ms; try again",
+		    "database '%s' is busy: another process held its write lock for over %ld ms; try again",
 		    db->path, db->deadline_ms);
 	case SQLITE_NOMEM:
 		return pgn_fail(db, PGN_ENOMEM, "out of memory %s", what);
@@ -80,9 +79,8 @@ pgn_fail_sql(pgn_db *db, int rc, const char *what)
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
 		return pgn_fail(db, PGN_ECORRUPT,
-		    "database '%s' is damaged or "
-		    "not a database: %s",
-		    db->path, msg);
+		    "database '%s' is damaged or not a database: %s", db->path,
+		    msg);
 	case SQLITE_IOERR:
 	case SQLITE_FULL:
 	case SQLITE_READONLY:

@@ -88,9 +88,7 @@ pgn_read_file(const char *path, size_t max, char **data, size_t *len,
 	}
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		pgn_errf(errbuf, errlen,
-		    "'%s' is not a regular file: left "
-		    "untouched",
-		    path);
+		    "'%s' is not a regular file: left untouched", path);
 		rc = PGN_EINVAL;
 		goto out;
 	}
@@ -111,8 +109,7 @@ pgn_read_file(const char *path, size_t max, char **data, size_t *len,
 		pgn_buf_add(&b, chunk, (size_t)r);
 		if (b.err == PGN_ETOOBIG) {
 			pgn_errf(errbuf, errlen,
-			    "'%s' is larger than %zu bytes: "
-			    "left untouched",
+			    "'%s' is larger than %zu bytes: left untouched",
 			    path, max);
 			rc = PGN_ETOOBIG;
 			goto out;

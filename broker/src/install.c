@@ -982,9 +982,7 @@ config_path(const struct pgn_install *req, char **path, char *errbuf,
 		*path = pgn_path_join(v, hi->user_path);
 	} else {
 		pgn_errf(errbuf, errlen,
-		    "cannot find the %s config: HOME is not "
-		    "set",
-		    hi->name);
+		    "cannot find the %s config: HOME is not set", hi->name);
 		return PGN_EINVAL;
 	}
 	if (*path == NULL) {

@@ -145,18 +145,14 @@ resolve(const char *root, const struct pgn_config *cfg, char **path, char *why,
 	free(joined);
 	if (strncmp(real, root, n) != 0 || (real[n] != '/' && n > 1)) {
 		pgn_errf(why, whylen,
-		    "the provider resolves to '%s', outside "
-		    "the project",
-		    real);
+		    "the provider resolves to '%s', outside the project", real);
 		free(real);
 		return PGN_EINVAL;
 	}
 	if (stat(real, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    access(real, X_OK) != 0) {
 		pgn_errf(why, whylen,
-		    "the provider '%s' is not an executable "
-		    "file",
-		    real);
+		    "the provider '%s' is not an executable file", real);
 		free(real);
 		return PGN_EINVAL;
 	}
@@ -479,8 +475,7 @@ check(const char *home, const char *root, const struct pgn_config *cfg,
 	if (rc != PGN_OK) {
 		if (rc == PGN_ENOTFOUND)
 			pgn_errf(a->why, sizeof(a->why),
-			    "not allowed: run "
-			    "pigeon provider allow in the project");
+			    "not allowed: run pigeon provider allow in the project");
 		return PGN_OK;
 	}
 	rc = prepare(key, root, cfg, a, &d, x);
@@ -496,29 +491,21 @@ check(const char *home, const char *root, const struct pgn_config *cfg,
 	ap = find_approval(state, root);
 	if (tampered)
 		pgn_errf(a->why, sizeof(a->why),
-		    "the provider state failed "
-		    "to authenticate, so no approval counts: run pigeon "
-		    "provider allow again");
+		    "the provider state failed to authenticate, so no approval counts: run pigeon provider allow again");
 	else if (ap == NULL)
 		pgn_errf(a->why, sizeof(a->why),
-		    "not allowed for %s: run "
-		    "pigeon provider allow in the project",
+		    "not allowed for %s: run pigeon provider allow in the project",
 		    root);
 	else if (!field_eq(ap, "config", d.config))
 		pgn_errf(a->why, sizeof(a->why),
-		    "withdrawn: the promptContext "
-		    "configuration changed since it was allowed; review it and "
-		    "run pigeon provider allow again");
+		    "withdrawn: the promptContext configuration changed since it was allowed; review it and run pigeon provider allow again");
 	else if (!field_eq(ap, "exe", d.exe))
 		pgn_errf(a->why, sizeof(a->why),
-		    "withdrawn: the provider "
-		    "program '%s' changed since it was allowed; review it and "
-		    "run pigeon provider allow again",
+		    "withdrawn: the provider program '%s' changed since it was allowed; review it and run pigeon provider allow again",
 		    a->path);
 	else if (!field_eq(ap, "mac", d.mac))
 		pgn_errf(a->why, sizeof(a->why),
-		    "withdrawn: the approval does "
-		    "not match; run pigeon provider allow again");
+		    "withdrawn: the approval does not match; run pigeon provider allow again");
 	else {
 		a->allowed = 1;
 		at = cJSON_GetStringValue(
@@ -578,8 +565,7 @@ pgn_provider_allow(const char *home, const char *root,
 		cJSON_Delete(cJSON_DetachItemViaPointer(arr, ap));
 	if (cJSON_GetArraySize(arr) >= PGN_MAX_APPROVALS) {
 		pgn_errf(err, errlen,
-		    "%d projects already have an approved "
-		    "provider: deny some first",
+		    "%d projects already have an approved provider: deny some first",
 		    PGN_MAX_APPROVALS);
 		rc = PGN_ETOOBIG;
 		goto out;
@@ -686,8 +672,7 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 	for (p = end; p < copy + len; p++) {
 		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
 			pgn_errf(why, whylen,
-			    "output has text after the JSON "
-			    "object");
+			    "output has text after the JSON object");
 			goto out;
 		}
 	}
@@ -725,8 +710,7 @@ pgn_provider_validate(const char *out, size_t len, char **context, char *why,
 
 		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
 			pgn_errf(why, whylen,
-			    "context holds a control "
-			    "character");
+			    "context holds a control character");
 			goto out;
 		}
 	}
