@@ -458,6 +458,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	size_t len = 0, i;
 	pgn_status st;
 	long total;
+	int err;
 
 	memset(&out, 0, sizeof(out));
 	start = pgn_mono_ms();
@@ -532,13 +533,23 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	if (out.line == NULL)
 		goto neutral;
 	printed = 1;
-	if (write_all(out_fd, out.line, out.len) != 0 && out.claimed > 0)
-		hook_log(home,
-		    "host=%s event=%s session=%s status=lost-output ms=%lld ids=%s: stdout failed after the claim (%s); pigeon audit shows them",
-		    host_name(out.host),
-		    pgn_host_get(out.host)->events[out.event], out.session,
-		    (long long)(pgn_mono_ms() - start), out.ids,
-		    strerror(errno));
+	if (write_all(out_fd, out.line, out.len) != 0) {
+		err = errno;
+		if (out.claimed > 0)
+			hook_log(home,
+			    "host=%s event=%s session=%s status=lost-output ms=%lld ids=%s: stdout failed after the claim (%s); pigeon audit shows them",
+			    host_name(out.host),
+			    pgn_host_get(out.host)->events[out.event],
+			    out.session, (long long)(pgn_mono_ms() - start),
+			    out.ids, strerror(err));
+		else /* an introduction alone (a session bound now) */
+			hook_log(home,
+			    "host=%s event=%s session=%s status=lost-output ms=%lld ids=-: stdout failed (%s); no message was claimed",
+			    host_name(out.host),
+			    pgn_host_get(out.host)->events[out.event],
+			    out.session, (long long)(pgn_mono_ms() - start),
+			    strerror(err));
+	}
 	if (late)
 		hook_log(home,
 		    "host=%s event=%s session=%s status=late ms=%lld the deadline passed while the claim committed; delivered",

@@ -90,11 +90,16 @@ shown() {
 	sed -n 's/^\[#\([0-9][0-9]*\) from .*/\1/p' ctx.txt >>"$TEST_DIR/seen"
 }
 
-# lost: the ids hook.log's lost-output lines name, one a line.
+# lost: the ids hook.log's lost-output lines name, one a line (a line
+# naming FIRST..LAST, when the list is too long, names every id between).
 lost() {
 	[ -e "$LOG" ] || return 0
 	sed -n 's/.*status=lost-output .* ids=\([0-9,]*\):.*/\1/p' "$LOG" |
 		tr , '\n'
+	sed -n 's/.*status=lost-output .* ids=\([0-9]*\)\.\.\([0-9]*\):.*/\1 \2/p' \
+	    "$LOG" | while read -r lo_first lo_last; do
+		sql "SELECT id FROM message WHERE id BETWEEN $lo_first AND $lo_last"
+	done
 }
 
 # delivered NAME: the ids of agent NAME's messages marked delivered;
@@ -366,6 +371,23 @@ fi
 
 # ---- the one write fails (defects 3, 4) -------------------------------
 
+# no_reader HOST EVENT: pigeon-hook HOST EVENT with ./in.json as its
+# payload and stdout a pipe whose reader closed its end before the hook
+# started reading; its exit status in ./rc (and ./codes).
+no_reader() {
+	rm -f in.fifo reader.gone rc
+	mkfifo in.fifo || return 1
+	({ "$HOOK" "$1" "$2" <in.fifo 2>hook.err; echo $? >rc; } |
+		{ exec <&-; : >reader.gone; }) &
+	nr_pid=$!
+	bg_track $nr_pid &&
+	wait_for_file reader.gone &&
+	cat in.json >in.fifo &&
+	bg_wait $nr_pid &&
+	echo "$(cat rc) pigeon-hook $1 $2 (no reader)" >>"$TEST_DIR/codes" &&
+	test "$(cat rc)" = 0
+}
+
 # wait_for_file FILE: poll up to ~5 s for FILE to exist.
 wait_for_file() {
 	wff_i=0
@@ -385,17 +407,7 @@ test_case 'stdout a pipe with no reader: exit 0, a lost-output line, the audit h
 	run_hook "$HOOK" claude SessionStart <in.json && shown &&
 	id=$(send "$PROJ" pipe "into a pipe nobody reads") &&
 	prompt "$PROJ" pp t1 >in.json &&
-	mkfifo in.fifo || return 1
-	# The reader closes its end before the hook has read its payload.
-	({ "$HOOK" claude UserPromptSubmit <in.fifo 2>hook.err; echo $? >rc; } |
-		{ exec <&-; : >reader.gone; }) &
-	pid=$!
-	bg_track $pid &&
-	wait_for_file reader.gone &&
-	cat in.json >in.fifo &&
-	bg_wait $pid &&
-	echo "$(cat rc) pigeon-hook (no reader)" >>"$TEST_DIR/codes" &&
-	test "$(cat rc)" = 0 &&
+	no_reader claude UserPromptSubmit &&
 	grep -q "status=lost-output .* ids=$id: stdout failed after the claim" "$LOG" &&
 	! is_queued "$id" &&
 	nothing_unseen pipe "$PROJ" &&
@@ -404,6 +416,48 @@ test_case 'stdout a pipe with no reader: exit 0, a lost-output line, the audit h
 	test -n "$did" &&
 	pigeon audit --project "$PROJ" show "$did" >show.out &&
 	grep -q "into a pipe nobody reads" show.out
+'
+
+test_case 'an introduction into a pipe with no reader: exit 0, a lost-output line' '
+	PIGEON_AGENT=intro-lost && export PIGEON_AGENT &&
+	start "$PROJ" il >in.json &&
+	before=$(log_lines) &&
+	no_reader claude SessionStart &&
+	test "$(sql "SELECT a.name FROM session s JOIN agent a
+		ON a.id = s.agent_id WHERE s.key = ${SQ}claude:il${SQ}")" = intro-lost &&
+	sed -n "$((before + 1)),\$p" "$LOG" >new.log &&
+	grep -q "session=claude:il status=lost-output .* ids=-: stdout failed" new.log &&
+	resume_file=$FIX/claude/03-SessionStart-resume.json &&
+	fixture_payload "$resume_file" "$PROJ" il >in.json &&
+	run_hook "$HOOK" claude SessionStart <in.json && shown &&
+	grep -q "^Pigeon: you are agent \"intro-lost\"" ctx.txt
+'
+
+test_case 'a lost-output line past PGN_HOOK_IDS_TEXT names FIRST..LAST' '
+	PIGEON_AGENT=many && export PIGEON_AGENT &&
+	start "$PROJ" mn >in.json &&
+	run_hook "$HOOK" claude SessionStart <in.json && shown &&
+	first=$(send "$PROJ" many "the first of many") &&
+	# 16-digit ids from here on, so 36 of them need 611 bytes.
+	sql "INSERT INTO message(id, scope_id, sender, recipient_id, body,
+		created_ms) SELECT 1000000000000000, scope_id, sender,
+		recipient_id, ${SQ}queued at a 16-digit id${SQ}, created_ms
+		FROM message WHERE id = $first" &&
+	i=0 &&
+	while [ $i -lt 40 ]; do
+		send "$PROJ" many "m$i" >/dev/null || return 1
+		i=$((i + 1))
+	done &&
+	prompt "$PROJ" mn t1 >in.json &&
+	no_reader claude UserPromptSubmit &&
+	tail -n 1 "$LOG" >line &&
+	grep -q "status=lost-output .* ids=$first\.\.10000000000000[0-9][0-9]: stdout failed" line &&
+	claimed=$(sql "SELECT count(*) FROM message m JOIN agent a
+		ON a.id = m.recipient_id WHERE a.name = ${SQ}many${SQ}
+		AND m.delivered_ms IS NOT NULL") &&
+	test_note "claimed into the closed pipe: $claimed, $(wc -c <line) bytes logged" &&
+	test "$claimed" -ge 30 &&
+	nothing_unseen many "$PROJ"
 '
 
 test_case 'a file-size limit stdout cannot grow past: exit 0 (not 153), a lost-output line' '
