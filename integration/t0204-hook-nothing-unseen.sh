@@ -284,6 +284,12 @@ elif ! strace -f -qq -o /dev/null true 2>/dev/null; then
 		'strace cannot trace here (ptrace refused)'
 	test_skip 'a deadline exit prints the neutral output and logs its line' \
 		'strace cannot trace here (ptrace refused)'
+elif ! strace -qq -o /dev/null -e inject=getpid:delay_exit=1:when=1 \
+    true 2>/dev/null; then
+	test_skip 'a deadline at any syscall: shown, or still queued' \
+		'this strace cannot inject delays (strace 4.22 or later can)'
+	test_skip 'a deadline exit prints the neutral output and logs its line' \
+		'this strace cannot inject delays (strace 4.22 or later can)'
 else
 	test_case 'a deadline at any syscall: shown, or still queued' '
 		PIGEON_AGENT=dl && export PIGEON_AGENT &&
