@@ -211,7 +211,8 @@ test_case '--reply-to must be the id of a message of the scope' '
 		expect_error 2 "--reply-to" pigeon send --to bob \
 			--reply-to "$bad" hi || return 1
 	done &&
-	expect_error 2 "--reply-to 999" pigeon send --to bob --reply-to 999 hi &&
+	expect_error 2 "no message 999 in scope ${SQ}global${SQ} to reply to; check the --reply-to id" \
+		pigeon send --to bob --reply-to 999 hi &&
 	unchanged
 '
 

@@ -79,10 +79,53 @@ cli_usage(struct cli *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+const char *
+cli_errmsg(const pgn_db *db)
+{
+	static char line[PGN_MAX_ERR + 256];
+	const char *arg, *msg = pgn_errmsg(db);
+
+	switch (pgn_errhint(db, &arg)) {
+	case PGN_HINT_CREATE:
+		snprintf(line, sizeof(line),
+		    "%s --create queues it for an agent that will appear later",
+		    msg);
+		break;
+	case PGN_HINT_AGENTS:
+		snprintf(line, sizeof(line), "%s See pigeon agents", msg);
+		break;
+	case PGN_HINT_READ_FIRST:
+		snprintf(line, sizeof(line),
+		    "%s: read them first (pigeon read --agent %s)", msg,
+		    arg != NULL ? arg : "NAME");
+		break;
+	case PGN_HINT_AUDIT:
+		snprintf(line, sizeof(line), "%s; list them with pigeon audit",
+		    msg);
+		break;
+	case PGN_HINT_MESSAGES:
+		snprintf(line, sizeof(line),
+		    "%s; check the --reply-to id with pigeon inbox or pigeon audit",
+		    msg);
+		break;
+	case PGN_HINT_OTHER_DB:
+		snprintf(line, sizeof(line), "%s: name another with --db", msg);
+		break;
+	case PGN_HINT_OWNER:
+		snprintf(line, sizeof(line),
+		    "%s: run pigeon as its owner, or name a database of your own with --db",
+		    msg);
+		break;
+	default:
+		return msg;
+	}
+	return line;
+}
+
 int
 cli_fail(struct cli *c, pgn_status st)
 {
-	cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
+	cli_err(EXIT_FAIL, "%s", cli_errmsg(c->db));
 	return pgn_status_is_usage(st) ? EXIT_USAGE : EXIT_FAIL;
 }
 
@@ -171,12 +214,12 @@ cli_open(struct cli *c)
 	}
 	st = pgn_db_open(path, PGN_OPEN_CREATE, PGN_BUSY_DEADLINE_MS, &c->db);
 	if (st != PGN_OK) {
-		code = cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
+		code = cli_err(EXIT_FAIL, "%s", cli_errmsg(c->db));
 		goto out;
 	}
 	st = pgn_db_set_scope(c->db, c->scope);
 	if (st != PGN_OK)
-		code = cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
+		code = cli_err(EXIT_FAIL, "%s", cli_errmsg(c->db));
 out:
 	free(path);
 	free(why);

@@ -70,6 +70,8 @@ int cli_usage(struct cli *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Report a library failure; 2 for bad input, 1 otherwise. */
 int cli_fail(struct cli *c, pgn_status st);
+/* The library's last error on 'db' with its remedy in CLI terms (static). */
+const char *cli_errmsg(const pgn_db *db);
 
 /* The agent named by 'flag' or $PIGEON_AGENT; NULL after an error line. */
 const char *cli_agent(struct cli *c, const char *flag);

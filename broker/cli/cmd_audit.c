@@ -149,7 +149,7 @@ verify(struct cli *c)
 		cJSON_AddNumberToObject(o, "rows", (double)checked);
 		if (st != PGN_OK) {
 			cJSON_AddNumberToObject(o, "bad", (double)bad);
-			cJSON_AddStringToObject(o, "error", pgn_errmsg(c->db));
+			cJSON_AddStringToObject(o, "error", cli_errmsg(c->db));
 		}
 		if (cli_json_print(o) != EXIT_OK)
 			return EXIT_FAIL;
@@ -158,7 +158,7 @@ verify(struct cli *c)
 		    (long long)checked);
 	}
 	if (st != PGN_OK)
-		return cli_err(EXIT_FAIL, "%s", pgn_errmsg(c->db));
+		return cli_err(EXIT_FAIL, "%s", cli_errmsg(c->db));
 	return EXIT_OK;
 }
 

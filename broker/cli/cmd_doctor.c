@@ -301,7 +301,7 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	if (st == PGN_OK)
 		st = pgn_db_health(db, &h);
 	if (st != PGN_OK) {
-		cJSON_AddStringToObject(out, "problem", pgn_errmsg(db));
+		cJSON_AddStringToObject(out, "problem", cli_errmsg(db));
 		*broken = 1;
 		goto out;
 	}

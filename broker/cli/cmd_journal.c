@@ -194,7 +194,7 @@ cmd_journal(int argc, char **argv)
 			/* a replaced file: following it would show nothing */
 			code = cli_err(EXIT_FAIL,
 			    "%s: run pigeon journal %s --follow again to follow the new one",
-			    pgn_errmsg(c.db), name);
+			    cli_errmsg(c.db), name);
 			goto out;
 		}
 		st = first ?

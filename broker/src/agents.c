@@ -80,13 +80,12 @@ pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_OK) {
-		rc = pgn_fail(db, PGN_ENOTFOUND,
-		    "no agent '%s' in scope '%s' (known: %s).%s%s%s%s", name,
+		rc = pgn_fail_hint(db, PGN_ENOTFOUND,
+		    sending ? PGN_HINT_CREATE : PGN_HINT_AGENTS, name,
+		    "no agent '%s' in scope '%s' (known: %s).%s%s%s", name,
 		    PGN_SCOPE_LABEL(db), n ? known.data : "none",
-		    best[0] ? " Did you mean '" : "", best, best[0] ? "'?" : "",
-		    sending ?
-		        " --create queues it for an agent that will appear later" :
-		        " See pigeon agents");
+		    best[0] ? " Did you mean '" : "", best,
+		    best[0] ? "'?" : "");
 	}
 	pgn_buf_release(&known);
 	return rc;
@@ -280,9 +279,9 @@ rm_tx(pgn_db *db, void *arg)
 	if (rc != PGN_OK)
 		return rc;
 	if (n > 0)
-		return pgn_fail(db, PGN_EFULL,
-		    "agent '%s' still has %lld queued message%s: read them first (pigeon read --agent %s)",
-		    c->a, (long long)n, n == 1 ? "" : "s", c->a);
+		return pgn_fail_hint(db, PGN_EFULL, PGN_HINT_READ_FIRST, c->a,
+		    "agent '%s' still has %lld queued message%s", c->a,
+		    (long long)n, n == 1 ? "" : "s");
 	now = pgn_now_ms();
 	rc = pgn_exec(db, SQL_AGENT_REMOVE, "removing an agent", PGN_I(id),
 	    PGN_I(now));

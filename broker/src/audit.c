@@ -222,8 +222,9 @@ pgn_audit_list(pgn_db *db, const struct pgn_audit_filter *f,
 	c.f = f;
 	c.out = out;
 	if (f->limit > PGN_MAX_LIST)
-		return pgn_fail(db, PGN_ETOOBIG, "--limit %zu: at most %d",
-		    f->limit, PGN_MAX_LIST);
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "a listing of %zu deliveries: at most %d", f->limit,
+		    PGN_MAX_LIST);
 	if (f->recipient != NULL) {
 		rc = pgn_check_name(db, "agent", f->recipient, c.rcpt);
 		if (rc != PGN_OK)
@@ -255,9 +256,8 @@ audit_get_tx(pgn_db *db, void *arg)
 		rc = collect(db, st, c->out);
 	pgn_finish(db, st);
 	if (rc == PGN_OK && c->out->n == 0)
-		rc = pgn_fail(db, PGN_ENOTFOUND,
-		    "no delivery %lld in the audit; list them with pigeon audit",
-		    (long long)c->id);
+		rc = pgn_fail_hint(db, PGN_ENOTFOUND, PGN_HINT_AUDIT, NULL,
+		    "no delivery %lld in the audit", (long long)c->id);
 	return rc;
 }
 

@@ -54,7 +54,34 @@ pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
 	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
 		db->err[0] = '\0';
 	va_end(ap);
+	db->hint = PGN_HINT_NONE;
+	db->hint_arg[0] = '\0';
 	return st;
+}
+
+pgn_status
+pgn_fail_hint(pgn_db *db, pgn_status st, pgn_hint hint, const char *arg,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
+		db->err[0] = '\0';
+	va_end(ap);
+	db->hint = hint;
+	db->hint_arg[0] = '\0';
+	if (arg != NULL && strlen(arg) < sizeof(db->hint_arg))
+		memcpy(db->hint_arg, arg, strlen(arg) + 1);
+	return st;
+}
+
+pgn_hint
+pgn_errhint(const pgn_db *db, const char **arg)
+{
+	if (arg != NULL)
+		*arg = db != NULL && db->hint_arg[0] ? db->hint_arg : NULL;
+	return db != NULL ? db->hint : PGN_HINT_NONE;
 }
 
 pgn_status
@@ -368,8 +395,8 @@ judge(pgn_db *db, const struct schema_state *s)
 		    "database '%s' has schema version %d, newer than this pigeon (%d): upgrade pigeon; the database was not changed",
 		    db->path, s->version, pgn_schema_version());
 	if (s->version == 0 && s->tables > 0)
-		return pgn_fail(db, PGN_ECORRUPT,
-		    "database '%s' was not made by pigeon (it has tables but no pigeon schema); name another with --db",
+		return pgn_fail_hint(db, PGN_ECORRUPT, PGN_HINT_OTHER_DB, NULL,
+		    "database '%s' was not made by pigeon (it has tables but no pigeon schema)",
 		    db->path);
 	return PGN_OK;
 }
@@ -498,15 +525,15 @@ static pgn_status
 check_file(pgn_db *db, const char *path, const struct stat *sb)
 {
 	if (S_ISLNK(sb->st_mode))
-		return pgn_fail(db, PGN_EIO,
-		    "database file '%s' is a symbolic link, which pigeon does not follow: name the file itself with --db",
+		return pgn_fail_hint(db, PGN_EIO, PGN_HINT_OTHER_DB, NULL,
+		    "database file '%s' is a symbolic link, which pigeon does not follow",
 		    path);
 	if (!S_ISREG(sb->st_mode))
 		return pgn_fail(db, PGN_EIO,
 		    "database '%s' is not a regular file", path);
 	if (sb->st_uid != geteuid())
-		return pgn_fail(db, PGN_EIO,
-		    "database file '%s' belongs to uid %u, not to you (uid %u): run pigeon as its owner, or name a database of your own with --db",
+		return pgn_fail_hint(db, PGN_EIO, PGN_HINT_OWNER, NULL,
+		    "database file '%s' belongs to uid %u, not to you (uid %u)",
 		    path, (unsigned)sb->st_uid, (unsigned)geteuid());
 	if ((sb->st_mode & 077) != 0)
 		return tighten(db, path, sb);

@@ -46,8 +46,10 @@ struct pgn_db {
 	long deadline_ms; /* bound on each lock wait */
 	int64_t until_ms; /* monotonic end of the current wait */
 	char err[PGN_MAX_ERRMSG];
-	unsigned flags;   /* PGN_OPEN_* */
-	int checkpointed; /* the first write checkpointed */
+	pgn_hint hint;                   /* the remedy for 'err' */
+	char hint_arg[PGN_MAX_NAME + 1]; /* the name it is about */
+	unsigned flags;                  /* PGN_OPEN_* */
+	int checkpointed;                /* the first write checkpointed */
 	struct pgn_stmt_slot stmts[PGN_STMT_CACHE];
 };
 
@@ -141,6 +143,9 @@ pgn_status pgn_state_write(const char *home, const unsigned char *key,
 /* Record a message on 'db' and return 'st'. */
 pgn_status pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
     PGN_PRINTF(3, 4);
+/* pgn_fail with the remedy 'hint' (about name 'arg', or NULL). */
+pgn_status pgn_fail_hint(pgn_db *db, pgn_status st, pgn_hint hint,
+    const char *arg, const char *fmt, ...) PGN_PRINTF(5, 6);
 /* Map an SQLite result to a status, recording its message with 'what'. */
 pgn_status pgn_fail_sql(pgn_db *db, int rc, const char *what);
 

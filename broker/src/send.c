@@ -172,8 +172,8 @@ send_tx(pgn_db *db, void *arg)
 		rc = pgn_select_i64(db, SQL_MSG_IN_SCOPE, &n,
 		    "reading a message", PGN_I(req->reply_to), PGN_I(sid));
 		if (rc == PGN_ENOTFOUND)
-			return pgn_fail(db, PGN_EINVAL,
-			    "--reply-to %lld: no such message in scope '%s'; check the id with pigeon inbox or pigeon audit",
+			return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_MESSAGES,
+			    NULL, "no message %lld in scope '%s' to reply to",
 			    (long long)req->reply_to, PGN_SCOPE_LABEL(db));
 		if (rc != PGN_OK)
 			return rc;
@@ -239,15 +239,14 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 		return pgn_fail(db, PGN_EINVAL,
 		    "message body is not valid UTF-8: send text");
 	if (req->nto == 0)
-		return pgn_fail(db, PGN_EINVAL,
-		    "no recipient: name one with --to");
+		return pgn_fail(db, PGN_EINVAL, "a message needs a recipient");
 	if (req->nto > PGN_MAX_RECIPIENTS)
 		return pgn_fail(db, PGN_ETOOBIG,
 		    "%zu recipients: at most %d names in one send", req->nto,
 		    PGN_MAX_RECIPIENTS);
 	if (req->reply_to < 0)
 		return pgn_fail(db, PGN_EINVAL,
-		    "--reply-to must be a message id");
+		    "a reply must name a message id, a positive number");
 	rc = pgn_check_name(db, "sender", req->from, c.from);
 	if (rc != PGN_OK)
 		return rc;

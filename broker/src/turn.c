@@ -364,13 +364,12 @@ run(struct turn *t)
 	if (provider_runs(t))
 		run_provider(t);
 	if (t->p.event == PGN_EVENT_SESSION_START || !t->peek.bound) {
-		/* Peers are for the introduction; without them it still goes.
-		 */
-		if (pgn_agents_list(t->db, &t->peers) == PGN_OK)
+		/* Peers are for the introduction, which goes without them. */
+		if (pgn_agents_list(t->db, &t->peers) != PGN_OK)
+			pgn_agents_release(&t->peers);
+		else if (t->peers.n > 1)
 			qsort(t->peers.v, t->peers.n, sizeof(t->peers.v[0]),
 			    by_seen);
-		else
-			pgn_agents_release(&t->peers);
 	}
 	shell_word(in->pigeon, t->pigeon, sizeof(t->pigeon));
 	st = claim(t);

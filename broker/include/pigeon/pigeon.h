@@ -134,6 +134,25 @@ void pgn_single_threaded(void);
 /* Last error text of 'db'; borrowed, valid until the next call. */
 const char *pgn_errmsg(const pgn_db *db);
 
+/*
+ * What a person can do about the last error of 'db'. Library messages
+ * state the fact ("no delivery 12 in the audit"); each front end words
+ * the remedy in its own terms (the CLI: cli.c). 'arg' (may be NULL)
+ * gets the name the remedy is about, borrowed like pgn_errmsg's text.
+ */
+typedef enum pgn_hint {
+	PGN_HINT_NONE,
+	PGN_HINT_CREATE,     /* an unknown recipient could be created */
+	PGN_HINT_AGENTS,     /* list the scope's agents */
+	PGN_HINT_READ_FIRST, /* the agent 'arg' has mail to read first */
+	PGN_HINT_AUDIT,      /* list the deliveries */
+	PGN_HINT_MESSAGES,   /* look the message id up */
+	PGN_HINT_OTHER_DB,   /* name another database */
+	PGN_HINT_OWNER,      /* run as the file's owner, or another database */
+} pgn_hint;
+
+pgn_hint pgn_errhint(const pgn_db *db, const char **arg);
+
 /* Schema version this build writes, and the one found on disk. */
 int pgn_schema_version(void);
 PGN_NODISCARD pgn_status pgn_db_user_version(pgn_db *db, int *version);
