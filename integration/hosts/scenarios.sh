@@ -231,7 +231,7 @@ test_case 'a broken database: the turn works, without Pigeon' '
 test_case "pigeon uninstall $HOST restores the config byte for byte; no hook runs" '
 	"$PIG" uninstall "$HOST" >uninstall.out &&
 	cmp config.orig "$HOST_CONFIG" &&
-	test ! -e "$HOST_CONFIG.bak" &&
+	test ! -e "$HOST_CONFIG.pigeon.bak" &&
 	{ test "$HOST" != codex || cmp toml.orig "$HOME/.codex/config.toml"; } &&
 	id=$(ping frank PGN-AFTER-9) && test -n "$id" &&
 	n=$(hook_lines) && u=$(wc -l <user-hook.log) &&

@@ -557,7 +557,7 @@ void pgn_install_result_release(struct pgn_install_result *r);
 /*
  * Install or uninstall Pigeon's hooks in the host's config file: read
  * (refusing invalid JSON, untouched), merge, and unless dry_run write
- * atomically (temp file, fsync, rename) keeping a '.bak' of the first
+ * atomically (temp file, fsync, rename) keeping a '.pigeon.bak' of the first
  * original. Uninstall restores the original bytes when nothing else
  * changed since, and removes a file Pigeon created. Returns
  * PGN_EINVAL, PGN_ETOOBIG, PGN_EIO, PGN_ENOMEM with 'errbuf' set.
