@@ -256,6 +256,56 @@ test_introduction_fits_for_every_path_and_name_length(void)
 	}
 }
 
+/* The reply command is one shell word the agent can run as shown. */
+static void
+test_the_cli_path_is_shown_as_one_shell_word(void)
+{
+	static const struct {
+		const char *path, *shown;
+	} cases[] = {
+	    {"/usr/local/bin/pigeon",
+	        "Send a message: /usr/local/bin/pigeon send"},
+	    {"/opt/my tools/pigeon",
+	        "Send a message: '/opt/my tools/pigeon' send"},
+	    {"/home/jos\xc3\xa9/bin/pigeon",
+	        "Send a message: '/home/jos\xc3\xa9/bin/pigeon' send"},
+	    {"/home/bad\xff/pigeon", "Send a message: pigeon send"},
+	    {"/it's/pigeon", "Send a message: pigeon send"},
+	    {"/a\nb/pigeon", "Send a message: pigeon send"},
+	    {"/c1\xc2\x85/pigeon", "Send a message: pigeon send"},
+	};
+	struct pgn_hook_out o;
+	char sid[16], *ctx;
+	size_t i;
+
+	setup();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(sid, sizeof(sid), "w%zu", i);
+		hook(&o, PGN_EVENT_SESSION_START, sid, "/", NULL, cases[i].path,
+		    0);
+		ctx = context_of(&o);
+		REQUIRE(ctx != NULL);
+		if (!CHECK_CONTAINS(ctx, cases[i].shown))
+			printf("  case %zu\n", i);
+		free(ctx);
+		pgn_hook_out_release(&o);
+	}
+}
+
+/* A session id that is not UTF-8 is refused, so logs and audit stay text. */
+static void
+test_a_session_id_that_is_not_utf8_is_bad_input(void)
+{
+	struct pgn_hook_out o;
+
+	setup();
+	hook(&o, PGN_EVENT_SESSION_START, "s\xff", "/", NULL, NULL, 0);
+	CHECK_INT(o.st, PGN_EINVAL);
+	CHECK(o.line == NULL);
+	CHECK(o.nlog == 1 && strstr(o.log[0], "status=bad-input") != NULL);
+	pgn_hook_out_release(&o);
+}
+
 /* A turn that cannot finish its output claims nothing. */
 static pgn_status
 refuse(const struct pgn_turn_out *out, size_t *keep, void *arg)
@@ -463,6 +513,8 @@ test_the_introduction_lists_active_peers_first(void)
 static const struct h_test tests[] = {
     H_TEST(test_every_claimed_message_is_printed_at_the_worst_lengths),
     H_TEST(test_introduction_fits_for_every_path_and_name_length),
+    H_TEST(test_the_cli_path_is_shown_as_one_shell_word),
+    H_TEST(test_a_session_id_that_is_not_utf8_is_bad_input),
     H_TEST(test_a_failed_render_rolls_the_claim_back),
     H_TEST(test_the_claim_marks_only_what_render_kept),
     H_TEST(test_a_session_is_bound_once_across_scopes),

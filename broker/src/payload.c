@@ -49,13 +49,13 @@ field(const cJSON *root, const char *name)
 	return v->valuestring;
 }
 
-/* A host id: printable, no space, at most PGN_HOOK_MAX_ID bytes. */
+/* A host id: UTF-8, printable, no space, at most PGN_HOOK_MAX_ID bytes. */
 static int
 id_ok(const char *s)
 {
 	size_t i, n = strlen(s);
 
-	if (n == 0 || n > PGN_HOOK_MAX_ID)
+	if (n == 0 || n > PGN_HOOK_MAX_ID || !pgn_utf8_valid(s, n))
 		return 0;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x21 || s[i] == 0x7f)

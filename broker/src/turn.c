@@ -74,8 +74,8 @@ logf_turn(struct turn *t, const char *status, const char *fmt, ...)
 
 /*
  * How the agent runs the CLI: the path as one shell word, quoted when
- * it needs it, or plain "pigeon" (on PATH) for a path that is too long
- * or holds a quote, a control character or anything not ASCII.
+ * it needs it (or is not ASCII), or plain "pigeon" (on PATH) for a path
+ * that is too long, not UTF-8, or holds a quote or a control character.
  */
 static void
 shell_word(const char *path, char *out, size_t len)
@@ -87,10 +87,14 @@ shell_word(const char *path, char *out, size_t len)
 	if (path == NULL || strlen(path) > PGN_HOOK_MAX_SHOWN ||
 	    strlen(path) + 3 > len)
 		return;
+	if (!pgn_utf8_valid(path, strlen(path)))
+		return;
 	for (p = (const unsigned char *)path; *p != '\0'; p++) {
-		if (*p < 0x20 || *p >= 0x7f || *p == '\'')
-			return;
-		if (strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
+		if (*p < 0x20 || *p == 0x7f || *p == '\'' ||
+		    (*p == 0xc2 && p[1] < 0xa0))
+			return; /* a control character, C1 too */
+		if (*p >= 0x80 ||
+		    strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
 			quote = 1;
 	}
 	snprintf(out, len, quote ? "'%s'" : "%s", path);
