@@ -135,6 +135,15 @@ expect_error() {
 	expect_empty out && expect_one_error err "$ee_text"
 }
 
+# flip_byte FILE OFFSET: change the byte at OFFSET of FILE (in place).
+flip_byte() {
+	fb_v=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d " ") &&
+	fb_v=$(((fb_v + 1) % 256)) &&
+	# shellcheck disable=SC2059 # the octal escape is the format
+	printf "\\$(printf %03o "$fb_v")" |
+	    dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
 # expect_one_error FILE TEXT: FILE is one line "pigeon: ..." with TEXT.
 expect_one_error() {
 	if [ "$(wc -l <"$1")" -ne 1 ] || ! grep -q '^pigeon: ' "$1" ||

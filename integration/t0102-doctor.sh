@@ -70,7 +70,7 @@ test_case 'the project config: unknown keys and a withdrawn provider are reporte
 	(cd proj && pigeon provider allow >/dev/null) &&
 	(cd proj && pigeon doctor --json >../out.json) &&
 	test "$(jq -r .project.provider_allowed out.json)" = true &&
-	printf "x" | dd of="$PIGEON_HOME/provider.state" bs=1 seek=40 conv=notrunc 2>/dev/null &&
+	flip_byte "$PIGEON_HOME/provider.state" 40 &&
 	(cd proj && pigeon doctor --json >../out.json) &&
 	test "$(jq -r .project.provider_allowed out.json)" = false &&
 	jq -r ".warnings[]" out.json | grep -q "failed to authenticate"

@@ -189,14 +189,6 @@ gone() {
 	    2>/dev/null)" = Z ]
 }
 
-# flip_byte FILE OFFSET: change the byte at OFFSET of FILE (in place).
-flip_byte() {
-	fb_v=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d " ") &&
-	fb_v=$(((fb_v + 1) % 256)) &&
-	# shellcheck disable=SC2059 # the octal escape is the format
-	printf "\\$(printf %03o "$fb_v")" |
-	    dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
-}
 
 # faulty SID STATUS: with the provider as written and allowed, a prompt
 # still gets its message and the reminder, no provider context, exit 0
