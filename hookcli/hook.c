@@ -284,9 +284,10 @@ hook_log(const char *home, const char *fmt, ...)
 
 /*
  * The deadline backstop (SIGALRM) prints the neutral output, logs a
- * line and exits — unless the claim is committing: from then on the
- * line that shows the messages must be written, so it only notes that
- * it came late. Everything it uses is set up ahead, for a handler that
+ * line and exits — unless the run is already ending (it then prints
+ * and logs itself: one line per exit), or the claim is committing (the
+ * line that shows the messages must be written; it only notes that it
+ * came late). Everything it uses is set up ahead, for a handler that
  * calls nothing but write, open and _exit.
  */
 static char neutral_line[64];
@@ -294,7 +295,7 @@ static size_t neutral_len;
 static char deadline_line[HOOK_MAX_LOG_LINE];
 static size_t deadline_len;
 static char log_path[PGN_MAX_PATH];
-static volatile sig_atomic_t printed, committing, late;
+static volatile sig_atomic_t printed, committing, ending, late;
 
 static void
 on_deadline(int sig)
@@ -306,6 +307,8 @@ on_deadline(int sig)
 		late = 1;
 		return;
 	}
+	if (ending)
+		return; /* the run is past its last wait: it prints and logs */
 	if (!printed && neutral_len > 0 &&
 	    write(STDOUT_FILENO, neutral_line, neutral_len) < 0) {
 		/* stdout gone: nothing left to do */
@@ -465,6 +468,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
 	printed = 0;
 	committing = 0;
+	ending = 0;
 	late = 0;
 	log_path[0] = '\0';
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout is logged, not fatal */
@@ -485,18 +489,21 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	if (!o->no_timer)
 		arm_timer(total);
 	if (bad != NULL) {
+		ending = 1;
 		hook_log(home,
 		    "host=%s event=- session=- status=bad-args ms=0 %s",
 		    host_name(o->host), bad);
 		goto neutral;
 	}
 	if (sodium_init() < 0) {
+		ending = 1;
 		hook_log(home, "status=io libsodium failed to initialise");
 		goto neutral;
 	}
 	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
 	    start + total, &payload, &len);
 	if (st != PGN_OK) {
+		ending = 1;
 		hook_log(home,
 		    "host=%s event=- session=- status=bad-input ms=%lld %s",
 		    host_name(o->host), (long long)(pgn_mono_ms() - start),
@@ -507,6 +514,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	named = getenv("PIGEON_DB");
 	st = pgn_db_path(NULL, &dbpath, &why);
 	if (st != PGN_OK) {
+		ending = 1;
 		hook_log(home, "status=%s %s", pgn_status_name(st),
 		    why != NULL ? why : "no database path");
 		goto neutral;
@@ -526,6 +534,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	in.deadline = start + total;
 	in.committing = on_committing;
 	pgn_hook_turn(&in, &out);
+	ending = 1;
 	set_neutral(out.host, out.event);
 	set_deadline_line(out.host, out.event, out.session, total);
 	for (i = 0; i < out.nlog; i++)

@@ -135,6 +135,27 @@ expect_error() {
 	expect_empty out && expect_one_error err "$ee_text"
 }
 
+# long_dir BASE LEN: the path BASE/ddd.../ddd of exactly LEN bytes
+# (components of at most 60 bytes; BASE must be shorter than LEN - 1).
+long_dir() {
+	ld_p=$1
+	while [ "${#ld_p}" -lt "$2" ]; do
+		ld_c=$(($2 - ${#ld_p} - 1))
+		if [ "$ld_c" -gt 60 ]; then
+			ld_c=60
+			[ $(($2 - ${#ld_p} - 61)) -eq 1 ] && ld_c=59
+		fi
+		ld_p=$ld_p/$(repeat "$ld_c" d)
+	done
+	printf '%s\n' "$ld_p"
+}
+
+# install_at DIR: pigeon and pigeon-hook copied side by side into DIR.
+install_at() {
+	mkdir -p "$1" &&
+	cp "$PGN_BIN/broker/pigeon" "$PGN_BIN/hookcli/pigeon-hook" "$1/"
+}
+
 # flip_byte FILE OFFSET: change the byte at OFFSET of FILE (in place).
 flip_byte() {
 	fb_v=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d " ") &&

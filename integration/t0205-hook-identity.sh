@@ -21,26 +21,6 @@ if [ -z "$DUP_MS" ]; then
 	exit 2
 fi
 
-# long_dir BASE LEN: the path BASE/ddd.../ddd of exactly LEN bytes
-# (components of at most 60 bytes; BASE must be shorter than LEN - 1).
-long_dir() {
-	ld_p=$1
-	while [ "${#ld_p}" -lt "$2" ]; do
-		ld_c=$(($2 - ${#ld_p} - 1))
-		if [ "$ld_c" -gt 60 ]; then
-			ld_c=60
-			[ $(($2 - ${#ld_p} - 61)) -eq 1 ] && ld_c=59
-		fi
-		ld_p=$ld_p/$(repeat "$ld_c" d)
-	done
-	printf '%s\n' "$ld_p"
-}
-
-# install_at DIR: pigeon and pigeon-hook copied side by side into DIR.
-install_at() {
-	mkdir -p "$1" &&
-	cp "$PGN_BIN/broker/pigeon" "$PGN_BIN/hookcli/pigeon-hook" "$1/"
-}
 
 # start DIR SID / resume DIR SID / prompt DIR SID TURN: Claude's
 # captured payloads, re-aimed at DIR and session SID (TURN: prompt_id).
