@@ -306,6 +306,33 @@ test_a_session_id_that_is_not_utf8_is_bad_input(void)
 	pgn_hook_out_release(&o);
 }
 
+/*
+ * A fresh database where bob has 'n' queued messages ("first",
+ * "second", "third"), and a prompt turn of his rendered by 'render'.
+ */
+static pgn_db *
+bob_with(size_t n, struct pgn_turn *t, pgn_turn_render_fn *render)
+{
+	static const char *const bodies[] = {"first", "second", "third"};
+	pgn_db *db;
+	size_t i;
+
+	setup();
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	for (i = 0; i < n && i < 3; i++)
+		send_body(db, "bob", bodies[i], strlen(bodies[i]));
+	memset(t, 0, sizeof(*t));
+	t->host = "claude";
+	t->session = "claude:s1";
+	t->agent = "bob";
+	t->turn = "UserPromptSubmit:p1";
+	t->route = "prompt";
+	t->render = render;
+	return db;
+}
+
 /* A turn that cannot finish its output claims nothing. */
 static pgn_status
 refuse(const struct pgn_turn_out *out, size_t *keep, void *arg)
@@ -324,19 +351,7 @@ test_a_failed_render_rolls_the_claim_back(void)
 	pgn_db *db;
 	sqlite3 *raw;
 
-	setup();
-	db = h_open();
-	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
-	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
-	send_body(db, "bob", "first", 5);
-	send_body(db, "bob", "second", 6);
-	memset(&t, 0, sizeof(t));
-	t.host = "claude";
-	t.session = "claude:s1";
-	t.agent = "bob";
-	t.turn = "UserPromptSubmit:p1";
-	t.route = "prompt";
-	t.render = refuse;
+	db = bob_with(2, &t, refuse);
 	CHECK_INT(pgn_turn_claim(db, &t, &out), PGN_ETOOBIG);
 	CHECK_INT(out.msgs.n, 0);
 	raw = h_raw();
@@ -372,20 +387,7 @@ test_the_claim_marks_only_what_render_kept(void)
 	pgn_db *db;
 	sqlite3 *raw;
 
-	setup();
-	db = h_open();
-	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
-	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
-	send_body(db, "bob", "first", 5);
-	send_body(db, "bob", "second", 6);
-	send_body(db, "bob", "third", 5);
-	memset(&t, 0, sizeof(t));
-	t.host = "claude";
-	t.session = "claude:s1";
-	t.agent = "bob";
-	t.turn = "UserPromptSubmit:p1";
-	t.route = "prompt";
-	t.render = keep_one;
+	db = bob_with(3, &t, keep_one);
 	CHECK_INT(pgn_turn_claim(db, &t, &out), PGN_OK);
 	CHECK_INT(out.msgs.n, 1);
 	CHECK_INT(out.msgs.left, 2);

@@ -45,17 +45,31 @@ sleep_ms(long ms)
 		;
 }
 
+/* Record message 'fmt' and remedy 'hint' (about 'arg') on 'db'. */
+static pgn_status vfail(pgn_db *db, pgn_status st, pgn_hint hint,
+    const char *arg, const char *fmt, va_list ap) PGN_PRINTF(5, 0);
+
+static pgn_status
+vfail(pgn_db *db, pgn_status st, pgn_hint hint, const char *arg,
+    const char *fmt, va_list ap)
+{
+	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
+		db->err[0] = '\0';
+	db->hint = hint;
+	db->hint_arg[0] = '\0';
+	if (arg != NULL && strlen(arg) < sizeof(db->hint_arg))
+		memcpy(db->hint_arg, arg, strlen(arg) + 1);
+	return st;
+}
+
 pgn_status
 pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
-		db->err[0] = '\0';
+	st = vfail(db, st, PGN_HINT_NONE, NULL, fmt, ap);
 	va_end(ap);
-	db->hint = PGN_HINT_NONE;
-	db->hint_arg[0] = '\0';
 	return st;
 }
 
@@ -66,13 +80,8 @@ pgn_fail_hint(pgn_db *db, pgn_status st, pgn_hint hint, const char *arg,
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
-		db->err[0] = '\0';
+	st = vfail(db, st, hint, arg, fmt, ap);
 	va_end(ap);
-	db->hint = hint;
-	db->hint_arg[0] = '\0';
-	if (arg != NULL && strlen(arg) < sizeof(db->hint_arg))
-		memcpy(db->hint_arg, arg, strlen(arg) + 1);
 	return st;
 }
 
