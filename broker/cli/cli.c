@@ -130,6 +130,28 @@ cli_fail(struct cli *c, pgn_status st)
 }
 
 int
+cli_since(struct cli *c, const char *arg, int64_t *ms)
+{
+	if (pgn_parse_time(arg, pgn_now_ms(), ms) != PGN_OK)
+		return cli_usage(c,
+		    "--since '%s': not a time (try 2h, 7d or 2026-11-30T06:00:00Z)",
+		    arg);
+	return 0;
+}
+
+int
+cli_limit(struct cli *c, const char *arg, size_t *n)
+{
+	int64_t v;
+
+	if (pgn_parse_i64(arg, 1, PGN_MAX_LIST, &v) != PGN_OK)
+		return cli_usage(c, "--limit '%s': a number from 1 to %d", arg,
+		    PGN_MAX_LIST);
+	*n = (size_t)v;
+	return 0;
+}
+
+int
 cli_common(struct cli *c, int ch, const char *arg)
 {
 	switch (ch) {

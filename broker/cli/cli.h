@@ -70,6 +70,9 @@ int cli_usage(struct cli *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Report a library failure; 2 for bad input, 1 otherwise. */
 int cli_fail(struct cli *c, pgn_status st);
+/* --since T and --limit K, checked: 0, or the usage exit code. */
+int cli_since(struct cli *c, const char *arg, int64_t *ms);
+int cli_limit(struct cli *c, const char *arg, size_t *n);
 /* The library's last error on 'db' with its remedy in CLI terms (static). */
 const char *cli_errmsg(const pgn_db *db);
 

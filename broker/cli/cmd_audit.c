@@ -24,7 +24,6 @@ static int
 opt(struct cli *c, int ch, const char *arg, void *p)
 {
 	struct pgn_audit_filter *f = p;
-	int64_t v;
 
 	switch (ch) {
 	case OPT_AGENT:
@@ -34,18 +33,9 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		f->sender = arg;
 		return 0;
 	case OPT_SINCE:
-		if (pgn_parse_time(arg, pgn_now_ms(), &f->since_ms) != PGN_OK)
-			return cli_usage(c,
-			    "--since '%s': not a time (try 2h, 7d or 2026-11-30T06:00:00Z)",
-			    arg);
-		return 0;
+		return cli_since(c, arg, &f->since_ms);
 	case OPT_LIMIT:
-		if (pgn_parse_i64(arg, 1, PGN_MAX_LIST, &v) != PGN_OK)
-			return cli_usage(c,
-			    "--limit '%s': a number from 1 to %d", arg,
-			    PGN_MAX_LIST);
-		f->limit = (size_t)v;
-		return 0;
+		return cli_limit(c, arg, &f->limit);
 	}
 	return cli_usage(c, "unknown option");
 }

@@ -41,25 +41,15 @@ static int
 opt(struct cli *c, int ch, const char *arg, void *p)
 {
 	struct journal_opts *o = p;
-	int64_t v;
 
 	switch (ch) {
 	case OPT_FOLLOW:
 		o->follow = 1;
 		return 0;
 	case OPT_SINCE:
-		if (pgn_parse_time(arg, pgn_now_ms(), &o->since_ms) != PGN_OK)
-			return cli_usage(c,
-			    "--since '%s': not a time (try 2h, 7d or 2026-11-30T06:00:00Z)",
-			    arg);
-		return 0;
+		return cli_since(c, arg, &o->since_ms);
 	case OPT_LIMIT:
-		if (pgn_parse_i64(arg, 1, PGN_MAX_LIST, &v) != PGN_OK)
-			return cli_usage(c,
-			    "--limit '%s': a number from 1 to %d", arg,
-			    PGN_MAX_LIST);
-		o->limit = (size_t)v;
-		return 0;
+		return cli_limit(c, arg, &o->limit);
 	}
 	return cli_usage(c, "unknown option");
 }
