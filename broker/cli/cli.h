@@ -12,9 +12,10 @@
 
 #include "pigeon/pigeon.h"
 
-#define EXIT_OK    0
-#define EXIT_FAIL  1 /* runtime failure */
-#define EXIT_USAGE 2 /* usage or bad input */
+#define EXIT_OK      0
+#define EXIT_FAIL    1 /* runtime failure */
+#define EXIT_USAGE   2 /* usage or bad input */
+#define EXIT_TIMEOUT 3 /* a wait ended with no message */
 /* stdout's reader went away: quiet, the status a shell shows for SIGPIPE */
 #define EXIT_PIPE 141
 
@@ -121,5 +122,15 @@ int cmd_doctor(int argc, char **argv);
 int cmd_provider(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+
+/* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
+int cli_timeout(struct cli *c, const char *arg, int64_t *ms);
+/*
+ * Wait as 'w' says (cmd_wait.c) and print what it claimed as pigeon read
+ * does; an exit code: EXIT_TIMEOUT after a line, 128 + N on signal N.
+ */
+int cli_wait_print(struct cli *c, struct pgn_wait *w);
 
 #endif

@@ -8,18 +8,30 @@
 
 static const char usage[] =
     "usage: pigeon send --to NAME[,NAME...] [--from NAME] [--reply-to ID]\n"
-    "                   [--create] [TEXT... | -]\n\n"
+    "                   [--create] [--wait-reply [--timeout S]] [TEXT... | -]\n\n"
     "Queue a message (at most 4096 bytes of UTF-8) for each named agent of\n"
     "the scope; 'all' names every other agent. The body is TEXT, or standard\n"
-    "input when TEXT is absent or '-'. Prints the id queued for each.\n\n"
+    "input when TEXT is absent or '-'. Prints the id queued for each.\n"
+    "With --wait-reply (one recipient, and the sender an agent), then wait\n"
+    "for the reply to it and claim and print it as pigeon wait does; exit 3\n"
+    "if none came within the timeout.\n\n"
     "  --to NAME,...    recipients (repeatable)\n"
     "  --from NAME      sender (default: $PIGEON_AGENT, else 'user')\n"
     "  --reply-to ID    the message this answers\n"
     "  --create         queue for names not yet known (delivered at their\n"
     "                   first session)\n"
+    "  --wait-reply     wait for the reply (the sender: --from or $PIGEON_AGENT)\n"
+    "  --timeout S      give up after S seconds (default 100, at most 3600)\n"
     "  --db PATH, --project DIR, --json, -h/--help\n";
 
-enum { OPT_TO = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_CREATE };
+enum {
+	OPT_TO = OPT_CMD,
+	OPT_FROM,
+	OPT_REPLY,
+	OPT_CREATE,
+	OPT_WAIT,
+	OPT_TIMEOUT
+};
 
 struct send_opts {
 	const char *to[PGN_MAX_RECIPIENTS];
@@ -28,6 +40,8 @@ struct send_opts {
 	const char *from;
 	int64_t reply_to;
 	int create;
+	int wait_reply;
+	int64_t timeout_ms; /* 0: not given */
 };
 
 /* Split one --to value at commas into o->names. */
@@ -79,6 +93,11 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 	case OPT_CREATE:
 		o->create = 1;
 		return 0;
+	case OPT_WAIT:
+		o->wait_reply = 1;
+		return 0;
+	case OPT_TIMEOUT:
+		return cli_timeout(c, arg, &o->timeout_ms);
 	}
 	return cli_usage(c, "unknown option");
 }
@@ -111,7 +130,9 @@ cmd_send(int argc, char **argv)
 	                                             OPT_TO},
 	    {"from", required_argument, NULL, OPT_FROM},
 	    {"reply-to", required_argument, NULL, OPT_REPLY},
-	    {"create", no_argument, NULL, OPT_CREATE}, CLI_COMMON_OPTS,
+	    {"create", no_argument, NULL, OPT_CREATE},
+	    {"wait-reply", no_argument, NULL, OPT_WAIT},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT}, CLI_COMMON_OPTS,
 	    {NULL, 0, NULL, 0}};
 	struct cli c = {.cmd = "send", .usage = usage};
 	struct pgn_send req;
@@ -131,6 +152,15 @@ cmd_send(int argc, char **argv)
 		goto out;
 	if (o.nto == 0) {
 		code = cli_usage(&c, "no recipient: name one with --to NAME");
+		goto out;
+	}
+	if (o.timeout_ms != 0 && !o.wait_reply) {
+		code = cli_usage(&c, "--timeout goes with --wait-reply");
+		goto out;
+	}
+	if (o.wait_reply && (o.nto != 1 || strcmp(o.to[0], "all") == 0)) {
+		code = cli_usage(&c,
+		    "--wait-reply waits for one reply: name one recipient with --to NAME");
 		goto out;
 	}
 	if (optind == argc ||
@@ -165,11 +195,27 @@ cmd_send(int argc, char **argv)
 	from = o.from;
 	if (from == NULL || *from == '\0')
 		from = getenv("PIGEON_AGENT");
+	if (o.wait_reply && (from == NULL || *from == '\0')) {
+		code = cli_usage(&c,
+		    "--wait-reply needs the sender's mailbox: name it with --from NAME or PIGEON_AGENT");
+		goto out;
+	}
 	if (from == NULL || *from == '\0')
 		from = "user";
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
+	/* The reply goes to the sender's mailbox: it must exist first. */
+	if (o.wait_reply) {
+		struct pgn_msgs q = {0};
+
+		st = pgn_inbox(c.db, from, &q);
+		pgn_msgs_release(&q);
+		if (st != PGN_OK) {
+			code = cli_fail(&c, st);
+			goto out;
+		}
+	}
 	memset(&req, 0, sizeof(req));
 	req.from = from;
 	req.to = o.to;
@@ -198,6 +244,18 @@ cmd_send(int argc, char **argv)
 			    cli_safe(sent[i].to));
 	}
 	code = cli_finish(code);
+	if (code == EXIT_OK && o.wait_reply && nsent == 1) {
+		struct pgn_wait w;
+
+		memset(&w, 0, sizeof(w));
+		w.claim.agent = from;
+		w.claim.route = "cli";
+		w.claim.reply_to = sent[0].id;
+		w.claim.max = 1;
+		w.timeout_ms =
+		    o.timeout_ms != 0 ? o.timeout_ms : PGN_WAIT_DEFAULT_MS;
+		code = cli_wait_print(&c, &w);
+	}
 out:
 	cli_close(&c);
 	return code;

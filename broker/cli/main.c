@@ -15,6 +15,8 @@ static const struct command {
     {"send", cmd_send, "queue a message for one or more agents"},
     {"inbox", cmd_inbox, "list an agent's queued messages"},
     {"read", cmd_read, "claim and print an agent's queued messages"},
+    {"wait", cmd_wait, "wait for a message, then claim and print it"},
+    {"status", cmd_status, "where sent messages stand: queued or delivered"},
     {"agents", cmd_agents, "list the agents of the scope"},
     {"agent", cmd_agent, "add, rename or remove an agent"},
     {"audit", cmd_audit, "inspect deliveries; verify the hash chain"},

@@ -71,18 +71,32 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 	size_t spent = 0, cost;
 	int64_t queued;
 	struct pgn_msg *m;
+	char from[PGN_MAX_NAME + 1];
 	pgn_status rc;
-	int r = SQLITE_DONE;
+	int r = SQLITE_DONE, filtered;
 
 	pgn_msgs_release(out);
 	rc = pgn_queued_count(db, aid, &queued);
 	if (rc != PGN_OK || queued == 0)
 		return rc;
-	rc = pgn_prepare(db, pgn_sql_queued, &st);
+	/* A filter (pgn_wait): only matching mail, the rest stays queued. */
+	filtered = req->from != NULL || req->reply_to != 0;
+	if (req->from != NULL)
+		rc = pgn_check_name(db, "sender", req->from, from);
+	if (rc == PGN_OK)
+		rc = pgn_prepare(db,
+		    filtered ? pgn_sql_queued_match : pgn_sql_queued, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 1, aid);
 	if (rc == PGN_OK)
-		rc = pgn_bind_i64(db, st, 2, PGN_MAX_LIST);
+		rc = pgn_bind_i64(db, st, 2,
+		    req->max != 0 && req->max < PGN_MAX_LIST ?
+		        (int64_t)req->max :
+		        PGN_MAX_LIST);
+	if (rc == PGN_OK && filtered)
+		rc = pgn_bind_text(db, st, 3, req->from != NULL ? from : NULL);
+	if (rc == PGN_OK && filtered)
+		rc = pgn_bind_i64(db, st, 4, req->reply_to);
 	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = pgn_msgs_push(db, out, st);
 		if (rc != PGN_OK)

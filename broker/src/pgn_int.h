@@ -210,6 +210,9 @@ void pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt);
 extern const char pgn_sql_queued[];
 /* The turn's read-only no-mail check, exported for the same reason. */
 extern const char pgn_sql_turn_peek[];
+/* pgn_wait's look and the claim's filtered queue (wait.c), the same. */
+extern const char pgn_sql_wait_look[];
+extern const char pgn_sql_queued_match[];
 
 /* ---- audit chain (chain.c) ----------------------------------------- */
 

@@ -283,6 +283,10 @@ struct pgn_claim {
 	size_t budget;       /* 0: no budget */
 	pgn_cost_fn *cost;   /* NULL: body length */
 	void *cost_arg;
+	/* Only matching messages are taken; the others stay queued. */
+	const char *from; /* NULL, or only mail from this sender */
+	int64_t reply_to; /* 0, or only replies to this message */
+	size_t max;       /* 0, or at most this many */
 };
 
 /*
@@ -296,6 +300,63 @@ struct pgn_claim {
  */
 PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
     struct pgn_msgs *out);
+
+/* ---- waiting for mail; where a message stands (wait.c) ------------- */
+
+/* pigeon wait: the default is under the hosts' default tool timeouts */
+#define PGN_WAIT_DEFAULT_MS 100000
+#define PGN_WAIT_MAX_MS     3600000 /* the longest wait */
+#define PGN_WAIT_TICK_MS    100  /* a waiter looks at most 10 times a second */
+#define PGN_WAIT_POLL_MS    1000 /* and at least once a second */
+#define PGN_MAX_STATUS_IDS  100  /* ids one pgn_msg_status call takes */
+
+struct pgn_wait {
+	struct pgn_claim claim;   /* agent, route, filter; max 0 means 1 */
+	int64_t timeout_ms;       /* 1 .. PGN_WAIT_MAX_MS */
+	int (*cancel)(void *arg); /* NULL, or true to stop waiting */
+	void *cancel_arg;
+	int64_t looks; /* out: how many times the queue was read */
+};
+
+/*
+ * Block until a message matching req->claim is queued, then claim it as
+ * pgn_claim does (one, unless claim.max says more). No busy loop: the
+ * waiter sleeps until the database's -wal file changes (inotify, where
+ * there is one), looking at least every PGN_WAIT_POLL_MS and at most
+ * every PGN_WAIT_TICK_MS. Each look is a read of the partial index; only
+ * a look that finds mail takes the write lock, and a message another
+ * waiter took first is simply not there. PGN_OK with out->n == 0: the
+ * timeout passed, or req->cancel said so (a signal interrupts the sleep).
+ * Returns PGN_EINVAL (timeout out of range, a bad name), PGN_ENOTFOUND
+ * (no such agent), PGN_EIO (the database file was replaced or removed
+ * while waiting), PGN_EBUSY, PGN_EDB, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_wait(pgn_db *db, struct pgn_wait *req,
+    struct pgn_msgs *out);
+
+/* Where a message of the current scope stands, as its sender sees it. */
+struct pgn_msg_status {
+	int64_t id;
+	int found; /* 0: no message 'id' in the scope; the rest is empty */
+	int64_t reply_to;
+	int64_t created_ms;
+	int64_t delivered_ms; /* 0: still queued */
+	char sender[PGN_MAX_NAME + 1];
+	char recipient[PGN_MAX_NAME + 1];
+	char session[PGN_MAX_SESSION_KEY + 1]; /* delivered: "" if none */
+	char host[PGN_MAX_NAME + 1];           /* delivered: "" if none */
+	char route[PGN_MAX_NAME + 1];          /* delivered: "cli", ... */
+};
+
+/*
+ * Look up ids[0..n) (n <= PGN_MAX_STATUS_IDS) in one read: queued (since
+ * when, for whom) or delivered (when, to which session and host, by which
+ * route, from the audit). An unknown id is not an error: out[i].found is
+ * 0. Returns PGN_EINVAL (n is 0 or an id below 1), PGN_ETOOBIG (over
+ * PGN_MAX_STATUS_IDS), PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_msg_status(pgn_db *db, const int64_t *ids,
+    size_t n, struct pgn_msg_status *out);
 
 /* ---- agents -------------------------------------------------------- */
 

@@ -1,0 +1,347 @@
+/*
+ * Waiting for mail and where a message stands: pgn_wait sleeps until a
+ * matching message is queued (woken by the -wal file changing, with a
+ * bounded fallback poll), then claims it through pgn_claim's filter;
+ * pgn_msg_status reads a message and its audit row.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/inotify.h>
+#endif
+
+#include "pgn_int.h"
+#include "store_int.h"
+
+/*
+ * The claim's queue with pgn_claim's filter (claim.c): ?3 a sender or
+ * NULL, ?4 a reply_to id or 0. Served by the partial index
+ * message_queued, like pgn_sql_queued.
+ */
+const char pgn_sql_queued_match[] =
+    "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
+    "coalesce(m.reply_to, 0) FROM message m JOIN agent a "
+    "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
+    "AND m.delivered_ms IS NULL AND (?3 IS NULL OR m.sender = ?3) "
+    "AND (?4 = 0 OR m.reply_to = ?4) ORDER BY m.id LIMIT ?2";
+/* A waiter's look: is anything matching queued? Read-only, same index. */
+const char pgn_sql_wait_look[] =
+    "SELECT EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = ?1 "
+    "AND m.delivered_ms IS NULL AND (?2 IS NULL OR m.sender = ?2) "
+    "AND (?3 = 0 OR m.reply_to = ?3))";
+static const char SQL_STATUS[] =
+    "SELECT m.sender, coalesce(d.recipient, a.name), m.created_ms, "
+    "coalesce(m.reply_to, 0), coalesce(m.delivered_ms, 0), "
+    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, '') "
+    "FROM message m JOIN agent a ON a.id = m.recipient_id "
+    "LEFT JOIN delivery d ON d.message_id = m.id "
+    "WHERE m.id = ?1 AND m.scope_id = ?2";
+
+/* What wakes a waiter: inotify on the -wal file and the directory. */
+struct waker {
+	int fd;  /* -1: no notification, sleep PGN_WAIT_TICK_MS */
+	int wal; /* watch of the -wal file, -1 while there is none */
+	char *wal_path;
+};
+
+static void
+waker_watch_wal(struct waker *w)
+{
+#if defined(__linux__)
+	if (w->fd >= 0 && w->wal < 0 && w->wal_path != NULL)
+		w->wal = inotify_add_watch(w->fd, w->wal_path,
+		    IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF);
+#else
+	(void)w;
+#endif
+}
+
+/* Set up what it can; without it the waiter polls every tick. */
+static void
+waker_open(pgn_db *db, struct waker *w)
+{
+	struct pgn_buf b;
+	char *dir;
+
+	w->fd = -1;
+	w->wal = -1;
+	pgn_buf_init(&b, PGN_MAX_PATH + 8);
+	pgn_buf_adds(&b, db->path);
+	pgn_buf_adds(&b, "-wal");
+	w->wal_path = pgn_buf_take(&b, NULL);
+	pgn_buf_release(&b);
+#if defined(__linux__)
+	dir = pgn_path_dir(db->path);
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	/* The database replaced or removed: wake up to see it at once. */
+	if (w->fd >= 0 && dir != NULL &&
+	    inotify_add_watch(w->fd, dir,
+	        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+	            IN_ONLYDIR) < 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	free(dir);
+#else
+	(void)dir;
+#endif
+	waker_watch_wal(w);
+}
+
+static void
+waker_close(struct waker *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	free(w->wal_path);
+	w->wal_path = NULL;
+}
+
+static void
+sleep_ms(int64_t ms)
+{
+	struct timespec ts;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL); /* a signal ends it early: the caller looks */
+}
+
+/* Read every pending event; note a -wal watch that went away. */
+static void
+waker_drain(struct waker *w)
+{
+#if defined(__linux__)
+	char buf[4096]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	ssize_t n;
+	size_t off;
+
+	for (;;) {
+		n = read(w->fd, buf, sizeof(buf));
+		if (n <= 0)
+			return;
+		for (off = 0; off + sizeof(*ev) <= (size_t)n;
+		     off += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(buf + off);
+			if (ev->wd == w->wal && (ev->mask & IN_IGNORED) != 0)
+				w->wal = -1;
+		}
+	}
+#else
+	(void)w;
+#endif
+}
+
+/*
+ * Sleep until something changed or 'ms' passed, but never look again
+ * sooner than PGN_WAIT_TICK_MS after 'last' (monotonic ms).
+ */
+static void
+waker_sleep(struct waker *w, int64_t ms, int64_t last, int64_t until)
+{
+	struct pollfd p;
+	int64_t gap;
+	int r;
+
+	waker_watch_wal(w);
+	if (w->fd >= 0 && w->wal >= 0) {
+		p.fd = w->fd;
+		p.events = POLLIN;
+		p.revents = 0;
+		r = poll(&p, 1, (int)ms);
+		if (r < 0 && errno == EINTR)
+			return; /* a signal: the caller asks whether to stop */
+		if (r > 0)
+			waker_drain(w);
+	}
+	/* at most PGN_WAIT_TICK_MS apart, however busy the file is */
+	gap = last + PGN_WAIT_TICK_MS - pgn_mono_ms();
+	if (gap > until - pgn_mono_ms())
+		gap = until - pgn_mono_ms();
+	sleep_ms(gap);
+}
+
+struct look_ctx {
+	const struct pgn_claim *claim;
+	const char *agent; /* checked */
+	const char *from;  /* checked, or NULL */
+	int64_t found;
+};
+
+static pgn_status
+look_tx(pgn_db *db, void *arg)
+{
+	struct look_ctx *c = arg;
+	int64_t aid;
+	pgn_status rc;
+
+	c->found = 0;
+	rc = pgn_need_agent(db, c->agent, 0, &aid);
+	if (rc == PGN_OK)
+		rc = pgn_select_i64(db, pgn_sql_wait_look, &c->found,
+		    "looking at the queue", PGN_I(aid), PGN_T(c->from),
+		    PGN_I(c->claim->reply_to));
+	return rc;
+}
+
+pgn_status
+pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
+{
+	char agent[PGN_MAX_NAME + 1], from[PGN_MAX_NAME + 1];
+	struct pgn_claim claim = req->claim;
+	struct look_ctx look;
+	struct waker w = {-1, -1, NULL};
+	int64_t until, last, now;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	req->looks = 0;
+	if (req->timeout_ms < 1 || req->timeout_ms > PGN_WAIT_MAX_MS)
+		return pgn_fail(db, PGN_EINVAL,
+		    "a wait lasts 1 to %d ms, not %lld", PGN_WAIT_MAX_MS,
+		    (long long)req->timeout_ms);
+	if (claim.reply_to < 0)
+		return pgn_fail(db, PGN_EINVAL, "reply_to %lld: not an id",
+		    (long long)claim.reply_to);
+	rc = pgn_check_name(db, "agent", claim.agent, agent);
+	if (rc == PGN_OK && claim.from != NULL)
+		rc = pgn_check_name(db, "sender", claim.from, from);
+	if (rc != PGN_OK)
+		return rc;
+	if (claim.max == 0)
+		claim.max = 1;
+	look.claim = &claim;
+	look.agent = agent;
+	look.from = claim.from != NULL ? from : NULL;
+	until = pgn_mono_ms() + req->timeout_ms;
+	waker_open(db, &w);
+	for (;;) {
+		last = pgn_mono_ms();
+		req->looks++;
+		rc = pgn_read(db, look_tx, &look);
+		if (rc == PGN_OK && look.found)
+			rc = pgn_claim(db, &claim, out);
+		/* n == 0: another waiter took it first; wait on */
+		if (rc != PGN_OK || out->n > 0)
+			break;
+		pgn_msgs_release(out);
+		if (req->cancel != NULL && req->cancel(req->cancel_arg))
+			break;
+		rc = pgn_db_check_file(db);
+		if (rc != PGN_OK)
+			break;
+		now = pgn_mono_ms();
+		if (now >= until)
+			break;
+		waker_sleep(&w,
+		    until - now < PGN_WAIT_POLL_MS ? until - now :
+		                                     PGN_WAIT_POLL_MS,
+		    last, until);
+		if (req->cancel != NULL && req->cancel(req->cancel_arg))
+			break;
+	}
+	waker_close(&w);
+	if (rc != PGN_OK)
+		pgn_msgs_release(out);
+	return rc;
+}
+
+static void
+copy_text(char *dst, size_t max, sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+
+	if (t == NULL)
+		n = 0;
+	if (n >= max)
+		n = max -
+		    1; /* stored values are checked; a bound all the same */
+	if (n > 0)
+		memcpy(dst, t, n);
+	dst[n] = '\0';
+}
+
+struct status_ctx {
+	const int64_t *ids;
+	size_t n;
+	struct pgn_msg_status *out;
+};
+
+static pgn_status
+status_tx(pgn_db *db, void *arg)
+{
+	struct status_ctx *c = arg;
+	struct pgn_msg_status *s;
+	sqlite3_stmt *st = NULL;
+	int64_t sid;
+	pgn_status rc;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		memset(&c->out[i], 0, sizeof(c->out[i]));
+		c->out[i].id = c->ids[i];
+	}
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK; /* no scope row yet: nothing is known */
+	if (rc == PGN_OK)
+		rc = pgn_prepare(db, SQL_STATUS, &st);
+	for (i = 0; rc == PGN_OK && i < c->n; i++) {
+		s = &c->out[i];
+		sqlite3_reset(st);
+		rc = pgn_bind(db, st, PGN_I(s->id), PGN_I(sid));
+		if (rc == PGN_OK)
+			rc = pgn_step_row(db, st, "reading a message");
+		if (rc == PGN_ENOTFOUND) {
+			rc = PGN_OK;
+			continue;
+		}
+		if (rc != PGN_OK)
+			break;
+		s->found = 1;
+		copy_text(s->sender, sizeof(s->sender), st, 0);
+		copy_text(s->recipient, sizeof(s->recipient), st, 1);
+		s->created_ms = sqlite3_column_int64(st, 2);
+		s->reply_to = sqlite3_column_int64(st, 3);
+		s->delivered_ms = sqlite3_column_int64(st, 4);
+		copy_text(s->session, sizeof(s->session), st, 5);
+		copy_text(s->host, sizeof(s->host), st, 6);
+		copy_text(s->route, sizeof(s->route), st, 7);
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_msg_status(pgn_db *db, const int64_t *ids, size_t n,
+    struct pgn_msg_status *out)
+{
+	struct status_ctx c;
+	size_t i;
+
+	if (n == 0)
+		return pgn_fail(db, PGN_EINVAL, "no message id to look up");
+	if (n > PGN_MAX_STATUS_IDS)
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "%zu message ids, over the limit of %d", n,
+		    PGN_MAX_STATUS_IDS);
+	for (i = 0; i < n; i++)
+		if (ids[i] < 1)
+			return pgn_fail(db, PGN_EINVAL,
+			    "message id %lld: ids start at 1",
+			    (long long)ids[i]);
+	c.ids = ids;
+	c.n = n;
+	c.out = out;
+	return pgn_read(db, status_tx, &c);
+}
