@@ -9,43 +9,64 @@
 #include "cli.h"
 
 static const char install_usage[] =
-    "usage: pigeon install HOST [--user | --project DIR] [--dry-run]\n\n"
+    "usage: pigeon install HOST [--user | --project DIR] [--dry-run]\n"
+    "                           [--no-permissions]\n\n"
     "Register Pigeon's hook (session start and prompt submit) in the config\n"
     "of HOST: cursor, claude, codex or gemini. Every byte outside Pigeon's\n"
     "own entries stays as it was (numbers, comments, indentation, line\n"
     "endings); Pigeon's old entries are replaced; the file is written\n"
     "atomically (in place if it has hard links), with FILE.pigeon.bak of\n"
     "the first original next to it. Installing twice changes nothing.\n\n"
+    "It also lets HOST's agent run pigeon send, read, wait and status\n"
+    "without an approval prompt and inside its default sandbox:\n"
+    "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
+    "           wait, status) in the same settings.json, PIGEON as the hook\n"
+    "           names it to the agent\n"
+    "  codex    Pigeon's state directory in [sandbox_workspace_write]\n"
+    "           writable_roots of config.toml beside hooks.json\n"
+    "  gemini   the policy ~/.gemini/policies/pigeon.toml (user only:\n"
+    "           Gemini CLI does not read project policies)\n"
+    "  cursor   none: allow the commands in Cursor's own settings\n\n"
     "  --user           the user's config (default): ~/.cursor/hooks.json,\n"
     "                   $CLAUDE_CONFIG_DIR/settings.json or\n"
     "                   ~/.claude/settings.json, $CODEX_HOME/hooks.json or\n"
     "                   ~/.codex/hooks.json, ~/.gemini/settings.json\n"
     "  --project DIR    the config of the project in DIR (DIR/.claude/...)\n"
-    "  --dry-run        print what would change; write nothing\n"
+    "  --dry-run        print what would change (every file); write nothing\n"
+    "  --no-permissions only the hooks: no permission edit\n"
     "  -h/--help\n\n"
     "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an\n"
     "absolute path) names another.\n";
 
 static const char uninstall_usage[] =
-    "usage: pigeon uninstall HOST [--user | --project DIR] [--dry-run]\n\n"
+    "usage: pigeon uninstall HOST [--user | --project DIR] [--dry-run]\n"
+    "                             [--no-permissions]\n\n"
     "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex or\n"
     "gemini), keeping every other byte. When nothing else changed since the\n"
     "install, the original bytes come back from FILE.pigeon.bak; a file\n"
-    "Pigeon created is removed. A FILE.bak of your own is never touched.\n\n"
+    "Pigeon created is removed. A FILE.bak of your own is never touched.\n"
+    "The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules,\n"
+    "the state directory in Codex's writable_roots (and the key and table\n"
+    "if they hold nothing else, as install wrote them), Pigeon's Gemini\n"
+    "policy file. A rule or root identical to Pigeon's counts as Pigeon's.\n\n"
     "  --user           the user's config (default)\n"
     "  --project DIR    the config of the project in DIR\n"
-    "  --dry-run        print what would change; write nothing\n"
+    "  --dry-run        print what would change (every file); write nothing\n"
+    "  --no-permissions only the hooks: leave the permission edit\n"
     "  -h/--help\n";
 
-enum { OPT_USER = OPT_CMD, OPT_DRY_RUN };
+enum { OPT_USER = OPT_CMD, OPT_DRY_RUN, OPT_NO_PERMISSIONS };
 
 static const struct option longopts[] = {CLI_COMMON_OPTS,
     {"user", no_argument, NULL, OPT_USER},
-    {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"no-permissions", no_argument, NULL, OPT_NO_PERMISSIONS},
+    {NULL, 0, NULL, 0}};
 
 struct install_opts {
 	int user;
 	int dry_run;
+	int no_permissions;
 };
 
 static int
@@ -61,6 +82,9 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_DRY_RUN:
 		o->dry_run = 1;
+		return 0;
+	case OPT_NO_PERMISSIONS:
+		o->no_permissions = 1;
 		return 0;
 	default:
 		return EXIT_USAGE;
@@ -121,6 +145,7 @@ run(int argc, char **argv, int remove)
 	req.hook = hook;
 	req.dry_run = o.dry_run;
 	req.remove = remove;
+	req.permissions = !o.no_permissions;
 	st = pgn_install_apply(&req, &res, errbuf, sizeof(errbuf));
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s",
@@ -143,10 +168,19 @@ run(int argc, char **argv, int remove)
 		printf(remove ? "removed Pigeon's hooks for %s from %s\n" :
 		                "installed Pigeon's hooks for %s in %s\n",
 		    name, res.path);
-	if (o.dry_run && res.changed) {
+	if (res.perm_what != NULL)
+		printf("permissions: %s%s\n", res.perm_what,
+		    res.perm_path == NULL ? "" :
+		        !res.perm_changed ? " (unchanged)" :
+		        o.dry_run         ? " (would change)" :
+		        remove            ? " (removed)" :
+		                            " (written)");
+	if (o.dry_run && res.changed)
 		fputs(res.diff, stdout);
+	if (o.dry_run && res.perm_changed)
+		fputs(res.perm_diff, stdout);
+	if (o.dry_run && (res.changed || res.perm_changed))
 		puts("dry run: nothing written");
-	}
 	if (res.note != NULL)
 		printf("note: %s\n", res.note);
 	code = cli_finish(EXIT_OK);

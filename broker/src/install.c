@@ -18,6 +18,8 @@
 
 #include "jsonedit.h"
 #include "pgn_int.h"
+#include "pigeon/hook.h"
+#include "tomledit.h"
 
 /* Bound on the LCS table of a diff (cells); past it the middle is replaced. */
 #define DIFF_MAX_CELLS (1u << 22)
@@ -49,17 +51,17 @@ word_add(struct word *w, int first, char c)
 	w->len++;
 }
 
+/* Is the word's basename 'name'? */
 static int
-word_is_hook(const struct word *w)
+word_is(const struct word *w, const char *name)
 {
-	size_t i;
+	size_t i, n = strlen(name);
 
 	if (w->len >= sizeof(w->buf))
 		return 0;
 	for (i = w->len; i > 0 && w->buf[i - 1] != '/'; i--)
 		;
-	return w->len - i == HOOK_NAME_LEN &&
-	    memcmp(w->buf + i, HOOK_NAME, HOOK_NAME_LEN) == 0;
+	return w->len - i == n && memcmp(w->buf + i, name, n) == 0;
 }
 
 static int
@@ -81,7 +83,7 @@ is_operator(char c)
  * unbalanced quote or a trailing backslash means "not Pigeon's".
  */
 static int
-command_word(const char *command, struct word *wp)
+command_word(const char *command, const char *name, struct word *wp)
 {
 	struct word w = {0};
 	const char *p;
@@ -107,7 +109,7 @@ command_word(const char *command, struct word *wp)
 		first = nwords == 0;
 		if (is_blank(*p) || is_operator(*p)) {
 			if (first)
-				is = word_is_hook(&w);
+				is = word_is(&w, name);
 			inword = 0;
 			nwords++;
 			continue;
@@ -141,7 +143,7 @@ command_word(const char *command, struct word *wp)
 		}
 	}
 	if (inword && nwords == 0)
-		is = word_is_hook(&w);
+		is = word_is(&w, name);
 	if (is) {
 		w.buf[w.len] = '\0';
 		*wp = w;
@@ -154,7 +156,7 @@ pgn_command_is_pigeon(const char *command)
 {
 	struct word w;
 
-	return command_word(command, &w);
+	return command_word(command, HOOK_NAME, &w);
 }
 
 char *
@@ -162,7 +164,7 @@ pgn_command_hook(const char *command)
 {
 	struct word w;
 
-	if (!command_word(command, &w))
+	if (!command_word(command, HOOK_NAME, &w))
 		return NULL;
 	return pgn_strdup(w.buf);
 }
@@ -416,6 +418,13 @@ prune_empty(cJSON *root)
 {
 	cJSON *hooks, *ev, *evnext, *it, *next, *hs;
 
+	/* Claude's permissions.allow that install may have filled. */
+	hooks = cJSON_GetObjectItemCaseSensitive(root, "permissions");
+	ev = cJSON_GetObjectItemCaseSensitive(hooks, "allow");
+	if (cJSON_IsArray(ev) && ev->child == NULL)
+		drop(hooks, ev);
+	if (cJSON_IsObject(hooks) && hooks->child == NULL)
+		drop(root, hooks);
 	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
 	if (!cJSON_IsObject(hooks))
 		return;
@@ -569,6 +578,230 @@ out:
 	return rc;
 }
 
+/* ---- permissions: what the agent may run (decision 0073) ------------ */
+
+#define PIGEON_NAME "pigeon"
+/* A shell word for the pigeon CLI, quoted, as the hook shows it. */
+#define WORD_MAX (PGN_HOOK_MAX_SHOWN + 3)
+/* A Claude rule: "Bash(" WORD " " SUB ":*)". */
+#define RULE_MAX (WORD_MAX + 32)
+
+static const char *const perm_subs[] = {"send", "read", "wait", "status"};
+#define PERM_NSUBS (sizeof(perm_subs) / sizeof(perm_subs[0]))
+
+/*
+ * How the hook's introduction names the CLI (turn.c shell_word, the
+ * same rules): the path as one shell word, quoted when it needs it,
+ * or plain "pigeon" for a path that is too long, not UTF-8, or holds
+ * a quote or a control character. The rules must match that text.
+ */
+static void
+pigeon_word(const char *path, char *out, size_t len)
+{
+	const unsigned char *p;
+	int quote = 0;
+
+	snprintf(out, len, PIGEON_NAME);
+	if (path == NULL || strlen(path) > PGN_HOOK_MAX_SHOWN ||
+	    strlen(path) + 3 > len)
+		return;
+	if (!pgn_utf8_valid(path, strlen(path)))
+		return;
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\'' ||
+		    (*p == 0xc2 && p[1] < 0xa0))
+			return;
+		if (*p >= 0x80 ||
+		    strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
+			quote = 1;
+	}
+	snprintf(out, len, quote ? "'%s'" : "%s", path);
+}
+
+/*
+ * The word for the pigeon CLI the installed hook will find and name
+ * (hookcli/hook.c find_pigeon): 'pigeon' or '../broker/pigeon' beside
+ * the hook's real path, resolved; none found: plain "pigeon".
+ */
+static void
+hook_pigeon_word(const char *hook, char *out, size_t len)
+{
+	static const char *const rel[] = {"pigeon", "../broker/pigeon"};
+	char *real = NULL, *dir = NULL, *cand = NULL, *found = NULL;
+	size_t i;
+
+	real = realpath(hook, NULL);
+	dir = pgn_path_dir(real != NULL ? real : hook);
+	for (i = 0;
+	     dir != NULL && found == NULL && i < sizeof(rel) / sizeof(rel[0]);
+	     i++) {
+		cand = pgn_path_join(dir, rel[i]);
+		if (cand != NULL && access(cand, X_OK) == 0)
+			found = realpath(cand, NULL);
+		free(cand);
+	}
+	pigeon_word(found, out, len);
+	free(found);
+	free(real);
+	free(dir);
+}
+
+static void
+rule_text(char *out, size_t len, const char *word, size_t k)
+{
+	snprintf(out, len, "Bash(%s %s:*)", word, perm_subs[k]);
+}
+
+/*
+ * True for a rule Pigeon writes for some pigeon CLI: exactly
+ * "Bash(WORD SUB:*)" with SUB one of perm_subs and WORD what
+ * pigeon_word gives for an absolute path, or plain "pigeon".
+ */
+static int
+rule_is_pigeon(const char *r)
+{
+	char inner[RULE_MAX], again[WORD_MAX], *sp;
+	struct word w;
+	size_t n, k;
+	int sub = 0;
+
+	n = strlen(r);
+	if (n < 8 || n - 8 >= sizeof(inner) || strncmp(r, "Bash(", 5) != 0 ||
+	    strcmp(r + n - 3, ":*)") != 0)
+		return 0;
+	memcpy(inner, r + 5, n - 8);
+	inner[n - 8] = '\0';
+	sp = strrchr(inner, ' ');
+	if (sp == NULL)
+		return 0;
+	for (k = 0; k < PERM_NSUBS; k++)
+		sub |= strcmp(sp + 1, perm_subs[k]) == 0;
+	*sp = '\0';
+	if (!sub)
+		return 0;
+	if (strcmp(inner, PIGEON_NAME) == 0)
+		return 1;
+	if (!command_word(inner, PIGEON_NAME, &w))
+		return 0;
+	w.buf[w.len] = '\0';
+	if (w.buf[0] != '/')
+		return 0;
+	pigeon_word(w.buf, again, sizeof(again));
+	return strcmp(again, inner) == 0;
+}
+
+/* Claude's "permissions" and "permissions"."allow", or an error. */
+static pgn_status
+perm_shape(const struct je_node *root, struct je_node **allow, char *errbuf,
+    size_t errlen)
+{
+	const struct je_node *perms;
+
+	*allow = NULL;
+	if (root == NULL)
+		return PGN_OK;
+	perms = je_get(root, "permissions");
+	if (perms == NULL)
+		return PGN_OK;
+	if (perms->type != JE_OBJECT) {
+		pgn_errf(errbuf, errlen,
+		    "has \"permissions\" as %s, not an object",
+		    json_type(perms));
+		return PGN_EINVAL;
+	}
+	*allow = (struct je_node *)je_get(perms, "allow");
+	if (*allow != NULL && (*allow)->type != JE_ARRAY) {
+		pgn_errf(errbuf, errlen,
+		    "has \"permissions\".\"allow\" as %s, not an array",
+		    json_type(*allow));
+		return PGN_EINVAL;
+	}
+	return PGN_OK;
+}
+
+/* Pigeon's rules in "permissions"."allow". */
+static size_t
+count_rules(const struct je_node *root)
+{
+	struct je_node *allow, *it;
+	size_t n = 0;
+
+	if (perm_shape(root, &allow, NULL, 0) != PGN_OK || allow == NULL)
+		return 0;
+	for (it = allow->child; it != NULL; it = it->next)
+		n += it->type == JE_STRING && rule_is_pigeon(it->str);
+	return n;
+}
+
+/*
+ * Make "permissions"."allow" hold the rules for 'word', each once:
+ * Pigeon's rules already there stay in place, others of Pigeon's (an
+ * older path, a duplicate) go, the missing ones are appended.
+ */
+static pgn_status
+add_rules(struct je_doc *d, const char *word, char *errbuf, size_t errlen)
+{
+	static const char *const path[] = {"permissions", "allow"};
+	struct je_node *allow, *it;
+	char rule[PERM_NSUBS][RULE_MAX];
+	int seen[PERM_NSUBS] = {0}, kept;
+	size_t k;
+	pgn_status rc;
+
+	rc = perm_shape(d->root, &allow, errbuf, errlen);
+	if (rc != PGN_OK)
+		return rc;
+	for (k = 0; k < PERM_NSUBS; k++)
+		rule_text(rule[k], sizeof(rule[k]), word, k);
+	for (it = allow != NULL ? allow->child : NULL; it != NULL;
+	     it = it->next) {
+		if (it->type != JE_STRING || !rule_is_pigeon(it->str))
+			continue;
+		kept = 0;
+		for (k = 0; k < PERM_NSUBS && !kept; k++) {
+			if (!seen[k] && strcmp(it->str, rule[k]) == 0)
+				seen[k] = kept = 1;
+		}
+		if (!kept)
+			je_drop(it);
+	}
+	for (k = 0; k < PERM_NSUBS; k++) {
+		if (seen[k])
+			continue;
+		rc = je_push(d, path, 2, cJSON_CreateString(rule[k]));
+		if (rc != PGN_OK)
+			return rc;
+	}
+	return PGN_OK;
+}
+
+/*
+ * Remove Pigeon's rules, then "allow" and "permissions" if that left
+ * them empty (only then: an empty one the user wrote stays).
+ */
+static void
+strip_rules(struct je_node *root)
+{
+	struct je_node *allow, *it, *perms;
+	size_t n = 0;
+
+	if (perm_shape(root, &allow, NULL, 0) != PGN_OK || allow == NULL)
+		return;
+	for (it = allow->child; it != NULL; it = it->next) {
+		if (it->type == JE_STRING && rule_is_pigeon(it->str)) {
+			je_drop(it);
+			n++;
+		}
+	}
+	if (n == 0 || n < allow->n)
+		return;
+	perms = allow->parent;
+	if (perms->n == 1)
+		je_drop(perms);
+	else
+		je_drop(allow);
+}
+
 /* ---- the merges ----------------------------------------------------- */
 
 struct merged {
@@ -688,7 +921,7 @@ config_tree(pgn_host h, const char *in, size_t len, cJSON **root, char *errbuf,
  */
 static pgn_status
 merge(pgn_host h, const char *in, size_t len, const char *hook,
-    struct merged *m, char *errbuf, size_t errlen)
+    const char *word, struct merged *m, char *errbuf, size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	struct je_doc d;
@@ -711,10 +944,17 @@ merge(pgn_host h, const char *in, size_t len, const char *hook,
 	if (rc != PGN_OK)
 		return rc;
 	m->had = d.root != NULL ? count_all(d.root, hi->shape) : 0;
+	if (word != NULL)
+		m->had += count_rules(d.root);
 	if (hook != NULL)
 		rc = add_entries(h, &d, hook);
 	else if (d.root != NULL)
 		(void)strip_all(d.root, hi, NULL);
+	/* 'word' for uninstall: take Pigeon's permission rules away too. */
+	if (rc == PGN_OK && word != NULL && hook != NULL)
+		rc = add_rules(&d, word, errbuf, errlen);
+	else if (rc == PGN_OK && word != NULL && d.root != NULL)
+		strip_rules(d.root);
 	if (rc != PGN_OK)
 		goto out;
 	rc = je_apply(&d, PGN_MAX_CONFIG, &m->out, &m->outlen, &m->changed);
@@ -756,7 +996,7 @@ merge_public(pgn_host h, const char *in, size_t len, const char *hook,
 	*changed = 0;
 	if (errbuf != NULL && errlen > 0)
 		errbuf[0] = '\0';
-	rc = merge(h, in, len, hook, &m, errbuf, errlen);
+	rc = merge(h, in, len, hook, NULL, &m, errbuf, errlen);
 	if (rc != PGN_OK)
 		return rc;
 	*out = m.out;
@@ -1116,6 +1356,312 @@ write_config(const char *path, int nlinks, const char *data, size_t len,
 	return pgn_write_atomic(path, data, len, mode, errbuf, errlen);
 }
 
+/* ---- permissions in a file of their own (Codex, Gemini) ------------- */
+
+#define CODEX_TOML  "config.toml"
+#define CODEX_TABLE "sandbox_workspace_write"
+#define CODEX_KEY   "writable_roots"
+/* Pigeon's own Gemini policy file, under $HOME (decision 0073). */
+#define GEMINI_POLICY "policies/pigeon.toml"
+/* The first line of that file: how Pigeon knows it is its own. */
+#define POLICY_MARK "# Written by pigeon install gemini"
+/* Gemini CLI's policy tiers add to this; the docs' own example value. */
+#define POLICY_PRIORITY 100
+
+/* What a permission edit in its own file will do. */
+struct perm_plan {
+	char *path;   /* as shown */
+	char *target; /* what is written (a symlink's target) */
+	char *in;     /* current bytes, NULL if absent */
+	size_t len;
+	int exists;
+	mode_t mode;
+	char *out; /* new bytes; NULL with 'del' (remove the file) */
+	size_t outlen;
+	int changed, del;
+};
+
+static void
+perm_plan_release(struct perm_plan *p)
+{
+	free(p->path);
+	free(p->target);
+	free(p->in);
+	free(p->out);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Pigeon's state directory, resolved: the root Codex must let it write. */
+static pgn_status
+state_root(char **root, char *errbuf, size_t errlen)
+{
+	char *home = NULL;
+	pgn_status rc;
+
+	*root = NULL;
+	rc = pgn_home_path(&home);
+	if (rc != PGN_OK) {
+		pgn_errf(errbuf, errlen,
+		    "cannot find Pigeon's state directory (set PIGEON_HOME)");
+		return rc;
+	}
+	*root = realpath(home, NULL);
+	if (*root == NULL)
+		*root = home;
+	else
+		free(home);
+	return PGN_OK;
+}
+
+/* The Gemini policy Pigeon writes for CLI 'word'. */
+static char *
+policy_text(const char *word)
+{
+	struct pgn_buf b;
+	char cmd[RULE_MAX], *q;
+	size_t k;
+
+	pgn_buf_init(&b, 8 * RULE_MAX + 512);
+	pgn_buf_adds(&b,
+	    POLICY_MARK
+	    "; pigeon uninstall gemini removes it.\n"
+	    "# Lets the agent run Pigeon's send, read, wait and status.\n"
+	    "[[rule]]\n"
+	    "toolName = \"run_shell_command\"\n"
+	    "commandPrefix = [");
+	for (k = 0; k < PERM_NSUBS; k++) {
+		snprintf(cmd, sizeof(cmd), "%s %s", word, perm_subs[k]);
+		q = te_quote(cmd);
+		if (q == NULL) {
+			pgn_buf_release(&b);
+			return NULL;
+		}
+		pgn_buf_addf(&b, "%s%s", k > 0 ? ", " : "", q);
+		free(q);
+	}
+	pgn_buf_addf(&b, "]\ndecision = \"allow\"\npriority = %d\n",
+	    POLICY_PRIORITY);
+	return pgn_buf_take(&b, NULL);
+}
+
+/* Read the plan's file, following a symlink to its target. */
+static pgn_status
+plan_read(struct perm_plan *p, char *errbuf, size_t errlen)
+{
+	struct stat sb;
+
+	if (lstat(p->path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		p->target = realpath(p->path, NULL);
+		if (p->target == NULL) {
+			pgn_errf(errbuf, errlen,
+			    "'%s' is a symbolic link that cannot be followed (%s): left untouched",
+			    p->path, strerror(errno));
+			return PGN_EIO;
+		}
+	} else {
+		p->target = pgn_strdup(p->path);
+		if (p->target == NULL)
+			return PGN_ENOMEM;
+	}
+	p->mode = 0600;
+	return pgn_read_file(p->target, PGN_MAX_CONFIG, &p->in, &p->len,
+	    &p->exists, &p->mode, errbuf, errlen);
+}
+
+/*
+ * Plan the permission edit of a host whose edit is a file of its own
+ * ('hooks_path' is the hooks config, beside which Codex's config.toml
+ * lives). '*what' gets one line saying what it is. Nothing is written.
+ */
+static pgn_status
+perm_plan_make(const struct pgn_install *req, const char *hooks_path,
+    struct perm_plan *p, char **what, char *errbuf, size_t errlen)
+{
+	char word[WORD_MAX], why[PGN_MAX_ERR];
+	char *root = NULL, *dir = NULL, *text = NULL, *q = NULL;
+	const char *v;
+	struct pgn_buf b;
+	pgn_status rc = PGN_ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	*what = NULL;
+	pgn_buf_init(&b, 4 * PGN_MAX_PATH);
+	if (req->host == PGN_HOST_CODEX) {
+		rc = state_root(&root, errbuf, errlen);
+		if (rc != PGN_OK)
+			goto out;
+		rc = PGN_ENOMEM;
+		dir = pgn_path_dir(hooks_path);
+		p->path = dir != NULL ? pgn_path_join(dir, CODEX_TOML) : NULL;
+		q = te_quote(root);
+		if (p->path == NULL || q == NULL)
+			goto out;
+		pgn_buf_addf(&b, "[%s] %s holds %s in %s", CODEX_TABLE,
+		    CODEX_KEY, q, p->path);
+		rc = plan_read(p, errbuf, errlen);
+		if (rc != PGN_OK)
+			goto out;
+		rc = te_array_edit(p->in, p->len, CODEX_TABLE, CODEX_KEY, root,
+		    !req->remove, PGN_MAX_CONFIG, &p->out, &p->outlen,
+		    &p->changed, why, sizeof(why));
+		if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
+			pgn_errf(errbuf, errlen,
+			    "'%s' %s: left untouched; fix it, or pass --no-permissions",
+			    p->path, why);
+			goto out;
+		}
+		if (rc != PGN_OK)
+			goto out;
+		/* Nothing left of a file the add created: it goes. */
+		p->del = req->remove && p->changed && p->outlen == 0;
+		if (!p->exists && !p->changed) {
+			free(p->out);
+			p->out = NULL;
+		}
+	} else {
+		v = getenv("HOME");
+		if (v == NULL || *v == '\0') {
+			pgn_errf(errbuf, errlen,
+			    "cannot find the gemini policy directory: HOME is not set");
+			rc = PGN_EINVAL;
+			goto out;
+		}
+		p->path = pgn_path_join(v, ".gemini/" GEMINI_POLICY);
+		if (p->path == NULL)
+			goto out;
+		rc = plan_read(p, errbuf, errlen);
+		if (rc != PGN_OK)
+			goto out;
+		rc = PGN_ENOMEM;
+		hook_pigeon_word(req->hook != NULL ? req->hook : "", word,
+		    sizeof(word));
+		if (req->remove)
+			pgn_buf_addf(&b, "Pigeon's policy %s", p->path);
+		else
+			pgn_buf_addf(&b,
+			    "the policy %s allows run_shell_command for %s send|read|wait|status",
+			    p->path, word);
+		if (p->exists &&
+		    (p->len < strlen(POLICY_MARK) ||
+		        memcmp(p->in, POLICY_MARK, strlen(POLICY_MARK)) != 0)) {
+			if (req->remove)
+				goto done; /* not Pigeon's: nothing to remove */
+			pgn_errf(errbuf, errlen,
+			    "'%s' exists and is not Pigeon's: left untouched; move it away, or pass --no-permissions",
+			    p->path);
+			rc = PGN_EINVAL;
+			goto out;
+		}
+		if (req->remove) {
+			p->del = p->changed = p->exists;
+			goto done;
+		}
+		text = policy_text(word);
+		if (text == NULL)
+			goto out;
+		p->changed = !p->exists || p->len != strlen(text) ||
+		    memcmp(p->in, text, p->len) != 0;
+		p->outlen = strlen(text);
+		p->out = text;
+		text = NULL;
+		p->mode = p->exists ? p->mode : 0644;
+	}
+done:
+	*what = pgn_buf_take(&b, NULL);
+	rc = *what != NULL ? PGN_OK : PGN_ENOMEM;
+out:
+	if (rc != PGN_OK)
+		perm_plan_release(p);
+	pgn_buf_release(&b);
+	free(root);
+	free(dir);
+	free(text);
+	free(q);
+	return rc;
+}
+
+/* Carry out a plan made by perm_plan_make. */
+static pgn_status
+perm_plan_write(const struct perm_plan *p, char *errbuf, size_t errlen)
+{
+	char *dir;
+	pgn_status rc;
+
+	if (!p->changed)
+		return PGN_OK;
+	dir = pgn_path_dir(p->target);
+	if (dir == NULL)
+		return PGN_ENOMEM;
+	if (p->del) {
+		rc = PGN_OK;
+		if (unlink(p->target) != 0) {
+			pgn_errf(errbuf, errlen, "cannot remove '%s': %s",
+			    p->target, strerror(errno));
+			rc = PGN_EIO;
+		} else {
+			(void)pgn_fsync_dir(dir);
+		}
+		free(dir);
+		return rc;
+	}
+	rc = pgn_mkdir_p(dir, 0755, errbuf, errlen);
+	if (rc == PGN_OK)
+		rc = pgn_write_atomic(p->target, p->out, p->outlen, p->mode,
+		    errbuf, errlen);
+	free(dir);
+	return rc;
+}
+
+/*
+ * What the permission edit of 'req' is, in res->perm_what; '*own_file'
+ * 1 when it is a file of its own (Codex, Gemini user) to plan.
+ */
+static pgn_status
+perm_describe(const struct pgn_install *req, struct pgn_install_result *res,
+    const char *word, int *own_file, char *errbuf, size_t errlen)
+{
+	struct pgn_buf b;
+
+	*own_file = 0;
+	pgn_buf_init(&b, 4 * PGN_MAX_PATH);
+	switch (req->host) {
+	case PGN_HOST_CLAUDE:
+		pgn_buf_addf(&b,
+		    "permissions.allow holds Bash(%s send:*) and the same for read, wait, status in %s",
+		    req->remove ? "pigeon" : word, res->path);
+		if (req->remove) {
+			pgn_buf_reset(&b);
+			pgn_buf_addf(&b,
+			    "Pigeon's Bash(... pigeon send|read|wait|status:*) rules in permissions.allow of %s",
+			    res->path);
+		}
+		break;
+	case PGN_HOST_CODEX:
+		*own_file = 1;
+		break;
+	case PGN_HOST_GEMINI:
+		if (req->project == NULL) {
+			*own_file = 1;
+			break;
+		}
+		pgn_buf_adds(&b,
+		    "none for a project: Gemini CLI does not read project policies (.gemini/policies is disabled, google-gemini/gemini-cli#24367); pigeon install gemini (user) writes ~/.gemini/policies/pigeon.toml");
+		break;
+	default:
+		pgn_buf_adds(&b,
+		    "none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there");
+		break;
+	}
+	(void)errbuf;
+	(void)errlen;
+	if (*own_file) {
+		pgn_buf_release(&b);
+		return PGN_OK;
+	}
+	res->perm_what = pgn_buf_take(&b, NULL);
+	return res->perm_what != NULL ? PGN_OK : PGN_ENOMEM;
+}
+
 enum action {
 	ACT_NONE,
 	ACT_WRITE,   /* write the merged content */
@@ -1131,6 +1677,9 @@ pgn_install_result_release(struct pgn_install_result *r)
 	free(r->path);
 	free(r->diff);
 	free(r->note);
+	free(r->perm_path);
+	free(r->perm_diff);
+	free(r->perm_what);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1148,7 +1697,9 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	mode_t mode = 0644, bakmode = 0644;
 	int exists = 0, bakexists = 0, nlinks = 1;
 	enum action act = ACT_NONE;
-	char why[PGN_MAX_ERR];
+	char why[PGN_MAX_ERR], word[WORD_MAX] = PIGEON_NAME;
+	struct perm_plan plan = {0};
+	int own_file = 0;
 	pgn_status rc;
 
 	memset(res, 0, sizeof(*res));
@@ -1197,8 +1748,12 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		goto out;
 	if (exists && stat(target, &sb) == 0 && sb.st_nlink > 1)
 		nlinks = (int)(sb.st_nlink > 2 ? 2 : sb.st_nlink);
+	if (req->permissions && !req->remove && req->host == PGN_HOST_CLAUDE)
+		hook_pigeon_word(req->hook, word, sizeof(word));
 	rc = merge(req->host, exists ? in : NULL, len,
-	    req->remove ? NULL : req->hook, &m, why, sizeof(why));
+	    req->remove ? NULL : req->hook,
+	    req->permissions && req->host == PGN_HOST_CLAUDE ? word : NULL, &m,
+	    why, sizeof(why));
 	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
 		pgn_errf(errbuf, errlen,
 		    "'%s' %s: left untouched; fix or move it", res->path, why);
@@ -1246,7 +1801,38 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	                              m.outlen;
 	rc = line_diff(res->path, exists ? in : NULL, len, newdata, newlen,
 	    &res->diff);
-	if (rc != PGN_OK || act == ACT_NONE || req->dry_run)
+	if (rc != PGN_OK)
+		goto out;
+	/* The permission edit is planned, and refused, before any write. */
+	if (req->permissions) {
+		rc = perm_describe(req, res, word, &own_file, errbuf, errlen);
+		if (rc != PGN_OK)
+			goto out;
+	}
+	if (own_file) {
+		free(res->perm_what);
+		res->perm_what = NULL;
+		rc = perm_plan_make(req, res->path, &plan, &res->perm_what,
+		    errbuf, errlen);
+		if (rc != PGN_OK)
+			goto out;
+		rc =
+		    line_diff(plan.path, plan.exists ? plan.in : NULL, plan.len,
+		        plan.del         ? NULL :
+		            plan.changed ? plan.out :
+		                           plan.in,
+		        plan.del         ? 0 :
+		            plan.changed ? plan.outlen :
+		                           plan.len,
+		        &res->perm_diff);
+		res->perm_path = pgn_strdup(plan.path);
+		if (rc == PGN_OK && res->perm_path == NULL)
+			rc = PGN_ENOMEM;
+		if (rc != PGN_OK)
+			goto out;
+		res->perm_changed = plan.changed;
+	}
+	if (req->dry_run)
 		goto out;
 
 	switch (act) {
@@ -1304,6 +1890,13 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	case ACT_NONE:
 		break;
 	}
+	if (rc != PGN_OK || !own_file)
+		goto out;
+	rc = perm_plan_write(&plan, why, sizeof(why));
+	if (rc != PGN_OK)
+		pgn_errf(errbuf, errlen,
+		    "Pigeon's hooks are %s '%s', but the permission edit failed: %s; run the command again, or pass --no-permissions",
+		    req->remove ? "removed from" : "in", res->path, why);
 out:
 	if (rc == PGN_ENOMEM && errbuf != NULL && errlen > 0 &&
 	    errbuf[0] == '\0')
@@ -1314,7 +1907,11 @@ out:
 		res->diff = NULL;
 		free(res->note);
 		res->note = NULL;
+		res->perm_changed = 0;
+		free(res->perm_diff);
+		res->perm_diff = NULL;
 	}
+	perm_plan_release(&plan);
 	merged_release(&m);
 	free(target);
 	free(bakpath);
@@ -1334,7 +1931,42 @@ pgn_install_state_release(struct pgn_install_state *s)
 	free(s->path);
 	free(s->problem);
 	free(s->hook);
+	free(s->perm_path);
+	free(s->perm_problem);
 	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The permission edit of Codex (writable root) and Gemini (policy
+ * file) for doctor: s->perm 1 if in place, 0 if not; a file that
+ * cannot be read in s->perm_problem.
+ */
+static pgn_status
+perm_inspect(struct pgn_install *req, struct pgn_install_state *s)
+{
+	struct perm_plan p;
+	char err[PGN_MAX_ERR] = "", *what = NULL;
+	pgn_status rc;
+
+	if (s->path == NULL || req->host == PGN_HOST_CURSOR ||
+	    (req->host == PGN_HOST_GEMINI && req->project != NULL))
+		return PGN_OK;
+	/* What install would change: nothing means it is in place. */
+	req->remove = 0;
+	req->hook = s->hook;
+	rc = perm_plan_make(req, s->path, &p, &what, err, sizeof(err));
+	if (rc == PGN_ENOMEM)
+		return rc;
+	if (rc == PGN_OK) {
+		s->perm = !p.changed;
+		s->perm_path = pgn_strdup(p.path);
+	} else {
+		s->perm = 0;
+		s->perm_problem = pgn_strdup(err);
+	}
+	perm_plan_release(&p);
+	free(what);
+	return PGN_OK;
 }
 
 pgn_status
@@ -1356,6 +1988,7 @@ pgn_install_inspect(pgn_host h, const char *project,
 	memset(&d, 0, sizeof(d));
 	if (hi == NULL)
 		return PGN_EINVAL;
+	s->perm = h == PGN_HOST_CLAUDE ? 0 : -1;
 	memset(&req, 0, sizeof(req));
 	req.host = h;
 	req.project = project;
@@ -1390,6 +2023,12 @@ pgn_install_inspect(pgn_host h, const char *project,
 			}
 		}
 	}
+	if (h == PGN_HOST_CLAUDE) {
+		s->perm_path = pgn_strdup(s->path);
+		s->perm = count_rules(d.root) >= PERM_NSUBS;
+		rc = s->perm_path != NULL ? PGN_OK : PGN_ENOMEM;
+		goto out;
+	}
 	rc = PGN_OK;
 	goto out;
 problem:
@@ -1398,6 +2037,8 @@ problem:
 		rc = s->problem == NULL ? PGN_ENOMEM : PGN_OK;
 	}
 out:
+	if (rc == PGN_OK && h != PGN_HOST_CLAUDE)
+		rc = perm_inspect(&req, s);
 	je_release(&d);
 	free(data);
 	return rc;

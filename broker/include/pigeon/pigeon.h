@@ -604,6 +604,12 @@ struct pgn_install {
 	const char *hook;    /* absolute path of pigeon-hook */
 	int dry_run;
 	int remove; /* 1: uninstall */
+	/*
+	 * 1: also let the host's agent run pigeon send|read|wait|status
+	 * (Claude permission rules, Codex writable root, Gemini policy),
+	 * or with 'remove' take that away again (docs/decisions/0073).
+	 */
+	int permissions;
 };
 
 struct pgn_install_result {
@@ -611,6 +617,10 @@ struct pgn_install_result {
 	int changed;
 	char *diff; /* what changed, as a line diff ("" if none) */
 	char *note; /* host advice (Codex trust), or NULL */
+	char *perm_path;  /* the permission edit's own file, or NULL */
+	int perm_changed; /* it changes */
+	char *perm_diff;  /* its line diff ("" if none) */
+	char *perm_what;  /* one line: what the permission edit is, or NULL */
 };
 
 void pgn_install_result_release(struct pgn_install_result *r);
@@ -632,6 +642,9 @@ struct pgn_install_state {
 	char *problem; /* why it cannot be read as the host's config */
 	size_t entries[PGN_NEVENTS]; /* Pigeon's entries per event */
 	char *hook;                  /* the program of Pigeon's first command */
+	char *perm_path;    /* where the permission edit lives, or NULL */
+	int perm;           /* 1 in place, 0 not, -1 none for this host */
+	char *perm_problem; /* why that file cannot be read, or NULL */
 };
 
 void pgn_install_state_release(struct pgn_install_state *s);
