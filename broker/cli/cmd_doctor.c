@@ -74,6 +74,37 @@ slurp(const char *path, size_t max, off_t from_end)
 	return buf;
 }
 
+/*
+ * The permission edit of one host config (decision 0073): where it
+ * lives and whether it is in place; "none" for hosts without one.
+ */
+static void
+add_permissions(cJSON *o, const struct pgn_install_state *s, int installed,
+    const char *host, int project)
+{
+	cJSON *p = cJSON_AddObjectToObject(o, "permissions");
+
+	if (p == NULL)
+		return;
+	if (s->perm < 0) {
+		cJSON_AddStringToObject(p, "state", "none");
+		return;
+	}
+	cJSON_AddStringToObject(p, "state",
+	    s->perm_problem != NULL ? "problem" :
+	        s->perm             ? "allowed" :
+	                              "missing");
+	if (s->perm_path != NULL)
+		cJSON_AddStringToObject(p, "path", s->perm_path);
+	if (s->perm_problem != NULL)
+		cJSON_AddStringToObject(p, "problem", s->perm_problem);
+	if (installed && !s->perm)
+		warn(
+		    "%s: the agent cannot run pigeon send|read|wait|status without asking (or outside its sandbox): run pigeon install %s%s",
+		    s->perm_path != NULL ? s->perm_path : s->path, host,
+		    project ? " --project DIR" : "");
+}
+
 /* Has Codex recorded trust for Pigeon's hooks in config file 'hooks'? */
 static int
 codex_trusted(const char *hooks)
@@ -148,6 +179,7 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			cJSON_AddBoolToObject(o, "installed", installed);
 			if (s.hook != NULL)
 				cJSON_AddStringToObject(o, "hook", s.hook);
+			add_permissions(o, &s, installed, hi->name, w == 1);
 			if (s.problem != NULL) {
 				cJSON_AddStringToObject(o, "problem",
 				    s.problem);
@@ -408,6 +440,7 @@ print_text(const cJSON *doc)
 {
 	const cJSON *it, *ev, *db, *log, *w, *x;
 	const char *s;
+	int installed;
 
 	printf("hooks:\n");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks"))
@@ -442,6 +475,26 @@ print_text(const cJSON *doc)
 				                      "NOT trusted");
 			printf("\n");
 		}
+		x = cJSON_GetObjectItem(it, "permissions");
+		s = cJSON_GetStringValue(cJSON_GetObjectItem(x, "state"));
+		installed = cJSON_IsTrue(cJSON_GetObjectItem(it, "installed"));
+		if (s == NULL || (!installed && strcmp(s, "allowed") != 0))
+			continue;
+		if (strcmp(s, "none") == 0)
+			printf("         permissions: none: %s\n",
+			    strcmp(cJSON_GetStringValue(
+			               cJSON_GetObjectItem(it, "host")),
+			        "cursor") == 0 ?
+			        "allow pigeon send, read, wait and status in Cursor's own settings" :
+			        "Gemini CLI reads no project policies; the user policy covers it");
+		else
+			printf("         permissions: %s%s%s\n", s,
+			    cJSON_GetObjectItem(x, "path") != NULL ? " in " :
+			                                             "",
+			    cJSON_GetObjectItem(x, "path") != NULL ?
+			        cJSON_GetStringValue(
+			            cJSON_GetObjectItem(x, "path")) :
+			        "");
 	}
 	db = cJSON_GetObjectItem(doc, "database");
 	printf("database: %s\n",
