@@ -22,14 +22,16 @@
 
 static const char usage[] =
     "usage: pigeon-hook [HOST EVENT] [--agent NAME]\n\n"
-    "Run by an AI coding host on session start and on every prompt: reads\n"
-    "the host's JSON payload on stdin, claims the agent's queued messages\n"
-    "and prints them in the host's envelope on stdout. Always exits 0; a\n"
-    "failure prints the neutral output and is logged to $PIGEON_HOME/hook.log.\n\n"
-    "  HOST EVENT     cursor sessionStart | cursor beforeSubmitPrompt\n"
-    "                 claude SessionStart | claude UserPromptSubmit\n"
-    "                 codex SessionStart  | codex UserPromptSubmit\n"
-    "                 gemini SessionStart | gemini BeforeAgent\n"
+    "Run by an AI coding host on session start, on every prompt, after each\n"
+    "tool call and before the agent stops: reads the host's JSON payload on\n"
+    "stdin, claims the agent's queued messages and prints them in the host's\n"
+    "envelope on stdout (at a stop: makes the agent go on with them). Always\n"
+    "exits 0; a failure prints the neutral output and is logged to\n"
+    "$PIGEON_HOME/hook.log.\n\n"
+    "  HOST EVENT     cursor  sessionStart beforeSubmitPrompt postToolUse stop\n"
+    "                 claude  SessionStart UserPromptSubmit PostToolUse Stop\n"
+    "                 codex   SessionStart UserPromptSubmit PostToolUse Stop\n"
+    "                 gemini  SessionStart BeforeAgent AfterTool AfterAgent\n"
     "                 (none: detected from the payload)\n"
     "  --agent NAME   the agent a new session binds to, unless PIGEON_AGENT\n"
     "                 names one (default: a generated name)\n";
@@ -94,9 +96,11 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 			o->event = pgn_event_by_name(o->host, pos[1]);
 		if (o->host != PGN_HOST_NONE && o->event == PGN_EVENT_NONE)
 			misuse(o,
-			    "%s has no event '%s' Pigeon handles: %s or %s",
+			    "%s has no event '%s' Pigeon handles: %s, %s, %s or %s",
 			    pos[0], pos[1], pgn_host_get(o->host)->events[0],
-			    pgn_host_get(o->host)->events[1]);
+			    pgn_host_get(o->host)->events[1],
+			    pgn_host_get(o->host)->events[2],
+			    pgn_host_get(o->host)->events[3]);
 	}
 	return o->why[0] != '\0' ? -1 : 0;
 }
@@ -460,12 +464,14 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	int64_t start;
 	size_t len = 0, i;
 	pgn_status st;
-	long total;
+	long total, wait;
 	int err;
 
 	memset(&out, 0, sizeof(out));
 	start = pgn_mono_ms();
 	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
+	/* A stop may wait for mail (reach.stopWaitMs) past the deadline. */
+	wait = o->event == PGN_EVENT_STOP ? PGN_MAX_STOP_WAIT_MS : 0;
 	printed = 0;
 	committing = 0;
 	ending = 0;
@@ -487,7 +493,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	why = NULL;
 	set_deadline_line(o->host, o->event, NULL, total);
 	if (!o->no_timer)
-		arm_timer(total);
+		arm_timer(total + wait);
 	if (bad != NULL) {
 		ending = 1;
 		hook_log(home,
@@ -532,6 +538,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	in.db_create = named == NULL || *named == '\0';
 	in.pigeon = pigeon;
 	in.deadline = start + total;
+	in.wait_until = wait > 0 ? start + total + wait - PGN_HOOK_TAIL_MS : 0;
 	in.committing = on_committing;
 	pgn_hook_turn(&in, &out);
 	ending = 1;

@@ -879,6 +879,64 @@ test_unknown_keys_are_listed_even_beside_an_invalid_feature(void)
 	pgn_config_release(&c);
 }
 
+/* ---- reach ---------------------------------------------------------- */
+
+static void
+test_reach_defaults_and_its_bounds(void)
+{
+	struct pgn_config c;
+
+	parse("{}", &c);
+	CHECK_INT(c.max_auto_continues, PGN_AUTO_CONTINUES_DEFAULT);
+	CHECK_INT(c.stop_wait_ms, 0);
+	CHECK(c.reach_problem == NULL);
+	pgn_config_release(&c);
+
+	parse("{\"reach\":{\"maxAutoContinues\":0,\"stopWaitMs\":3000}}", &c);
+	CHECK_INT(c.max_auto_continues, 0);
+	CHECK_INT(c.stop_wait_ms, PGN_MAX_STOP_WAIT_MS);
+	CHECK(c.reach_problem == NULL);
+	pgn_config_release(&c);
+
+	parse("{\"reach\":{\"maxAutoContinues\":20}}", &c);
+	CHECK_INT(c.max_auto_continues, PGN_MAX_AUTO_CONTINUES);
+	pgn_config_release(&c);
+}
+
+static void
+test_reach_out_of_bounds_keeps_the_defaults(void)
+{
+	static const char *const bad[] = {
+	    "{\"reach\":{\"maxAutoContinues\":21}}",
+	    "{\"reach\":{\"maxAutoContinues\":-1}}",
+	    "{\"reach\":{\"maxAutoContinues\":1.5}}",
+	    "{\"reach\":{\"stopWaitMs\":3001}}",
+	    "{\"reach\":{\"stopWaitMs\":\"1000\"}}",
+	    "{\"reach\":[]}",
+	};
+	struct pgn_config c;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		parse(bad[i], &c);
+		if (!CHECK(c.reach_problem != NULL))
+			printf("  accepted: %s\n", bad[i]);
+		CHECK_INT(c.max_auto_continues, PGN_AUTO_CONTINUES_DEFAULT);
+		CHECK_INT(c.stop_wait_ms, 0);
+		/* The rest of the file is taken as it is. */
+		CHECK(c.problem == NULL);
+		pgn_config_release(&c);
+	}
+	parse("{\"reach\":{\"stopWaitMs\":3001}}", &c);
+	CHECK_STR(c.reach_problem,
+	    "reach.stopWaitMs must be an integer from 0 to 3000");
+	pgn_config_release(&c);
+	parse("{\"reach\":{\"maxAutoContinues\":2,\"x\":1}}", &c);
+	CHECK_INT(c.max_auto_continues, 2);
+	CHECK_STR(c.unknown, "reach.x");
+	pgn_config_release(&c);
+}
+
 /* ---- pgn_config_load ------------------------------------------------ */
 
 static void
@@ -1075,6 +1133,8 @@ static const struct h_test tests[] = {
     H_TEST(test_file_over_the_cap_turns_both_off),
     H_TEST(test_unknown_keys_are_listed_and_change_nothing),
     H_TEST(test_unknown_keys_are_listed_even_beside_an_invalid_feature),
+    H_TEST(test_reach_defaults_and_its_bounds),
+    H_TEST(test_reach_out_of_bounds_keeps_the_defaults),
     H_TEST(test_load_reads_the_project_file),
     H_TEST(test_load_of_a_fifo_is_a_problem_without_waiting),
     H_TEST(test_load_of_a_missing_file_configures_nothing),

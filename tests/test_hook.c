@@ -259,9 +259,9 @@ test_args_refuses_bad_host_event_and_counts(void)
 	struct capture out, err;
 	struct hook_opts o;
 	char vim[] = "vim", ss[] = "SessionStart", cur[] = "cursor",
-	     claude[] = "claude", ups[] = "UserPromptSubmit", stop[] = "Stop",
-	     extra[] = "more", opt[] = "--frob", agent[] = "--agent",
-	     bsp[] = "beforeSubmitPrompt";
+	     claude[] = "claude", ups[] = "UserPromptSubmit",
+	     stop[] = "SessionEnd", extra[] = "more", opt[] = "--frob",
+	     agent[] = "--agent", bsp[] = "beforeSubmitPrompt";
 
 	CHECK_INT(parse_args(&o, ARGV(vim, ss), &out, &err), -1);
 	CHECK_CONTAINS(cap_text(&err), "unknown host 'vim'");
@@ -315,9 +315,10 @@ test_args_help_prints_usage_to_out(void)
 
 	CHECK_INT(parse_args(&o, ARGV(h), &out, &err), 1);
 	CHECK_CONTAINS(cap_text(&out), "usage: pigeon-hook");
-	CHECK_CONTAINS(cap_text(&out), "cursor sessionStart");
 	CHECK_CONTAINS(cap_text(&out),
-	    "gemini SessionStart | gemini BeforeAgent");
+	    "cursor  sessionStart beforeSubmitPrompt postToolUse stop");
+	CHECK_CONTAINS(cap_text(&out),
+	    "gemini  SessionStart BeforeAgent AfterTool AfterAgent");
 	CHECK_STR(cap_text(&err), "");
 	cap_release(&out);
 	cap_release(&err);
@@ -767,8 +768,14 @@ check_fixture(pgn_host host, const char *name)
 	CHECK_STR(in.session, want);
 	CHECK_STR(in.dir, dir);
 
-	/* Turn key: the host's id where it has one, else a hash. */
-	if (tid != NULL) {
+	/*
+	 * Turn key: none for tool and stop events (each message once, no
+	 * de-duplication); the host's id where it has one; else a hash.
+	 */
+	if (ev == PGN_EVENT_AFTER_TOOL || ev == PGN_EVENT_STOP) {
+		CHECK_STR(in.turn, "");
+		CHECK_INT(in.turn_window_ms, 0);
+	} else if (tid != NULL) {
 		snprintf(want, sizeof(want), "%s:%s", evname, tid);
 		CHECK_STR(in.turn, want);
 		CHECK_INT(in.turn_window_ms, 0);
@@ -842,7 +849,7 @@ test_payloads_gemini(void)
 static void
 test_payloads_cursor(void)
 {
-	check_host_fixtures(PGN_HOST_CURSOR, 5);
+	check_host_fixtures(PGN_HOST_CURSOR, 6); /* its stop too */
 }
 
 /* Parse an inline payload with options 'o'. */
@@ -1036,9 +1043,10 @@ test_payload_unhandled_event_is_ignored(void)
 	struct pgn_payload in;
 	char why[256];
 
-	CHECK_INT(parse("{\"hook_event_name\":\"Stop\",\"session_id\":\"s1\","
-	                "\"cwd\":\"/p\",\"stop_hook_active\":false}",
-	              &o, &in, why, sizeof(why)),
+	CHECK_INT(
+	    parse("{\"hook_event_name\":\"SessionEnd\",\"session_id\":\"s1\","
+	          "\"cwd\":\"/p\",\"reason\":\"exit\"}",
+	        &o, &in, why, sizeof(why)),
 	    PGN_OK);
 	CHECK_INT(in.ignore, 1);
 	CHECK_INT(in.skip, 0);
@@ -1199,6 +1207,34 @@ test_envelopes_golden(void)
 	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_PROMPT, NULL, NULL);
 }
 
+/* After a tool: the context envelope; before a stop: go on with TEXT. */
+static void
+test_envelopes_of_tool_and_stop_events(void)
+{
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_AFTER_TOOL, "hi",
+	    "{\"additional_context\":\"hi\"}");
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_AFTER_TOOL, NULL, NULL);
+	check_envelope(PGN_HOST_CLAUDE, PGN_EVENT_AFTER_TOOL, "hi",
+	    "{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"hi\"}}");
+	check_envelope(PGN_HOST_CODEX, PGN_EVENT_AFTER_TOOL, "hi",
+	    "{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"hi\"}}");
+	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_AFTER_TOOL, "hi",
+	    "{\"hookSpecificOutput\":{\"hookEventName\":\"AfterTool\",\"additionalContext\":\"hi\"}}");
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_STOP, "go",
+	    "{\"followup_message\":\"go\"}");
+	check_envelope(PGN_HOST_CLAUDE, PGN_EVENT_STOP, "go",
+	    "{\"decision\":\"block\",\"reason\":\"go\"}");
+	check_envelope(PGN_HOST_CODEX, PGN_EVENT_STOP, "go",
+	    "{\"decision\":\"block\",\"reason\":\"go\"}");
+	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_STOP, "go",
+	    "{\"decision\":\"deny\",\"reason\":\"go\"}");
+	/* Any answer at a stop makes the host go on: with none, nothing. */
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_STOP, NULL, NULL);
+	check_envelope(PGN_HOST_CLAUDE, PGN_EVENT_STOP, "", NULL);
+	check_envelope(PGN_HOST_CODEX, PGN_EVENT_STOP, NULL, NULL);
+	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_STOP, NULL, NULL);
+}
+
 static void
 test_envelopes_refuse_unknown_host_or_event(void)
 {
@@ -1239,7 +1275,14 @@ test_envelopes_escape_special_characters(void)
 					break;
 			root = cJSON_Parse(s);
 			REQUIRE(root != NULL);
-			if (h == PGN_HOST_CURSOR) {
+			if (e == PGN_EVENT_STOP) {
+				/* The text the agent goes on with. */
+				CHECK_INT(cJSON_GetArraySize(root),
+				    h == PGN_HOST_CURSOR ? 1 : 2);
+				v = cJSON_GetObjectItemCaseSensitive(root,
+				    h == PGN_HOST_CURSOR ? "followup_message" :
+				                           "reason");
+			} else if (h == PGN_HOST_CURSOR) {
 				v = cJSON_GetObjectItemCaseSensitive(root,
 				    "additional_context");
 				CHECK_INT(cJSON_GetArraySize(root),
@@ -2121,6 +2164,7 @@ static const struct h_test tests[] = {
     H_TEST(test_payload_unhandled_event_is_ignored),
     H_TEST(test_payload_refusals),
     H_TEST(test_envelopes_golden),
+    H_TEST(test_envelopes_of_tool_and_stop_events),
     H_TEST(test_envelopes_refuse_unknown_host_or_event),
     H_TEST(test_envelopes_escape_special_characters),
     H_TEST(test_render_headers),

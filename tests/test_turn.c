@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -17,6 +20,7 @@
 #include "pigeon/hook.h"
 
 static char dbpath[PATH_MAX], home[PATH_MAX];
+static int64_t wait_until; /* in.wait_until of the next hook() */
 
 /* A fake repository whose root path is about 'len' bytes. */
 static void
@@ -59,9 +63,7 @@ hook(struct pgn_hook_out *o, pgn_event event, const char *sid, const char *dir,
 	snprintf(payload, sizeof(payload),
 	    "{\"hook_event_name\":\"%s\",\"session_id\":\"%s\",\"cwd\":\"%s\","
 	    "\"prompt_id\":\"p%d\",\"prompt\":\"go\",\"source\":\"startup\"}",
-	    event == PGN_EVENT_SESSION_START ? "SessionStart" :
-	                                       "UserPromptSubmit",
-	    sid, dir, n);
+	    pgn_host_get(PGN_HOST_CLAUDE)->events[event], sid, dir, n);
 	memset(&in, 0, sizeof(in));
 	in.payload = payload;
 	in.len = strlen(payload);
@@ -73,6 +75,7 @@ hook(struct pgn_hook_out *o, pgn_event event, const char *sid, const char *dir,
 	in.db_create = 1;
 	in.pigeon = pigeon;
 	in.deadline = pgn_mono_ms() + 10000;
+	in.wait_until = wait_until != 0 ? pgn_mono_ms() + wait_until : 0;
 	pgn_hook_turn(&in, o);
 }
 
@@ -90,7 +93,9 @@ context_of(const struct pgn_hook_out *o)
 	root = cJSON_ParseWithLength(o->line, o->len);
 	REQUIRE(root != NULL);
 	inner = cJSON_GetObjectItemCaseSensitive(root, "hookSpecificOutput");
-	ctx = cJSON_GetObjectItemCaseSensitive(inner, "additionalContext");
+	ctx = inner != NULL ?
+	    cJSON_GetObjectItemCaseSensitive(inner, "additionalContext") :
+	    cJSON_GetObjectItemCaseSensitive(root, "reason");
 	if (CHECK(cJSON_IsString(ctx)))
 		s = strdup(ctx->valuestring);
 	cJSON_Delete(root);
@@ -512,6 +517,331 @@ test_the_introduction_lists_active_peers_first(void)
 	pgn_hook_out_release(&o);
 }
 
+/* ---- after a tool call, before a stop ------------------------------ */
+
+/* A project at 'root' whose .pigeon/config.json is 'json'. */
+static void
+project_config(const char *root, const char *json)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.pigeon", root);
+	REQUIRE(mkdir(path, 0700) == 0 || errno == EEXIST);
+	snprintf(path, sizeof(path), "%s/.pigeon/config.json", root);
+	f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fputs(json, f);
+	fclose(f);
+}
+
+static void
+queue(const char *root, const char *from, const char *to, const char *body)
+{
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	size_t n;
+	pgn_db *db;
+
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	memset(&rq, 0, sizeof(rq));
+	rq.from = from;
+	rq.to = &to;
+	rq.nto = 1;
+	rq.body = body;
+	rq.body_len = strlen(body);
+	rq.create = 1;
+	REQUIRE(pgn_send(db, &rq, sent, 1, &n) == PGN_OK);
+	pgn_db_close(db);
+}
+
+/* The context (or stop reason) of one hook run, "" for none. */
+static char *
+run_event(pgn_event e, const char *sid, const char *root, const char *agent,
+    int n, struct pgn_hook_out *o)
+{
+	char *ctx;
+
+	hook(o, e, sid, root, agent, NULL, n);
+	if (!CHECK_INT(o->st, PGN_OK) && o->nlog > 0)
+		printf("  %s\n", o->log[o->nlog - 1]);
+	ctx = context_of(o);
+	return ctx != NULL ? ctx : strdup("");
+}
+
+static void
+test_after_a_tool_call_mail_comes_once_without_reminder_or_intro(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	project_config(root,
+	    "{\"instructions\":{\"promptReminder\":\"say please\"}}");
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	queue(root, "alice", "bob", "rebase before you push");
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o);
+	CHECK_CONTAINS(ctx, "  rebase before you push\n");
+	CHECK(strstr(ctx, "say please") == NULL);
+	CHECK(strstr(ctx, "you are agent") == NULL);
+	CHECK_CONTAINS(o.line, "\"hookEventName\":\"PostToolUse\"");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* The next tool call: nothing again, and no turn to de-duplicate. */
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o);
+	CHECK_STR(ctx, "");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM delivery WHERE route = 'after-tool'"),
+	    1);
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	sqlite3_close(raw);
+}
+
+/* The bytes of 'path', or NULL (absent or empty: nothing written). */
+static char *
+contents(const char *path, size_t *len)
+{
+	struct stat sb;
+
+	*len = 0;
+	if (stat(path, &sb) != 0 || sb.st_size == 0)
+		return NULL;
+	return h_read_file(path, len);
+}
+
+static int
+same(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+static void
+test_after_a_tool_call_without_mail_nothing_is_written(void)
+{
+	char root[PATH_MAX], wal[PATH_MAX + 8], *ctx;
+	struct pgn_hook_out o;
+	char *dbb, *walb, *dba;
+	size_t dblen, wallen, len;
+	sqlite3 *raw;
+	long long seen;
+	int i;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+	raw = h_raw();
+	seen = H_INT(raw, "SELECT last_seen_ms FROM session");
+	sqlite3_close(raw);
+	dbb = contents(dbpath, &dblen);
+	walb = contents(wal, &wallen);
+	for (i = 0; i < 20; i++) {
+		ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i, &o);
+		CHECK_STR(ctx, "");
+		CHECK_INT(o.nlog, 0);
+		free(ctx);
+		pgn_hook_out_release(&o);
+	}
+	/* Not a byte of the database or its WAL changed. */
+	dba = contents(dbpath, &len);
+	CHECK(same(dbb, dblen, dba, len));
+	free(dba);
+	dba = contents(wal, &len);
+	CHECK(same(walb, wallen, dba, len));
+	free(dba);
+	free(dbb);
+	free(walb);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw, "SELECT last_seen_ms FROM session"), seen);
+	sqlite3_close(raw);
+}
+
+static void
+test_a_stop_with_mail_makes_the_agent_go_on_with_it(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	/* No mail: nothing at all, so the agent stops. */
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 1, &o);
+	CHECK_STR(ctx, "");
+	CHECK(o.line == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	queue(root, "alice", "bob", "review PR 12");
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 2, &o);
+	CHECK_CONTAINS(o.line, "{\"decision\":\"block\",\"reason\":");
+	CHECK_CONTAINS(ctx, "  review PR 12\n");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery WHERE route = 'stop'"),
+	    1);
+	CHECK_INT(H_INT(raw, "SELECT auto_continues FROM session"), 1);
+	sqlite3_close(raw);
+}
+
+/*
+ * Two agents that answer each other at every stop: each goes on at
+ * most maxAutoContinues times in a row, then stops; the last mail waits
+ * for a person's prompt, which resets the count.
+ */
+static void
+test_two_agents_pinging_each_other_stop_after_the_cap(void)
+{
+	char root[PATH_MAX], *ctx, body[32];
+	struct pgn_hook_out o;
+	int goes[2] = {0, 0}, round, who, stopped = 0;
+	static const char *const sid[2] = {"sa", "sb"},
+	                         *const name[2] = {"ann", "ben"};
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, sid[0], root, name[0], 0, &o));
+	pgn_hook_out_release(&o);
+	free(run_event(PGN_EVENT_SESSION_START, sid[1], root, name[1], 0, &o));
+	pgn_hook_out_release(&o);
+	queue(root, name[1], name[0], "ping 0");
+	for (round = 1; round <= 20 && stopped < 2; round++) {
+		who = (round + 1) % 2; /* ann first */
+		ctx =
+		    run_event(PGN_EVENT_STOP, sid[who], root, NULL, round, &o);
+		if (ctx[0] != '\0') {
+			goes[who]++;
+			/* It answers, and the other one's stop finds that. */
+			snprintf(body, sizeof(body), "ping %d", round);
+			queue(root, name[who], name[1 - who], body);
+		} else {
+			stopped++;
+		}
+		free(ctx);
+		pgn_hook_out_release(&o);
+	}
+	CHECK_INT(goes[0], PGN_AUTO_CONTINUES_DEFAULT);
+	CHECK_INT(goes[1], PGN_AUTO_CONTINUES_DEFAULT);
+	CHECK_INT(stopped, 2);
+	raw = h_raw();
+	/* Nothing was claimed past the cap: the last ping waits. */
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery WHERE route = 'stop'"),
+	    2 * PGN_AUTO_CONTINUES_DEFAULT);
+	sqlite3_close(raw);
+	/* A person's prompt delivers it and resets the count. */
+	who = PGN_AUTO_CONTINUES_DEFAULT % 2 == 1 ? 0 : 1;
+	for (who = 0; who < 2; who++) {
+		ctx = run_event(PGN_EVENT_PROMPT, sid[who], root, NULL,
+		    100 + who, &o);
+		free(ctx);
+		pgn_hook_out_release(&o);
+	}
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	CHECK_INT(H_INT(raw, "SELECT sum(auto_continues) FROM session"), 0);
+	sqlite3_close(raw);
+}
+
+static void
+test_max_auto_continues_zero_never_goes_on(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	project_config(root, "{\"reach\":{\"maxAutoContinues\":0}}");
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	queue(root, "alice", "bob", "later");
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 1, &o);
+	CHECK_STR(ctx, "");
+	CHECK(o.nlog == 1 && strstr(o.log[0], "status=governed") != NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    1);
+	sqlite3_close(raw);
+}
+
+/* A stop waits for mail within reach.stopWaitMs, and only that long. */
+static void
+test_a_stop_waits_for_mail_within_stop_wait_ms(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	int64_t t0;
+	pid_t pid;
+	int status;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	project_config(root, "{\"reach\":{\"stopWaitMs\":1500}}");
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	wait_until = 5000;
+	/* Nothing comes: it waits the whole 1.5 s, then says nothing. */
+	t0 = pgn_mono_ms();
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 1, &o);
+	CHECK_STR(ctx, "");
+	CHECK(pgn_mono_ms() - t0 >= 1400);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* A ping 300 ms into the wait is delivered by it. */
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct timespec ts = {0, 300000000L};
+
+		nanosleep(&ts, NULL);
+		queue(root, "alice", "bob", "just in time");
+		_exit(0);
+	}
+	t0 = pgn_mono_ms();
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 2, &o);
+	CHECK_CONTAINS(ctx, "  just in time\n");
+	CHECK(pgn_mono_ms() - t0 < 1400);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Without the caller's leave to wait (wait_until 0): no wait. */
+	wait_until = 0;
+	t0 = pgn_mono_ms();
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 3, &o);
+	CHECK(pgn_mono_ms() - t0 < 500);
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_every_claimed_message_is_printed_at_the_worst_lengths),
     H_TEST(test_introduction_fits_for_every_path_and_name_length),
@@ -522,6 +852,12 @@ static const struct h_test tests[] = {
     H_TEST(test_a_session_is_bound_once_across_scopes),
     H_TEST(test_a_bad_agent_name_does_not_stop_a_bound_session),
     H_TEST(test_the_introduction_lists_active_peers_first),
+    H_TEST(test_after_a_tool_call_mail_comes_once_without_reminder_or_intro),
+    H_TEST(test_after_a_tool_call_without_mail_nothing_is_written),
+    H_TEST(test_a_stop_with_mail_makes_the_agent_go_on_with_it),
+    H_TEST(test_two_agents_pinging_each_other_stop_after_the_cap),
+    H_TEST(test_max_auto_continues_zero_never_goes_on),
+    H_TEST(test_a_stop_waits_for_mail_within_stop_wait_ms),
 };
 
 int

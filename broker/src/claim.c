@@ -17,7 +17,8 @@ static const char SQL_AGENT_SEEN[] =
 /* A session is found by its key alone: it keeps its agent and scope. */
 static const char SQL_SESSION_GET[] =
     "SELECT s.id, a.id, a.name, coalesce(s.last_turn, ''), "
-    "coalesce(s.last_turn_ms, 0), c.root FROM session s JOIN agent a "
+    "coalesce(s.last_turn_ms, 0), c.root, s.auto_continues "
+    "FROM session s JOIN agent a "
     "ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
@@ -26,6 +27,7 @@ static const char SQL_SESSION_GET[] =
  */
 const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
     "AND m.delivered_ms IS NULL) "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
@@ -33,6 +35,8 @@ const char pgn_sql_turn_peek[] =
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
+static const char SQL_SESSION_CONTINUES[] =
+    "UPDATE session SET auto_continues = ?2 WHERE id = ?1";
 static const char SQL_SESSION_TURN[] =
     "UPDATE session SET last_turn = ?2, last_turn_ms = ?3, "
     "last_seen_ms = ?3 WHERE id = ?1";
@@ -44,6 +48,38 @@ static const char SQL_SESSION_PUT[] =
 static const char SQL_MSG_MARK[] =
     "UPDATE message SET delivered_ms = ?2 WHERE id = ?1 "
     "AND delivered_ms IS NULL";
+
+/* The audit route of each hook event; pigeon read and wait use "cli". */
+static const char *const routes[PGN_NEVENTS] = {
+    [PGN_EVENT_SESSION_START] = "session-start",
+    [PGN_EVENT_PROMPT] = "prompt",
+    [PGN_EVENT_AFTER_TOOL] = "after-tool",
+    [PGN_EVENT_STOP] = "stop",
+};
+
+const char *
+pgn_turn_route(pgn_event e)
+{
+	return e >= 0 && e < PGN_NEVENTS ? routes[e] : NULL;
+}
+
+static int
+is_route(const char *a, const char *b)
+{
+	return a != NULL && strcmp(a, b) == 0;
+}
+
+/* A hook event's route, or (with 'cli') the CLI's. */
+static int
+route_ok(const char *route, int cli)
+{
+	int e;
+
+	for (e = 0; route != NULL && e < PGN_NEVENTS; e++)
+		if (strcmp(route, routes[e]) == 0)
+			return 1;
+	return cli && is_route(route, "cli");
+}
 
 /* Keep the first 'n' messages of 'm', freeing the rest. */
 static void
@@ -189,12 +225,9 @@ pgn_claim(pgn_db *db, const struct pgn_claim *req, struct pgn_msgs *out)
 	memset(out, 0, sizeof(*out));
 	c.req = req;
 	c.out = out;
-	if (req->route == NULL ||
-	    (strcmp(req->route, "session-start") != 0 &&
-	        strcmp(req->route, "prompt") != 0 &&
-	        strcmp(req->route, "cli") != 0))
+	if (!route_ok(req->route, 1))
 		return pgn_fail(db, PGN_EINVAL,
-		    "claim route must be session-start, prompt or cli");
+		    "a claim's route is a hook event's (session-start, prompt, after-tool, stop) or cli");
 	rc = pgn_check_name(db, "agent", req->agent, c.agent);
 	if (rc != PGN_OK)
 		return rc;
@@ -219,6 +252,7 @@ struct bound {
 	char last_turn[PGN_MAX_SESSION_KEY + 1];
 	int64_t last_turn_ms;
 	char scope[PGN_MAX_PATH + 1]; /* the agent's scope root */
+	int64_t continues;            /* stops that went on, in a row */
 	int fresh;                    /* bound by this call */
 };
 
@@ -262,6 +296,7 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 			copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
 			out->last_turn_ms = sqlite3_column_int64(st, 4);
 			copy_col(out->scope, sizeof(out->scope), st, 5);
+			out->continues = sqlite3_column_int64(st, 6);
 		} else if (r != SQLITE_DONE) {
 			rc = pgn_fail_sql(db, r, "reading a session");
 		}
@@ -407,13 +442,23 @@ turn_tx(pgn_db *db, void *arg)
 	memcpy(out->agent, b.name, sizeof(b.name));
 	memcpy(out->scope, b.scope, strlen(b.scope) + 1);
 	out->bound = b.fresh;
+	out->continues = b.continues;
 	if (req->turn != NULL && strcmp(b.last_turn, req->turn) == 0 &&
 	    (req->turn_window_ms == 0 ||
 	        now - b.last_turn_ms < req->turn_window_ms)) {
 		out->duplicate = 1;
 		return PGN_OK;
 	}
-	rc = record_turn(db, b.session, req->turn, now);
+	/* Tool and stop events have no turn of their own: each message once. */
+	if (req->turn != NULL)
+		rc = record_turn(db, b.session, req->turn, now);
+	else if (!b.fresh)
+		rc = pgn_exec_id(db, SQL_SESSION_SEEN, b.session, now,
+		    "marking a session seen");
+	/* A prompt from a person ends a run of continuations. */
+	if (rc == PGN_OK && is_route(req->route, "prompt") && b.continues != 0)
+		rc = pgn_exec_id(db, SQL_SESSION_CONTINUES, b.session, 0,
+		    "resetting continuations");
 	memset(&claim, 0, sizeof(claim));
 	claim.agent = b.name;
 	claim.session = req->session;
@@ -422,7 +467,10 @@ turn_tx(pgn_db *db, void *arg)
 	claim.budget = req->budget;
 	claim.cost = req->cost;
 	claim.cost_arg = req->cost_arg;
-	if (rc == PGN_OK)
+	/* The governor: past the cap, a stop claims nothing; mail waits. */
+	if (is_route(req->route, "stop") && b.continues >= req->max_continues)
+		out->governed = 1;
+	else if (rc == PGN_OK)
 		rc = select_in_tx(db, &claim, b.agent, &out->msgs);
 	/* The output exists, and fits, before anything is marked. */
 	keep = out->msgs.n;
@@ -434,6 +482,11 @@ turn_tx(pgn_db *db, void *arg)
 	}
 	if (rc == PGN_OK)
 		rc = mark_in_tx(db, &claim, b.agent, &out->msgs);
+	if (rc == PGN_OK && is_route(req->route, "stop") && out->msgs.n > 0) {
+		out->continues = b.continues + 1;
+		rc = pgn_exec_id(db, SQL_SESSION_CONTINUES, b.session,
+		    out->continues, "counting a continuation");
+	}
 	if (rc == PGN_OK)
 		rc = pgn_exec_id(db, SQL_AGENT_SEEN, b.agent, now,
 		    "marking seen");
@@ -458,12 +511,9 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	    strlen(req->turn) > PGN_MAX_SESSION_KEY)
 		rc = pgn_fail(db, PGN_ETOOBIG, "turn key over %d bytes",
 		    PGN_MAX_SESSION_KEY);
-	if (rc == PGN_OK &&
-	    (req->route == NULL ||
-	        (strcmp(req->route, "session-start") != 0 &&
-	            strcmp(req->route, "prompt") != 0)))
+	if (rc == PGN_OK && !route_ok(req->route, 0))
 		rc = pgn_fail(db, PGN_EINVAL,
-		    "a turn's route is session-start or prompt");
+		    "a turn's route is session-start, prompt, after-tool or stop");
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_tx(db, turn_tx, &c);
@@ -496,7 +546,8 @@ peek_tx(pgn_db *db, void *arg)
 			copy_col(p->agent, sizeof(p->agent), st, 0);
 			copy_col(p->scope, sizeof(p->scope), st, 1);
 			p->seen_ms = sqlite3_column_int64(st, 2);
-			p->queued = sqlite3_column_int(st, 3) != 0;
+			p->continues = sqlite3_column_int64(st, 3);
+			p->queued = sqlite3_column_int(st, 4) != 0;
 			p->bound = p->agent[0] != '\0';
 		} else if (r != SQLITE_DONE) {
 			rc = pgn_fail_sql(db, r, "reading a session");

@@ -30,6 +30,7 @@ pgn_config_release(struct pgn_config *c)
 	free(c->argv);
 	free(c->provider_problem);
 	free(c->problem);
+	free(c->reach_problem);
 	free(c->unknown);
 	memset(c, 0, sizeof(*c));
 }
@@ -142,8 +143,8 @@ parse_reminder(const cJSON *v, char **text)
 
 /* An integer in [min, max] or absent (default). NULL if fine. */
 static char *
-parse_int(const cJSON *obj, const char *key, long min, long max, long def,
-    long *out)
+parse_int(const cJSON *obj, const char *section, const char *key, long min,
+    long max, long def, long *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
@@ -154,9 +155,8 @@ parse_int(const cJSON *obj, const char *key, long min, long max, long def,
 	if (!cJSON_IsNumber(v) || v->valuedouble < (double)min ||
 	    v->valuedouble > (double)max ||
 	    v->valuedouble != (double)(long)v->valuedouble)
-		return fmt(
-		    "promptContext.%s must be an integer from %ld to %ld", key,
-		    min, max);
+		return fmt("%s.%s must be an integer from %ld to %ld", section,
+		    key, min, max);
 	*out = (long)v->valuedouble;
 	return NULL;
 }
@@ -190,10 +190,11 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 			    i, PGN_MAX_PROVIDER_ARG);
 		i++;
 	}
-	why = parse_int(pc, "timeoutMs", 1, PGN_PROVIDER_TIMEOUT_MAX,
-	    PGN_PROVIDER_TIMEOUT_DEFAULT, &c->timeout_ms);
+	why = parse_int(pc, "promptContext", "timeoutMs", 1,
+	    PGN_PROVIDER_TIMEOUT_MAX, PGN_PROVIDER_TIMEOUT_DEFAULT,
+	    &c->timeout_ms);
 	if (why == NULL)
-		why = parse_int(pc, "maxOutputBytes", 1,
+		why = parse_int(pc, "promptContext", "maxOutputBytes", 1,
 		    PGN_PROVIDER_OUTPUT_MAX, PGN_PROVIDER_OUTPUT_DEFAULT, &v);
 	if (why != NULL)
 		return why;
@@ -225,6 +226,33 @@ parse_provider(const cJSON *pc, struct pgn_config *c, struct pgn_buf *u)
 	return NULL;
 }
 
+/*
+ * "reach": how a stop hook may keep the agent going with mail. Taken
+ * whole or not at all: an invalid section leaves the defaults.
+ */
+static char *
+parse_reach(const cJSON *r, struct pgn_config *c, struct pgn_buf *u)
+{
+	static const char *const known[] = {"maxAutoContinues", "stopWaitMs",
+	    NULL};
+	long cont, wait;
+	char *why;
+
+	if (!cJSON_IsObject(r))
+		return fmt("reach must be an object");
+	unknown_keys(r, "reach.", known, u);
+	why = parse_int(r, "reach", "maxAutoContinues", 0,
+	    PGN_MAX_AUTO_CONTINUES, PGN_AUTO_CONTINUES_DEFAULT, &cont);
+	if (why == NULL)
+		why = parse_int(r, "reach", "stopWaitMs", 0,
+		    PGN_MAX_STOP_WAIT_MS, 0, &wait);
+	if (why != NULL)
+		return why;
+	c->max_auto_continues = (int)cont;
+	c->stop_wait_ms = wait;
+	return NULL;
+}
+
 static void
 drop_provider(struct pgn_config *c)
 {
@@ -241,15 +269,16 @@ pgn_status
 pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 {
 	static const char *const top[] = {"instructions", "promptContext",
-	    NULL};
+	    "reach", NULL};
 	static const char *const instr[] = {"promptReminder", NULL};
-	const cJSON *ins, *pc, *rem;
+	const cJSON *ins, *pc, *rem, *reach;
 	struct pgn_buf u;
 	cJSON *root = NULL;
 	char *copy = NULL;
 	pgn_status rc = PGN_OK;
 
 	memset(c, 0, sizeof(*c));
+	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	pgn_buf_init(&u, 1024);
 	if (len > PGN_MAX_PROJECT_CONFIG) {
 		c->problem = fmt("is over %d bytes", PGN_MAX_PROJECT_CONFIG);
@@ -297,6 +326,9 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 			drop_provider(c);
 		}
 	}
+	reach = cJSON_GetObjectItemCaseSensitive(root, "reach");
+	if (reach != NULL && rc == PGN_OK)
+		c->reach_problem = parse_reach(reach, c, &u);
 	if (u.err != PGN_OK)
 		rc = PGN_ENOMEM;
 	else if (u.len > 0 && (c->unknown = pgn_buf_take(&u, NULL)) == NULL)
@@ -325,6 +357,7 @@ pgn_config_load(const char *root, struct pgn_config *c)
 	pgn_status rc = PGN_OK, st;
 
 	memset(c, 0, sizeof(*c));
+	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	pgn_buf_init(&path, PGN_MAX_PATH);
 	if (root == NULL || root[0] == '\0')
 		goto out; /* the global scope has no project config */

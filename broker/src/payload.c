@@ -189,7 +189,14 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 	    field(root, "agent_type") != NULL ||
 	    cJSON_IsTrue(
 	        cJSON_GetObjectItemCaseSensitive(root, "is_background_agent"));
-	if (turn != NULL && id_ok(turn)) {
+	if (p->event == PGN_EVENT_AFTER_TOOL || p->event == PGN_EVENT_STOP) {
+		/*
+		 * Many a turn: no turn key, no de-duplication. A second
+		 * registration finds the mail claimed: each message once.
+		 */
+		p->turn[0] = '\0';
+		p->turn_window_ms = 0;
+	} else if (turn != NULL && id_ok(turn)) {
 		snprintf(p->turn, sizeof(p->turn), "%s:%s",
 		    hi->events[p->event], turn);
 		p->turn_window_ms = 0;

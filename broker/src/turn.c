@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pgn_int.h"
 #include "render.h"
@@ -118,14 +119,25 @@ provider_runs(const struct turn *t)
 	    !t->p.subagent && has_text(t->p.prompt) && t->in->home != NULL;
 }
 
-/* The reminder and provider belong to prompts; their problems are logged. */
+/*
+ * The project's config: the reminder and provider for a prompt, "reach"
+ * for a stop. Problems are logged; a feature in error is off.
+ */
 static void
 load_config(struct turn *t)
 {
-	if (t->p.event != PGN_EVENT_PROMPT || t->scope[0] == '\0')
+	t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
+	if ((t->p.event != PGN_EVENT_PROMPT && t->p.event != PGN_EVENT_STOP) ||
+	    t->scope[0] == '\0')
 		return;
 	if (pgn_config_load(t->scope, &t->cfg) != PGN_OK) {
 		memset(&t->cfg, 0, sizeof(t->cfg));
+		t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
+		return;
+	}
+	if (t->p.event == PGN_EVENT_STOP) {
+		if (t->cfg.reach_problem != NULL)
+			logf_turn(t, "config", "%s", t->cfg.reach_problem);
 		return;
 	}
 	if (t->cfg.problem != NULL)
@@ -194,7 +206,7 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 	r.intro = t->p.event == PGN_EVENT_SESSION_START || out->bound;
 	r.peers = &t->peers;
 	r.msgs = &out->msgs;
-	r.reminder = t->cfg.reminder;
+	r.reminder = t->p.event == PGN_EVENT_PROMPT ? t->cfg.reminder : NULL;
 	r.provider = t->prov.context;
 	r.now_ms = pgn_now_ms();
 	st = pgn_render_fit(&r, PGN_MAX_CONTEXT, &t->context, keep);
@@ -239,10 +251,10 @@ claim(struct turn *t)
 	req.host = pgn_host_get(t->p.host)->name;
 	req.session = t->p.session;
 	req.agent = t->wanted[0] ? t->wanted : NULL;
-	req.turn = t->p.turn;
+	req.turn = t->p.turn[0] != '\0' ? t->p.turn : NULL;
 	req.turn_window_ms = t->p.turn_window_ms;
-	req.route =
-	    t->p.event == PGN_EVENT_SESSION_START ? "session-start" : "prompt";
+	req.route = pgn_turn_route(t->p.event);
+	req.max_continues = t->cfg.max_auto_continues;
 	/*
 	 * The one budget: what candidates may cost, an upper bound of their
 	 * rendering. pgn_render_fit then shows exactly what fits.
@@ -250,7 +262,7 @@ claim(struct turn *t)
 	budget = PGN_MAX_CONTEXT;
 	if (t->p.event == PGN_EVENT_SESSION_START || !t->peek.bound)
 		budget -= PGN_MAX_INTRO;
-	if (t->cfg.reminder != NULL)
+	if (t->cfg.reminder != NULL && t->p.event == PGN_EVENT_PROMPT)
 		budget -= strlen(t->cfg.reminder) + PGN_RENDER_MAX_HEADER;
 	req.budget = budget;
 	req.cost = pgn_render_cost;
@@ -267,6 +279,10 @@ claim(struct turn *t)
 			free(t->o->line);
 			t->o->line = NULL;
 			t->o->len = 0;
+		} else if (out.governed && t->peek.queued) {
+			logf_turn(t, "governed",
+			    "agent=%s: %lld continuations in a row, the cap; the mail waits for the next prompt",
+			    out.agent, (long long)out.continues);
 		} else if (out.msgs.n > 0 || out.bound) {
 			logf_turn(t, "ok",
 			    "agent=%s delivered=%zu waiting=%zu bytes=%zu",
@@ -322,6 +338,35 @@ wanted_agent(struct turn *t)
 	}
 }
 
+/*
+ * A stop with no mail may wait for some (reach.stopWaitMs), looking
+ * every PGN_HOOK_STOP_POLL_MS with the same one read, never past
+ * in->wait_until. Only a bound session waits.
+ */
+static void
+stop_wait(struct turn *t)
+{
+	int64_t until, now, step;
+	struct timespec ts;
+
+	if (t->cfg.stop_wait_ms <= 0 || t->in->wait_until == 0 ||
+	    !t->peek.bound || t->peek.queued)
+		return;
+	until = pgn_mono_ms() + t->cfg.stop_wait_ms;
+	if (until > t->in->wait_until)
+		until = t->in->wait_until;
+	while (!t->peek.queued && (now = pgn_mono_ms()) < until) {
+		step = until - now < PGN_HOOK_STOP_POLL_MS ?
+		    until - now :
+		    PGN_HOOK_STOP_POLL_MS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)step * 1000000L;
+		(void)nanosleep(&ts, NULL);
+		if (pgn_turn_peek(t->db, t->p.session, &t->peek) != PGN_OK)
+			break;
+	}
+}
+
 static pgn_status
 run(struct turn *t)
 {
@@ -357,11 +402,19 @@ run(struct turn *t)
 		goto dberr;
 	wanted_agent(t);
 	load_config(t);
-	only_mail = t->p.event == PGN_EVENT_PROMPT &&
-	    (t->cfg.reminder == NULL || t->cfg.reminder[0] == '\0') &&
-	    !provider_runs(t);
-	/* Most prompts find no mail: one read, no lock, no fsync. */
-	if (only_mail && pgn_turn_quiet(&t->peek, pgn_now_ms())) {
+	only_mail = t->p.event == PGN_EVENT_AFTER_TOOL ||
+	    t->p.event == PGN_EVENT_STOP ||
+	    (t->p.event == PGN_EVENT_PROMPT &&
+	        (t->cfg.reminder == NULL || t->cfg.reminder[0] == '\0') &&
+	        !provider_runs(t));
+	if (t->p.event == PGN_EVENT_STOP)
+		stop_wait(t);
+	/*
+	 * Most runs find no mail: one read, no lock, no fsync — but a prompt
+	 * after continuations writes, to reset the governor's count.
+	 */
+	if (only_mail && pgn_turn_quiet(&t->peek, pgn_now_ms()) &&
+	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.continues > 0)) {
 		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
 		return PGN_OK;
 	}

@@ -19,6 +19,8 @@
 /* Of the deadline, kept after the provider for the claim and the write. */
 #define PGN_HOOK_TAIL_MS     150
 #define PGN_HOOK_MIN_WAIT_MS 50 /* lock waits get at least this */
+/* A stop waiting for mail looks this often (at most 10 wake-ups a second). */
+#define PGN_HOOK_STOP_POLL_MS 100
 /*
  * Hashed turn keys (payloads without a turn id) are duplicates only
  * within this window: a second registration of the same hook runs
@@ -35,7 +37,8 @@ struct pgn_payload {
 	int skip;   /* Cursor replaying Claude's project hooks */
 	int ignore; /* an event Pigeon does not handle */
 	char session[PGN_MAX_SESSION_KEY + 1]; /* "<host>:<id>" */
-	char turn[PGN_MAX_SESSION_KEY + 1];    /* "<event>:<id or hash>" */
+	char turn[PGN_MAX_SESSION_KEY + 1];    /* "<event>:<id or hash>"; ""
+	                                        * for tool and stop events */
 	int64_t turn_window_ms;                /* 0: a real id, never expires */
 	char *dir;                             /* project directory, or NULL */
 	char *prompt;                          /* submitted prompt, or NULL */
@@ -69,6 +72,7 @@ struct pgn_peek {
 	char agent[PGN_MAX_NAME + 1]; /* its name */
 	char scope[PGN_MAX_PATH + 1]; /* its scope root, "" = global */
 	int64_t seen_ms;              /* the older of session's and agent's */
+	int64_t continues;            /* stops that went on in a row */
 	int queued;                   /* something waits for the agent */
 };
 
@@ -88,6 +92,8 @@ struct pgn_turn_out {
 	char scope[PGN_MAX_PATH + 1]; /* its scope root */
 	int duplicate;                /* same turn again: inject nothing */
 	int bound;                    /* the session was bound now */
+	int governed;                 /* a stop past the cap: nothing claimed */
+	int64_t continues;            /* stops that went on in a row, now */
 	struct pgn_msgs msgs;         /* the claimed messages */
 };
 
@@ -105,8 +111,9 @@ struct pgn_turn {
 	const char *agent;   /* wanted name, or NULL */
 	const char *turn;    /* this turn's key, or NULL */
 	int64_t turn_window_ms;
-	const char *route; /* "session-start" or "prompt" */
-	size_t budget;     /* candidates' summed cost, 0: no bound */
+	const char *route;     /* pgn_turn_route() of the event */
+	int64_t max_continues; /* a stop goes on at most this many times */
+	size_t budget;         /* candidates' summed cost, 0: no bound */
 	pgn_cost_fn *cost;
 	void *cost_arg;
 	pgn_turn_render_fn *render; /* NULL: claim every candidate */
@@ -129,6 +136,12 @@ struct pgn_turn {
 PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
     struct pgn_turn_out *out);
 
+/*
+ * The audit route of hook event 'e' ("session-start", "prompt",
+ * "after-tool", "stop"), static; NULL for none.
+ */
+const char *pgn_turn_route(pgn_event e);
+
 /* ---- the turn (turn.c) -------------------------------------------- */
 
 struct pgn_hook_in {
@@ -143,6 +156,12 @@ struct pgn_hook_in {
 	int db_create;       /* create it if absent (the default one only) */
 	const char *pigeon;  /* the pigeon CLI next to the hook, or NULL */
 	int64_t deadline;    /* pgn_mono_ms() by which to be done */
+	/*
+	 * A stop may wait for mail (reach.stopWaitMs) until this time at the
+	 * latest, past 'deadline' (the caller's backstop allows it); 0: no
+	 * waiting.
+	 */
+	int64_t wait_until;
 	/*
 	 * Called inside the claim's transaction, right before its commit:
 	 * from here on, the line must be written (the backstop must not

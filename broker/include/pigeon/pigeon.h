@@ -533,6 +533,8 @@ typedef enum pgn_event {
 	PGN_EVENT_NONE = -1,
 	PGN_EVENT_SESSION_START,
 	PGN_EVENT_PROMPT,
+	PGN_EVENT_AFTER_TOOL, /* after each tool call, inside a turn */
+	PGN_EVENT_STOP,       /* the agent is about to stop */
 	PGN_NEVENTS
 } pgn_event;
 
@@ -551,7 +553,12 @@ struct pgn_host_info {
 	const char *env_file;     /* file name inside user_env's dir */
 	const char *project_path; /* relative to the project root */
 	int timeout_ms;           /* 1: the host's timeout is in ms */
-	int strict_keys;          /* 1: output may hold no other key */
+	/*
+	 * How a stop hook makes the host go on with TEXT: "decision" with
+	 * this word and "reason" (Claude, Codex "block"; Gemini "deny"), or,
+	 * when NULL, Cursor's "followup_message".
+	 */
+	const char *stop_decision;
 };
 
 /* The facts of 'h' (static), or NULL for PGN_HOST_NONE. */
@@ -615,8 +622,8 @@ struct pgn_install {
 struct pgn_install_result {
 	char *path; /* the config file */
 	int changed;
-	char *diff; /* what changed, as a line diff ("" if none) */
-	char *note; /* host advice (Codex trust), or NULL */
+	char *diff;       /* what changed, as a line diff ("" if none) */
+	char *note;       /* host advice (Codex trust), or NULL */
 	char *perm_path;  /* the permission edit's own file, or NULL */
 	int perm_changed; /* it changes */
 	char *perm_diff;  /* its line diff ("" if none) */
@@ -667,6 +674,11 @@ PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
 #define PGN_PROVIDER_TIMEOUT_DEFAULT 1000
 #define PGN_PROVIDER_OUTPUT_MAX      65536 /* maxOutputBytes: 1..65536 */
 #define PGN_PROVIDER_OUTPUT_DEFAULT  8192
+/* reach: continuations a stop hook may ask in a row, without a prompt */
+#define PGN_MAX_AUTO_CONTINUES     20
+#define PGN_AUTO_CONTINUES_DEFAULT 3
+/* reach.stopWaitMs: within the hook timeout written into host configs */
+#define PGN_MAX_STOP_WAIT_MS 3000
 
 struct pgn_config {
 	char *reminder;         /* the valid one-line reminder, or NULL */
@@ -678,6 +690,9 @@ struct pgn_config {
 	char *provider_problem; /* why the provider is off */
 	char *problem;          /* the file itself: unreadable, not JSON */
 	char *unknown;          /* unknown keys, comma-separated, or NULL */
+	int max_auto_continues; /* reach: 0 turns continuing off */
+	long stop_wait_ms;      /* reach: a stop waits this long for mail */
+	char *reach_problem;    /* why "reach" is at its defaults */
 };
 
 void pgn_config_release(struct pgn_config *c);
