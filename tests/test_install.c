@@ -20,8 +20,8 @@
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
 
 static const char *const env_vars[] = {"HOME", "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME"};
-static char *saved_env[3];
+    "CODEX_HOME", "PIGEON_HOME"};
+static char *saved_env[4];
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -1715,6 +1715,320 @@ test_filled_empty_containers_come_back_from_the_backup(void)
 		file_round_trip(PGN_HOST_CLAUDE, ins[i], strlen(ins[i]));
 }
 
+/* ---- permissions (issue 10 item 5, decision 0073) ------------------- */
+
+/* h_tmp/DIR/pigeon-hook and, with 'cli', an executable pigeon beside it. */
+static void
+make_bin(const char *dir, int cli, char *hook, size_t len)
+{
+	char d[PATH_MAX], p[PATH_MAX];
+
+	H_PATH(d, dir);
+	ensure_dir(d);
+	h_join(hook, len, d, "pigeon-hook");
+	h_write_file(hook, "#!/bin/sh\n", 10);
+	REQUIRE(chmod(hook, 0755) == 0);
+	if (cli) {
+		h_join(p, sizeof(p), d, "pigeon");
+		h_write_file(p, "#!/bin/sh\n", 10);
+		REQUIRE(chmod(p, 0755) == 0);
+	}
+}
+
+static pgn_status
+apply_perm(pgn_host h, const char *hook, int remove, int dry_run,
+    struct pgn_install_result *res, char *err)
+{
+	struct pgn_install req = {0};
+
+	req.host = h;
+	req.hook = hook;
+	req.remove = remove;
+	req.dry_run = dry_run;
+	req.permissions = 1;
+	return pgn_install_apply(&req, res, err, PGN_MAX_ERR);
+}
+
+static void
+perm_ok(pgn_host h, const char *hook, int remove)
+{
+	struct pgn_install_result res;
+	char err[PGN_MAX_ERR];
+
+	CHECK_INT(apply_perm(h, hook, remove, 0, &res, err), PGN_OK);
+	CHECK_STR(err, "");
+	pgn_install_result_release(&res);
+}
+
+/* $PIGEON_HOME = h_tmp/state (created); its resolved path in 'root'. */
+static void
+use_state(char *root, size_t len)
+{
+	h_join(root, len, h_tmp, "state");
+	ensure_dir(root);
+	REQUIRE(setenv("PIGEON_HOME", root, 1) == 0);
+}
+
+static void
+test_claude_rules_name_the_cli_beside_the_hook_and_go_byte_exact(void)
+{
+	static const char *const inputs[] = {
+	    "{\n    \"permissions\": {\n        \"allow\": [\n            "
+	    "\"Bash(ls:*)\",\n            \"Read(~/notes)\"\n        ],\n"
+	    "        \"deny\": [\"Bash(rm:*)\"]\n    },\n    \"model\": "
+	    "\"opus\"\n}\n",
+	    "{\"permissions\":{\"allow\":[\"Bash(git status)\"]}}",
+	    "{\r\n\t\"permissions\": {\r\n\t\t\"defaultMode\": \"plan\"\r\n"
+	    "\t}\r\n}\r\n",
+	    "{\n  \"model\": \"opus\"\n}\n",
+	};
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], hook[PATH_MAX];
+	char rule[PATH_MAX + 64], bak[PATH_MAX], *got;
+	const char *subs[] = {"send", "read", "wait", "status"};
+	size_t i, k, n;
+
+	use_home(home, sizeof(home));
+	make_bin("bin", 1, hook, sizeof(hook));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	ensure_dir(dir);
+	bak_of(path, bak, sizeof(bak));
+	for (i = 0; i < H_COUNT(inputs); i++) {
+		h_write_file(path, inputs[i], strlen(inputs[i]));
+		perm_ok(PGN_HOST_CLAUDE, hook, 0);
+		got = h_read_file(path, &n);
+		REQUIRE(got != NULL);
+		for (k = 0; k < H_COUNT(subs); k++) {
+			snprintf(rule, sizeof(rule),
+			    "\"Bash(%s/bin/pigeon %s:*)\"", h_tmp, subs[k]);
+			CHECK_INT(count(got, rule), 1);
+		}
+		CHECK(i >= 2 ||
+		    count(got, "Bash(l") + count(got, "git status") == 1);
+		free(got);
+		/* Idempotent: a second install changes no byte. */
+		got = h_read_file(path, &n);
+		perm_ok(PGN_HOST_CLAUDE, hook, 0);
+		CHECK(got != NULL && file_is(path, got, n));
+		free(got);
+		perm_ok(PGN_HOST_CLAUDE, NULL, 1);
+		CHECK(file_is(path, inputs[i], strlen(inputs[i])));
+		CHECK(absent(bak));
+	}
+	/* A file Pigeon created goes again. */
+	REQUIRE(unlink(path) == 0);
+	perm_ok(PGN_HOST_CLAUDE, hook, 0);
+	perm_ok(PGN_HOST_CLAUDE, NULL, 1);
+	CHECK(absent(path));
+	env_restore();
+}
+
+static void
+test_claude_rules_quote_the_cli_as_the_introduction_does(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], hook[PATH_MAX], want[PATH_MAX * 2];
+	char *got;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	make_bin("my dir", 1, hook, sizeof(hook));
+	perm_ok(PGN_HOST_CLAUDE, hook, 0);
+	got = h_read_file(path, &n);
+	snprintf(want, sizeof(want), "\"Bash('%s/my dir/pigeon' send:*)\"",
+	    h_tmp);
+	CHECK_CONTAINS(got, want);
+	free(got);
+	/* No pigeon beside the hook: the introduction says plain pigeon. */
+	make_bin("lone", 0, hook, sizeof(hook));
+	perm_ok(PGN_HOST_CLAUDE, hook, 0);
+	got = h_read_file(path, &n);
+	CHECK_CONTAINS(got, "\"Bash(pigeon send:*)\"");
+	CHECK_INT(count(got, "my dir/pigeon'"), 0); /* the old rules went */
+	CHECK_INT(count(got, "Bash("), 4);
+	free(got);
+	perm_ok(PGN_HOST_CLAUDE, NULL, 1);
+	CHECK(absent(path));
+	env_restore();
+}
+
+static void
+test_claude_lookalike_rules_are_not_pigeons(void)
+{
+	const char *in =
+	    "{\"permissions\": {\"allow\": [\"Bash(/old/pigeon "
+	    "send:*)\", \"Bash(/old/pigeon send --to x:*)\", "
+	    "\"Bash(pigeon-x send:*)\", \"Bash(/a/pigeon push:*)\", "
+	    "\"Bash(pigeon send)\"]}}\n";
+	const char *out =
+	    "{\"permissions\": {\"allow\": [\"Bash(/old/pigeon "
+	    "send --to x:*)\", \"Bash(pigeon-x send:*)\", "
+	    "\"Bash(/a/pigeon push:*)\", \"Bash(pigeon send)\"]}}\n";
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	ensure_dir(dir);
+	h_write_file(path, in, strlen(in));
+	perm_ok(PGN_HOST_CLAUDE, NULL, 1);
+	CHECK(file_is(path, out, strlen(out)));
+	env_restore();
+}
+
+static void
+test_codex_writable_root_is_added_and_removed_byte_exact(void)
+{
+	const char *in = "# my codex\r\nmodel = \"o3\"\r\n\r\n"
+	                 "[sandbox_workspace_write]\r\nwritable_roots = [\r\n"
+	                 "  \"/srv/data\", # shared\r\n]\r\nnetwork_access = "
+	                 "true\r\n";
+	char home[PATH_MAX], state[PATH_MAX], dir[PATH_MAX], toml[PATH_MAX];
+	char hooks[PATH_MAX], want[PATH_MAX + 16], *got;
+	struct pgn_install_state st;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	use_state(state, sizeof(state));
+	h_join(dir, sizeof(dir), home, ".codex");
+	ensure_dir(dir);
+	h_join(toml, sizeof(toml), dir, "config.toml");
+	h_join(hooks, sizeof(hooks), dir, "hooks.json");
+	h_write_file(toml, in, strlen(in));
+	perm_ok(PGN_HOST_CODEX, HOOK, 0);
+	got = h_read_file(toml, &n);
+	snprintf(want, sizeof(want), "  \"%s\",\r\n]", state);
+	CHECK_CONTAINS(got, want);
+	free(got);
+	CHECK(pgn_install_inspect(PGN_HOST_CODEX, NULL, &st) == PGN_OK);
+	CHECK_INT(st.perm, 1);
+	CHECK_STR(st.perm_path, toml);
+	pgn_install_state_release(&st);
+	got = h_read_file(toml, &n);
+	perm_ok(PGN_HOST_CODEX, HOOK, 0);
+	CHECK(got != NULL && file_is(toml, got, n));
+	free(got);
+	perm_ok(PGN_HOST_CODEX, NULL, 1);
+	CHECK(file_is(toml, in, strlen(in)));
+	CHECK(absent(hooks));
+	CHECK(pgn_install_inspect(PGN_HOST_CODEX, NULL, &st) == PGN_OK);
+	CHECK_INT(st.perm, 0);
+	pgn_install_state_release(&st);
+	/* No config.toml: Pigeon creates it, and removes it again. */
+	REQUIRE(unlink(toml) == 0);
+	perm_ok(PGN_HOST_CODEX, HOOK, 0);
+	CHECK(!absent(toml));
+	perm_ok(PGN_HOST_CODEX, NULL, 1);
+	CHECK(absent(toml) && absent(hooks));
+	env_restore();
+}
+
+static void
+test_uneditable_codex_toml_stops_the_install_before_any_write(void)
+{
+	const char *in = "sandbox_workspace_write.writable_roots = [\"/a\"]\n";
+	char home[PATH_MAX], state[PATH_MAX], dir[PATH_MAX], toml[PATH_MAX];
+	char hooks[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_install_result res;
+
+	use_home(home, sizeof(home));
+	use_state(state, sizeof(state));
+	h_join(dir, sizeof(dir), home, ".codex");
+	ensure_dir(dir);
+	h_join(toml, sizeof(toml), dir, "config.toml");
+	h_join(hooks, sizeof(hooks), dir, "hooks.json");
+	h_write_file(toml, in, strlen(in));
+	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 0, &res, err),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "dotted key");
+	CHECK_CONTAINS(err, "--no-permissions");
+	CHECK_CONTAINS(err, toml);
+	pgn_install_result_release(&res);
+	CHECK(file_is(toml, in, strlen(in)));
+	CHECK(absent(hooks));
+	env_restore();
+}
+
+static void
+test_gemini_policy_is_pigeons_own_file(void)
+{
+	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 5];
+	char err[PGN_MAX_ERR], settings[PATH_MAX], *got;
+	struct pgn_install_result res;
+	const char *mine = "[[rule]]\ntoolName = \"x\"\n";
+	size_t n;
+
+	use_home(home, sizeof(home));
+	make_bin("bin", 1, hook, sizeof(hook));
+	h_join(pol, sizeof(pol), home, ".gemini/policies/pigeon.toml");
+	user_config(PGN_HOST_GEMINI, settings, sizeof(settings));
+	perm_ok(PGN_HOST_GEMINI, hook, 0);
+	got = h_read_file(pol, &n);
+	REQUIRE(got != NULL);
+	snprintf(want, sizeof(want),
+	    "commandPrefix = [\"%s/bin/pigeon send\", \"%s/bin/pigeon read\", "
+	    "\"%s/bin/pigeon wait\", \"%s/bin/pigeon status\"]\n",
+	    h_tmp, h_tmp, h_tmp, h_tmp);
+	CHECK_CONTAINS(got, want);
+	CHECK_CONTAINS(got, "toolName = \"run_shell_command\"\n");
+	CHECK_CONTAINS(got, "decision = \"allow\"\npriority = 100\n");
+	perm_ok(PGN_HOST_GEMINI, hook, 0);
+	CHECK(file_is(pol, got, n));
+	free(got);
+	perm_ok(PGN_HOST_GEMINI, NULL, 1);
+	CHECK(absent(pol) && absent(settings));
+	/* A policy of the same name that is not Pigeon's stops it all. */
+	h_write_file(pol, mine, strlen(mine));
+	CHECK_INT(apply_perm(PGN_HOST_GEMINI, hook, 0, 0, &res, err),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err, "is not Pigeon's");
+	pgn_install_result_release(&res);
+	CHECK(file_is(pol, mine, strlen(mine)) && absent(settings));
+	perm_ok(PGN_HOST_GEMINI, NULL, 1);
+	CHECK(file_is(pol, mine, strlen(mine)));
+	env_restore();
+}
+
+static void
+test_no_permissions_and_dry_run(void)
+{
+	char home[PATH_MAX], state[PATH_MAX], toml[PATH_MAX], pol[PATH_MAX];
+	char path[PATH_MAX], err[PGN_MAX_ERR], *got;
+	struct pgn_install_result res;
+	size_t n;
+	int h;
+
+	use_home(home, sizeof(home));
+	use_state(state, sizeof(state));
+	h_join(toml, sizeof(toml), home, ".codex/config.toml");
+	h_join(pol, sizeof(pol), home, ".gemini/policies/pigeon.toml");
+	/* Without the flag (--no-permissions): only the hooks. */
+	for (h = 0; h < PGN_NHOSTS; h++)
+		install_ok((pgn_host)h, NULL, HOOK);
+	CHECK(absent(toml) && absent(pol));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	got = h_read_file(path, &n);
+	CHECK_INT(count(got, "permissions"), 0);
+	free(got);
+	for (h = 0; h < PGN_NHOSTS; h++)
+		uninstall_ok((pgn_host)h, NULL);
+	/* A dry run shows the second file's diff and writes nothing. */
+	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK(res.perm_changed);
+	CHECK_STR(res.perm_path, toml);
+	CHECK_CONTAINS(res.perm_diff, "+[sandbox_workspace_write]\n");
+	CHECK_CONTAINS(res.perm_diff, "+writable_roots = [\"");
+	CHECK_CONTAINS(res.perm_what, state);
+	pgn_install_result_release(&res);
+	CHECK(absent(toml));
+	/* Cursor has none, and says so. */
+	CHECK_INT(apply_perm(PGN_HOST_CURSOR, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK(res.perm_path == NULL && !res.perm_changed);
+	CHECK_CONTAINS(res.perm_what, "none");
+	pgn_install_result_release(&res);
+	env_restore();
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_command_is_pigeon_by_first_word_basename),
     H_TEST(test_nul_escape_is_refused_not_rewritten),
@@ -1775,6 +2089,13 @@ static const struct h_test tests[] = {
     H_TEST(
         test_existing_bak_is_kept_byte_identical_through_install_and_uninstall),
     H_TEST(test_filled_empty_containers_come_back_from_the_backup),
+    H_TEST(test_claude_rules_name_the_cli_beside_the_hook_and_go_byte_exact),
+    H_TEST(test_claude_rules_quote_the_cli_as_the_introduction_does),
+    H_TEST(test_claude_lookalike_rules_are_not_pigeons),
+    H_TEST(test_codex_writable_root_is_added_and_removed_byte_exact),
+    H_TEST(test_uneditable_codex_toml_stops_the_install_before_any_write),
+    H_TEST(test_gemini_policy_is_pigeons_own_file),
+    H_TEST(test_no_permissions_and_dry_run),
 };
 
 int

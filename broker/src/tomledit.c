@@ -727,6 +727,7 @@ plan_add(const char *text, size_t len, const struct found *f, const char *table,
     const char *key, const char *q, struct splice *sp)
 {
 	const char *eol = eol_of(text, len);
+	size_t e;
 
 	if (!f->table) {
 		/*
@@ -763,6 +764,14 @@ plan_add(const char *text, size_t len, const struct found *f, const char *table,
 	}
 	if (f->last_comma != 0) {
 		sp->at = f->last_comma + 1;
+		/* On a line of its own, after a comment the comma's line has.
+		 */
+		for (e = sp->at; f->multiline && f->indent_ok &&
+		     e + 1 < f->aend && text[e] != '\n';
+		     e++)
+			;
+		if (f->multiline && f->indent_ok && e + 1 < f->aend)
+			sp->at = e > 0 && text[e - 1] == '\r' ? e - 1 : e;
 		if (f->multiline && f->indent_ok) {
 			pgn_buf_adds(&sp->ins, eol);
 			pgn_buf_add(&sp->ins, text + f->indent_start,
@@ -834,7 +843,16 @@ plan_remove(const char *text, size_t len, const struct found *f,
 		return PGN_OK;
 	}
 	pgn_buf_release(&want);
-	if (f->hit_comma != 0 && f->hit_prev_comma != 0) {
+	for (s = f->hit_start;
+	     s > 0 && (text[s - 1] == ' ' || text[s - 1] == '\t'); s--)
+		;
+	if (f->hit_comma != 0 && s > 0 && text[s - 1] == '\n') {
+		/* Alone on its line: the line goes, with the break before it.
+		 */
+		s -= s >= 2 && text[s - 2] == '\r' ? 2 : 1;
+		sp->at = s;
+		sp->del = f->hit_comma + 1 - s;
+	} else if (f->hit_comma != 0 && f->hit_prev_comma != 0) {
 		sp->at = f->hit_prev_comma + 1;
 		sp->del = f->hit_comma + 1 - sp->at;
 	} else if (f->hit_prev_end != 0) {
