@@ -87,8 +87,10 @@ test_case 'uninstall removes a file pigeon created, and nothing else' '
 		grep -q "^removed Pigeon${SQ}s hooks for $h" out &&
 		test ! -e "$f" && test ! -e "$f.pigeon.bak" &&
 		test -d "$(dirname "$f")" &&
-		expect_output "nothing to remove in $f" pigeon uninstall $h ||
-		return 1
+		pigeon uninstall $h >out &&
+		head -n 1 out >line &&
+		echo "nothing to remove in $f" >expect &&
+		test_cmp expect line || return 1
 	done
 '
 
@@ -262,13 +264,52 @@ test_case 'a hard-linked config stays linked' '
 test_case 'CLAUDE_CONFIG_DIR and CODEX_HOME name the user config' '
 	CLAUDE_CONFIG_DIR=$TEST_DIR/cc CODEX_HOME=$TEST_DIR/cx &&
 	export CLAUDE_CONFIG_DIR CODEX_HOME &&
-	expect_output "installed Pigeon${SQ}s hooks for claude in $TEST_DIR/cc/settings.json" \
-		pigeon install claude &&
+	pigeon install claude >out &&
+	head -n 1 out >line &&
+	echo "installed Pigeon${SQ}s hooks for claude in $TEST_DIR/cc/settings.json" >expect &&
+	test_cmp expect line &&
 	pigeon install codex >out &&
 	grep -q "in $TEST_DIR/cx/hooks.json$" out &&
 	has_hooks cc/settings.json claude &&
 	has_hooks cx/hooks.json codex &&
 	test ! -e "$(cfg claude)" && test ! -e "$(cfg codex)"
+'
+
+test_case 'install lets the agent run pigeon; uninstall takes exactly that back' '
+	PIGEON_HOME=$TEST_DIR/state && export PIGEON_HOME && mkdir -p state &&
+	mkdir -p "$HOME/.claude" "$HOME/.codex" &&
+	printf "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls:*)\"\n    ]\n  }\n}\n" >"$(cfg claude)" &&
+	printf "# mine\r\n[sandbox_workspace_write]\r\nnetwork_access = true\r\n" >"$HOME/.codex/config.toml" &&
+	cp "$(cfg claude)" claude.orig && cp "$HOME/.codex/config.toml" codex.orig &&
+	pigeon install claude --dry-run >out &&
+	grep -q "^+      \"Bash(pigeon send:\*)\",\?$" out &&
+	cmp claude.orig "$(cfg claude)" &&
+	pigeon install claude >out &&
+	grep -q "^permissions: permissions.allow holds Bash(pigeon send:\*)" out &&
+	for s in send read wait status; do
+		grep -q "\"Bash(pigeon $s:\*)\"" "$(cfg claude)" || return 1
+	done &&
+	pigeon install codex >out &&
+	grep -q "^permissions: .*writable_roots holds \"$TEST_DIR/state\" in $HOME/.codex/config.toml (written)$" out &&
+	grep -q "^writable_roots = \[\"$TEST_DIR/state\"\]$CR$" "$HOME/.codex/config.toml" &&
+	pigeon install gemini >out &&
+	grep -q "^commandPrefix = \[\"pigeon send\", " "$HOME/.gemini/policies/pigeon.toml" &&
+	pigeon doctor --json >doc &&
+	grep -q "\"state\":\"allowed\"" doc &&
+	pigeon uninstall claude >/dev/null && cmp claude.orig "$(cfg claude)" &&
+	pigeon uninstall codex >/dev/null && cmp codex.orig "$HOME/.codex/config.toml" &&
+	pigeon uninstall gemini >/dev/null &&
+	test ! -e "$HOME/.gemini/policies/pigeon.toml" &&
+	pigeon install codex --no-permissions >out &&
+	! grep -q "^permissions:" out &&
+	cmp codex.orig "$HOME/.codex/config.toml" &&
+	pigeon uninstall codex >/dev/null &&
+	printf "sandbox_workspace_write.writable_roots = []\n" >"$HOME/.codex/config.toml" &&
+	cp "$HOME/.codex/config.toml" codex.orig &&
+	expect_error 1 "dotted key" pigeon install codex &&
+	cmp codex.orig "$HOME/.codex/config.toml" &&
+	test ! -e "$(cfg codex)" &&
+	rm -f "$HOME/.codex/config.toml" "$(cfg claude)"
 '
 
 test_case 'unknown host and bad options exit 2' '
