@@ -119,8 +119,12 @@ check_input(const struct hook_opts *o, const struct pgn_payload *in,
 	check(strlen(in->session) > n + 1 &&
 	    strlen(in->session) <= PGN_MAX_SESSION_KEY);
 	n = strlen(hi->events[in->event]);
-	check(strncmp(in->turn, hi->events[in->event], n) == 0 &&
-	    in->turn[n] == ':' && in->turn[n + 1] != '\0');
+	/* Tool and stop events have no turn key; the others always one. */
+	if (in->event == PGN_EVENT_AFTER_TOOL || in->event == PGN_EVENT_STOP)
+		check(in->turn[0] == '\0' && in->turn_window_ms == 0);
+	else
+		check(strncmp(in->turn, hi->events[in->event], n) == 0 &&
+		    in->turn[n] == ':' && in->turn[n + 1] != '\0');
 	check(in->dir == NULL || in->dir[0] == '/');
 	check(in->prompt == NULL || in->event == PGN_EVENT_PROMPT);
 	check(in->turn_window_ms == 0 ||
