@@ -291,7 +291,7 @@ test_case 'install lets the agent run pigeon; uninstall takes exactly that back'
 	done &&
 	pigeon install codex >out &&
 	grep -q "^permissions: .*writable_roots holds \"$TEST_DIR/state\" in $HOME/.codex/config.toml (written)$" out &&
-	grep -q "^writable_roots = \[\"$TEST_DIR/state\"\]$CR$" "$HOME/.codex/config.toml" &&
+	grep -q "^writable_roots = \[\"$TEST_DIR/state\"\] # added by pigeon install$CR$" "$HOME/.codex/config.toml" &&
 	pigeon install gemini >out &&
 	grep -q "^commandPrefix = \[\"pigeon send\", " "$HOME/.gemini/policies/pigeon.toml" &&
 	pigeon doctor --json >doc &&

@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "jsonedit.h"
+#include "tomledit.h"
 
 #define HOOK       "/opt/pigeon/bin/pigeon-hook"
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
@@ -2016,7 +2017,8 @@ test_no_permissions_and_dry_run(void)
 	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 1, &res, err), PGN_OK);
 	CHECK(res.perm_changed);
 	CHECK_STR(res.perm_path, toml);
-	CHECK_CONTAINS(res.perm_diff, "+[sandbox_workspace_write]\n");
+	CHECK_CONTAINS(res.perm_diff,
+	    "+[sandbox_workspace_write] # " TE_MARK "\n");
 	CHECK_CONTAINS(res.perm_diff, "+writable_roots = [\"");
 	CHECK_CONTAINS(res.perm_what, state);
 	pgn_install_result_release(&res);

@@ -15,6 +15,9 @@
 #define KEY   "writable_roots"
 #define ROOT  "/home/u/.local/state/pigeon"
 #define MAX   (1 << 20)
+/* The header and the key line the add creates. */
+#define HDR  "[sandbox_workspace_write] # " TE_MARK
+#define LINE "writable_roots = [\"" ROOT "\"] # " TE_MARK
 
 /* Add then remove ROOT: 'after' (NULL: not checked) and the bytes back. */
 static void
@@ -66,15 +69,12 @@ refused(const char *in, const char *why)
 static void
 test_missing_table_is_appended_and_removed_byte_exact(void)
 {
-	round_trip("",
-	    "[sandbox_workspace_write]\nwritable_roots = "
-	    "[\"" ROOT "\"]\n");
-	round_trip("model = \"o3\"\n",
-	    "model = \"o3\"\n\n[sandbox_workspace_write]\nwritable_roots = "
-	    "[\"" ROOT "\"]\n");
-	round_trip("model = \"o3\"",
-	    "model = \"o3\"\n[sandbox_workspace_write]\n"
-	    "writable_roots = [\"" ROOT "\"]\n");
+	round_trip("", HDR "\n" LINE "\n");
+	round_trip("model = \"o3\"\n", "model = \"o3\"\n\n" HDR "\n" LINE "\n");
+	round_trip("model = \"o3\"", "model = \"o3\"\n" HDR "\n" LINE "\n");
+	/* A user's empty table at the end keeps its header. */
+	round_trip("[sandbox_workspace_write]\n",
+	    "[sandbox_workspace_write]\n" LINE "\n");
 	round_trip("model = \"o3\"\n\n", NULL);
 	round_trip("# only a comment\n", NULL);
 	round_trip("\xef\xbb\xbf", NULL);
@@ -85,11 +85,11 @@ static void
 test_crlf_file_gets_crlf_lines(void)
 {
 	round_trip("model = \"o3\"\r\n\r\n[tui]\r\nnotifications = true\r\n",
-	    "model = \"o3\"\r\n\r\n[tui]\r\nnotifications = true\r\n\r\n"
-	    "[sandbox_workspace_write]\r\nwritable_roots = [\"" ROOT "\"]\r\n");
+	    "model = \"o3\"\r\n\r\n[tui]\r\nnotifications = true\r\n\r\n" HDR
+	    "\r\n" LINE "\r\n");
 	round_trip("[sandbox_workspace_write]\r\nnetwork_access = true\r\n",
-	    "[sandbox_workspace_write]\r\nwritable_roots = [\"" ROOT
-	    "\"]\r\nnetwork_access = true\r\n");
+	    "[sandbox_workspace_write]\r\n" LINE
+	    "\r\nnetwork_access = true\r\n");
 	round_trip("[sandbox_workspace_write]\r\nwritable_roots = [\r\n  "
 	           "\"/a\",\r\n]\r\n",
 	    "[sandbox_workspace_write]\r\nwritable_roots = [\r\n  "
@@ -102,8 +102,8 @@ test_existing_table_without_the_key_gets_it_after_the_header(void)
 	round_trip(
 	    "# Codex\n[sandbox_workspace_write] # mine\nnetwork_access = "
 	    "false\n\n[tui]\nnotifications = true\n",
-	    "# Codex\n[sandbox_workspace_write] # mine\nwritable_roots = [\"" ROOT
-	    "\"]\nnetwork_access = false\n\n[tui]\nnotifications = true\n");
+	    "# Codex\n[sandbox_workspace_write] # mine\n" LINE
+	    "\nnetwork_access = false\n\n[tui]\nnotifications = true\n");
 	round_trip("[sandbox_workspace_write]", NULL);
 	round_trip("[ sandbox_workspace_write ]\n", NULL);
 	round_trip("[\"sandbox_workspace_write\"]\n", NULL);
@@ -118,7 +118,7 @@ test_existing_arrays_get_one_element_in_their_style(void)
 	    "[sandbox_workspace_write]\nwritable_roots = [\"/a\", '/b', \"" ROOT
 	    "\"] # two\n");
 	round_trip("[sandbox_workspace_write]\nwritable_roots = []\n",
-	    "[sandbox_workspace_write]\nwritable_roots = [\"" ROOT "\",]\n");
+	    "[sandbox_workspace_write]\nwritable_roots = [\"" ROOT "\"]\n");
 	round_trip("[sandbox_workspace_write]\nwritable_roots = [ ]\n", NULL);
 	round_trip("[sandbox_workspace_write]\nwritable_roots = [\"/a\",]\n",
 	    "[sandbox_workspace_write]\nwritable_roots = [\"/a\", \"" ROOT
@@ -183,9 +183,14 @@ test_remove_takes_only_the_root_and_keeps_what_the_user_wrote(void)
 	    {"[sandbox_workspace_write]\nwritable_roots = [\"" ROOT
 	     "\"] # keep\n",
 	        "[sandbox_workspace_write]\nwritable_roots = [] # keep\n"},
-	    {"[sandbox_workspace_write]\nwritable_roots = [\"" ROOT
-	     "\"]\nnetwork_access = true\n",
+	    {"[sandbox_workspace_write]\n" LINE "\nnetwork_access = true\n",
 	        "[sandbox_workspace_write]\nnetwork_access = true\n"},
+	    /* The user's own line without the mark: only the element. */
+	    {"[sandbox_workspace_write]\nwritable_roots = [\"" ROOT "\"]\n",
+	        "[sandbox_workspace_write]\nwritable_roots = []\n"},
+	    /* Pigeon's table with a key the user added: the table stays. */
+	    {HDR "\n" LINE "\nnetwork_access = true\n",
+	        HDR "\nnetwork_access = true\n"},
 	    {"x = 1\n", "x = 1\n"},
 	};
 	char err[PGN_MAX_ERR], *out = NULL;

@@ -707,11 +707,11 @@ struct splice {
 	struct pgn_buf ins;
 };
 
-/* The line Pigeon writes for a new key: KEY = ["VALUE"] */
+/* The line Pigeon writes for a new key: KEY = ["VALUE"] # MARK */
 static void
 key_line(struct pgn_buf *b, const char *key, const char *q)
 {
-	pgn_buf_addf(b, "%s = [%s]", key, q);
+	pgn_buf_addf(b, "%s = [%s] # " TE_MARK, key, q);
 }
 
 static int
@@ -737,7 +737,7 @@ plan_add(const char *text, size_t len, const struct found *f, const char *table,
 		sp->at = len;
 		if (len > 0)
 			pgn_buf_adds(&sp->ins, eol);
-		pgn_buf_addf(&sp->ins, "[%s]%s", table, eol);
+		pgn_buf_addf(&sp->ins, "[%s] # " TE_MARK "%s", table, eol);
 		key_line(&sp->ins, key, q);
 		pgn_buf_adds(&sp->ins, eol);
 		return;
@@ -754,12 +754,8 @@ plan_add(const char *text, size_t len, const struct found *f, const char *table,
 		return;
 	}
 	if (f->n == 0) {
-		/*
-		 * With a trailing comma, so that removing it gives back the
-		 * empty array, not the line a new key gets.
-		 */
 		sp->at = f->astart + 1;
-		pgn_buf_addf(&sp->ins, "%s,", q);
+		pgn_buf_adds(&sp->ins, q);
 		return;
 	}
 	if (f->last_comma != 0) {
@@ -827,7 +823,7 @@ plan_remove(const char *text, size_t len, const struct found *f,
 			s -= s >= 2 && text[s - 2] == '\r' ? 2 :
 			                                     (s >= 1 ? 1 : 0);
 		pgn_buf_reset(&want);
-		pgn_buf_addf(&want, "[%s]", table);
+		pgn_buf_addf(&want, "[%s] # " TE_MARK, table);
 		if (f->body_lines == 1 && f->kstart == f->hend && e == len &&
 		    f->tend == len &&
 		    line_is(text, len, f->hstart, f->hend, want.data) &&

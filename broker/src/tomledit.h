@@ -14,6 +14,11 @@
 
 /* Nesting of arrays and inline tables in a TOML value (deeper: refused). */
 #define PGN_MAX_TOML_DEPTH 32
+/*
+ * The comment on the header and the key line the add creates: how the
+ * removal knows they are its own, not a user's identical lines.
+ */
+#define TE_MARK "added by pigeon install"
 /* Bytes of one key part compared (a longer part is never ours). */
 #define PGN_MAX_TOML_KEY 64
 
