@@ -1,0 +1,93 @@
+/*
+ * Fuzz the TOML editor behind Codex's writable_roots (tomledit.c).
+ * On any bytes, for a few roots:
+ *   - add and has agree on what is editable TOML, and never crash;
+ *   - an unchanged result is the input, byte for byte;
+ *   - after an add the root is there, and adding again changes nothing;
+ *   - when the root was not there, removing it after the add gives the
+ *     input back byte for byte (add then remove is the identity);
+ *   - a remove never leaves invalid TOML and never grows the text.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pigeon/pigeon.h"
+
+#include "../broker/src/tomledit.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define TABLE "sandbox_workspace_write"
+#define KEY   "writable_roots"
+#define MAX   (1 << 16)
+
+static const char *const roots[] = {
+    "/home/u/.local/state/pigeon",
+    "/tmp/a \"b\"\\c",
+    "/",
+};
+
+/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
+#define check(x)                                                               \
+	do {                                                                   \
+		if (!(x)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+			    __LINE__, #x);                                     \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+static int
+same(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+static void
+one(const char *in, size_t len, const char *root)
+{
+	char err[PGN_MAX_ERR], *out = NULL, *again = NULL, *back = NULL;
+	size_t outlen = 0, againlen = 0, backlen = 0;
+	int changed = 0, has = 0, had = 0;
+	pgn_status rc, hrc;
+
+	hrc = te_array_has(in, len, TABLE, KEY, root, &had, err, sizeof(err));
+	rc = te_array_edit(in, len, TABLE, KEY, root, 1, MAX, &out, &outlen,
+	    &changed, err, sizeof(err));
+	check(rc != PGN_ENOMEM);
+	check((rc == PGN_EINVAL) == (hrc == PGN_EINVAL));
+	if (rc != PGN_OK)
+		return;
+	check(out != NULL);
+	check(changed == !had);
+	if (!changed)
+		check(same(out, outlen, in, len));
+	check(te_array_has(out, outlen, TABLE, KEY, root, &has, err,
+	          sizeof(err)) == PGN_OK &&
+	    has);
+	check(te_array_edit(out, outlen, TABLE, KEY, root, 1, MAX, &again,
+	          &againlen, &changed, err, sizeof(err)) == PGN_OK);
+	check(!changed && same(again, againlen, out, outlen));
+	check(te_array_edit(out, outlen, TABLE, KEY, root, 0, MAX, &back,
+	          &backlen, &changed, err, sizeof(err)) == PGN_OK);
+	check(changed && backlen < outlen);
+	if (!had)
+		check(same(back, backlen, in, len));
+	free(out);
+	free(again);
+	free(back);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t i;
+
+	if (size > MAX / 2)
+		return 0;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		one((const char *)data, size, roots[i]);
+	return 0;
+}
