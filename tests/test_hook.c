@@ -831,25 +831,25 @@ check_host_fixtures(pgn_host host, size_t want_handled)
 static void
 test_payloads_claude(void)
 {
-	check_host_fixtures(PGN_HOST_CLAUDE, 9);
+	check_host_fixtures(PGN_HOST_CLAUDE, 11);
 }
 
 static void
 test_payloads_codex(void)
 {
-	check_host_fixtures(PGN_HOST_CODEX, 9);
+	check_host_fixtures(PGN_HOST_CODEX, 11);
 }
 
 static void
 test_payloads_gemini(void)
 {
-	check_host_fixtures(PGN_HOST_GEMINI, 9);
+	check_host_fixtures(PGN_HOST_GEMINI, 11);
 }
 
 static void
 test_payloads_cursor(void)
 {
-	check_host_fixtures(PGN_HOST_CURSOR, 6); /* its stop too */
+	check_host_fixtures(PGN_HOST_CURSOR, 7);
 }
 
 /* Parse an inline payload with options 'o'. */

@@ -29,9 +29,11 @@ pgn_payload_detect(const char *event, int cursor_version, int timestamp,
 	    (event != NULL &&
 	        pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
 		return PGN_HOST_CURSOR;
+	/* An event only Gemini has, or one it shares with a timestamp. */
 	if (event != NULL &&
-	    (strcmp(event, "BeforeAgent") == 0 ||
-	        (timestamp && strcmp(event, "SessionStart") == 0)))
+	    pgn_event_by_name(PGN_HOST_GEMINI, event) != PGN_EVENT_NONE &&
+	    (timestamp ||
+	        pgn_event_by_name(PGN_HOST_CLAUDE, event) == PGN_EVENT_NONE))
 		return PGN_HOST_GEMINI;
 	if (turn_id || (model && permission_mode))
 		return PGN_HOST_CODEX;
