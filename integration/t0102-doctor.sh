@@ -19,8 +19,8 @@ test_case 'installed hooks point at this pigeon-hook' '
 	pigeon install cursor >/dev/null &&
 	(cd proj && pigeon install claude --project . >/dev/null) &&
 	(cd proj && expect_code 0 pigeon doctor >../out) &&
-	grep -q "cursor user .*installed (sessionStart, beforeSubmitPrompt) -> $HOOK" out &&
-	grep -q "claude project $TEST_DIR/proj/.claude/settings.json: installed" out &&
+	grep -q "cursor user .*installed (sessionStart, beforeSubmitPrompt, postToolUse, stop) -> $HOOK" out &&
+	grep -q "claude project $TEST_DIR/proj/.claude/settings.json: installed (SessionStart, UserPromptSubmit, PostToolUse, Stop) -> $HOOK" out &&
 	grep -q "installed for both Claude Code and Cursor" out
 '
 
@@ -42,7 +42,7 @@ test_case 'a hook that no longer exists is a warning' '
 	    >"$HOME/.gemini/settings.json" &&
 	pigeon doctor >out &&
 	grep -q "/gone/pigeon-hook. is not an executable file" out &&
-	grep -q "only one of gemini.s two events" out
+	grep -q "gemini/settings.json: .* events has Pigeon.s hook: run pigeon install gemini" out
 '
 
 test_case 'database health and the hook log tail' '
