@@ -424,27 +424,14 @@ write_all(int fd, const char *p, size_t n)
 static char *
 find_pigeon(void)
 {
-	static const char *const rel[] = {"pigeon", "../broker/pigeon"};
-	char self[PATH_MAX], cand[PATH_MAX], *dir;
+	char self[PATH_MAX];
 	ssize_t n;
-	size_t i;
-	int k;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return NULL;
 	self[n] = '\0';
-	dir = strrchr(self, '/');
-	if (dir == NULL)
-		return NULL;
-	*dir = '\0';
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		k = snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
-		if (k > 0 && (size_t)k < sizeof(cand) &&
-		    access(cand, X_OK) == 0)
-			return realpath(cand, NULL);
-	}
-	return NULL;
+	return pgn_pigeon_beside(self);
 }
 
 static const char *

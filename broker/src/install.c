@@ -589,47 +589,15 @@ out:
 static const char *const perm_subs[] = {"send", "read", "wait", "status"};
 #define PERM_NSUBS (sizeof(perm_subs) / sizeof(perm_subs[0]))
 
-/*
- * How the hook's introduction names the CLI (turn.c shell_word, the
- * same rules): the path as one shell word, quoted when it needs it,
- * or plain "pigeon" for a path that is too long, not UTF-8, or holds
- * a quote or a control character. The rules must match that text.
- */
-static void
-pigeon_word(const char *path, char *out, size_t len)
-{
-	const unsigned char *p;
-	int quote = 0;
-
-	snprintf(out, len, PIGEON_NAME);
-	if (path == NULL || strlen(path) > PGN_HOOK_MAX_SHOWN ||
-	    strlen(path) + 3 > len)
-		return;
-	if (!pgn_utf8_valid(path, strlen(path)))
-		return;
-	for (p = (const unsigned char *)path; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\'' ||
-		    (*p == 0xc2 && p[1] < 0xa0))
-			return;
-		if (*p >= 0x80 ||
-		    strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
-			quote = 1;
-	}
-	snprintf(out, len, quote ? "'%s'" : "%s", path);
-}
-
-/*
- * The word for the pigeon CLI the installed hook will find and name
- * (hookcli/hook.c find_pigeon): 'pigeon' or '../broker/pigeon' beside
- * the hook's real path, resolved; none found: plain "pigeon".
- */
-static void
-hook_pigeon_word(const char *hook, char *out, size_t len)
+char *
+pgn_pigeon_beside(const char *hook)
 {
 	static const char *const rel[] = {"pigeon", "../broker/pigeon"};
 	char *real = NULL, *dir = NULL, *cand = NULL, *found = NULL;
 	size_t i;
 
+	if (hook == NULL)
+		return NULL;
 	real = realpath(hook, NULL);
 	dir = pgn_path_dir(real != NULL ? real : hook);
 	for (i = 0;
@@ -640,10 +608,19 @@ hook_pigeon_word(const char *hook, char *out, size_t len)
 			found = realpath(cand, NULL);
 		free(cand);
 	}
-	pigeon_word(found, out, len);
-	free(found);
 	free(real);
 	free(dir);
+	return found;
+}
+
+/* The word the installed hook will show for the pigeon CLI. */
+static void
+hook_pigeon_word(const char *hook, char *out, size_t len)
+{
+	char *found = pgn_pigeon_beside(hook);
+
+	pgn_shell_word(found, out, len);
+	free(found);
 }
 
 static void
@@ -655,7 +632,7 @@ rule_text(char *out, size_t len, const char *word, size_t k)
 /*
  * True for a rule Pigeon writes for some pigeon CLI: exactly
  * "Bash(WORD SUB:*)" with SUB one of perm_subs and WORD what
- * pigeon_word gives for an absolute path, or plain "pigeon".
+ * pgn_shell_word gives for an absolute path, or plain "pigeon".
  */
 static int
 rule_is_pigeon(const char *r)
@@ -686,7 +663,7 @@ rule_is_pigeon(const char *r)
 	w.buf[w.len] = '\0';
 	if (w.buf[0] != '/')
 		return 0;
-	pigeon_word(w.buf, again, sizeof(again));
+	pgn_shell_word(w.buf, again, sizeof(again));
 	return strcmp(again, inner) == 0;
 }
 

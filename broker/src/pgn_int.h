@@ -182,6 +182,14 @@ PGN_NODISCARD pgn_status pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg);
 char *pgn_col_text(sqlite3_stmt *st, int col);
 
 /* ---- text (text.c) ------------------------------------------------- */
+/*
+ * How an agent runs the CLI at 'path' (NULL: unknown): the path as one
+ * shell word in 'out' ('len' bytes), single-quoted when it needs it, or
+ * plain "pigeon" for a path over PGN_HOOK_MAX_SHOWN bytes, not UTF-8, or
+ * holding a quote or a control character. The hook's introduction shows
+ * it; install's permission rules must match it.
+ */
+void pgn_shell_word(const char *path, char *out, size_t len);
 
 /*
  * True if JSON text holds the escape \u0000, which cJSON decodes into a

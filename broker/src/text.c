@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pgn_int.h"
+#include "pigeon/hook.h"
 
 const char *
 pgn_status_name(pgn_status st)
@@ -432,4 +433,32 @@ pgn_json_nul_escape(const char *s, size_t len)
 			break;
 	}
 	return 0;
+}
+
+/*
+ * How the agent runs the CLI: the path as one shell word, quoted when
+ * it needs it (or is not ASCII), or plain "pigeon" (on PATH) for a path
+ * that is too long, not UTF-8, or holds a quote or a control character.
+ */
+void
+pgn_shell_word(const char *path, char *out, size_t len)
+{
+	const unsigned char *p;
+	int quote = 0;
+
+	snprintf(out, len, "pigeon");
+	if (path == NULL || strlen(path) > PGN_HOOK_MAX_SHOWN ||
+	    strlen(path) + 3 > len)
+		return;
+	if (!pgn_utf8_valid(path, strlen(path)))
+		return;
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\'' ||
+		    (*p == 0xc2 && p[1] < 0xa0))
+			return; /* a control character, C1 too */
+		if (*p >= 0x80 ||
+		    strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
+			quote = 1;
+	}
+	snprintf(out, len, quote ? "'%s'" : "%s", path);
 }

@@ -73,34 +73,6 @@ logf_turn(struct turn *t, const char *status, const char *fmt, ...)
 	pgn_buf_release(&d);
 }
 
-/*
- * How the agent runs the CLI: the path as one shell word, quoted when
- * it needs it (or is not ASCII), or plain "pigeon" (on PATH) for a path
- * that is too long, not UTF-8, or holds a quote or a control character.
- */
-static void
-shell_word(const char *path, char *out, size_t len)
-{
-	const unsigned char *p;
-	int quote = 0;
-
-	snprintf(out, len, "pigeon");
-	if (path == NULL || strlen(path) > PGN_HOOK_MAX_SHOWN ||
-	    strlen(path) + 3 > len)
-		return;
-	if (!pgn_utf8_valid(path, strlen(path)))
-		return;
-	for (p = (const unsigned char *)path; *p != '\0'; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\'' ||
-		    (*p == 0xc2 && p[1] < 0xa0))
-			return; /* a control character, C1 too */
-		if (*p >= 0x80 ||
-		    strchr(" \t\"$`\\!*?[]#~=%&;<>|(){}", *p) != NULL)
-			quote = 1;
-	}
-	snprintf(out, len, quote ? "'%s'" : "%s", path);
-}
-
 /* Non-empty once surrounding whitespace is gone. */
 static int
 has_text(const char *s)
@@ -428,7 +400,7 @@ run(struct turn *t)
 			qsort(t->peers.v, t->peers.n, sizeof(t->peers.v[0]),
 			    by_seen);
 	}
-	shell_word(in->pigeon, t->pigeon, sizeof(t->pigeon));
+	pgn_shell_word(in->pigeon, t->pigeon, sizeof(t->pigeon));
 	st = claim(t);
 	if (st != PGN_OK)
 		goto dberr;

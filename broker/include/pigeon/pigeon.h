@@ -581,6 +581,14 @@ char *pgn_envelope(pgn_host h, pgn_event e, const char *context,
 #define PGN_MAX_CONFIG (1 << 20) /* a host config file, bytes */
 #define PGN_MAX_ERR    1024      /* errbuf size for install */
 
+/*
+ * The pigeon CLI that goes with the pigeon-hook at 'hook': 'pigeon' or
+ * '../broker/pigeon' (a build tree) beside its real path, resolved and
+ * executable; NULL if none (caller frees). The hook names it to the
+ * model; install's permission rules name the same.
+ */
+char *pgn_pigeon_beside(const char *hook);
+
 /* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
 int pgn_command_is_pigeon(const char *command);
 
