@@ -188,4 +188,20 @@ test_case 'a stop whose stdin is left open returns after the idle time' '
 	test $(($(date +%s) - start)) -le 2
 '
 
+test_case 'the Claude permission rules name the pigeon the introduction shows' '
+	install_at "bin with space" &&
+	"bin with space/pigeon" install claude >/dev/null &&
+	fixture_payload "$FIX/claude/01-SessionStart-startup.json" "$PROJ" s-rule >in.json &&
+	PIGEON_AGENT=ruler "$TEST_DIR/bin with space/pigeon-hook" claude SessionStart <in.json >out &&
+	jq -er .hookSpecificOutput.additionalContext out |
+		sed -n "s/^Send a message: \(.*\) send --from .*/\1/p" >word &&
+	test -s word &&
+	for sub in send read wait status; do
+		jq -e --arg r "Bash($(cat word) $sub:*)" \
+			".permissions.allow | index(\$r) != null" \
+			"$HOME/.claude/settings.json" >/dev/null || return 1
+	done &&
+	"bin with space/pigeon" uninstall claude >/dev/null
+'
+
 test_done
