@@ -42,7 +42,7 @@ test_case 'a hook that no longer exists is a warning' '
 	    >"$HOME/.gemini/settings.json" &&
 	pigeon doctor >out &&
 	grep -q "/gone/pigeon-hook. is not an executable file" out &&
-	grep -q "gemini/settings.json: .* events has Pigeon.s hook: run pigeon install gemini" out
+	grep -q "gemini/settings.json: gemini.s event BeforeAgent has no Pigeon hook: run pigeon install gemini" out
 '
 
 test_case 'database health and the hook log tail' '

@@ -136,6 +136,18 @@ codex_trusted(const char *hooks)
 	return found;
 }
 
+/* The first of the host's events without a Pigeon entry, or NULL. */
+static const char *
+missing_event(const struct pgn_host_info *hi, const struct pgn_install_state *s)
+{
+	int e;
+
+	for (e = 0; e < PGN_NEVENTS; e++)
+		if (s->entries[e] == 0)
+			return hi->events[e];
+	return NULL;
+}
+
 static void
 check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 {
@@ -196,11 +208,11 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				warn(
 				    "%s runs '%s', not this pigeon's hook '%s'",
 				    s.path, s.hook, hook);
-			if (installed &&
-			    (s.entries[0] == 0 || s.entries[1] == 0))
+			if (installed && missing_event(hi, &s) != NULL)
 				warn(
-				    "%s: only one of %s's two events has Pigeon's hook: run pigeon install %s",
-				    s.path, hi->name, hi->name);
+				    "%s: %s's event %s has no Pigeon hook: run pigeon install %s",
+				    s.path, hi->name, missing_event(hi, &s),
+				    hi->name);
 			if (installed && h == PGN_HOST_CODEX) {
 				int t = codex_trusted(s.path);
 
