@@ -108,6 +108,76 @@ test_open_sets_wal_and_schema_version(void)
 	pgn_db_close(db);
 }
 
+/* The text of schema/NAME (the tree's, beside tests/fixtures). */
+static char *
+schema_text(const char *name)
+{
+	char path[PATH_MAX];
+	const char *fix = getenv("PGN_TEST_FIXTURES");
+	size_t len;
+
+	REQUIRE(fix != NULL);
+	snprintf(path, sizeof(path), "%s/../../schema/%s", fix, name);
+	return h_read_file(path, &len);
+}
+
+/*
+ * A version 2 database moves to 3 keeping every row: the audit table is
+ * rebuilt for its new routes, the sessions gain their continuation
+ * count.
+ */
+static void
+test_migration_from_version_2_keeps_the_audit_and_sessions(void)
+{
+	char path[PATH_MAX], *v1, *v2;
+	pgn_db *db;
+	sqlite3 *raw;
+
+	H_PATH(path, "pigeon.db");
+	raw = h_raw_open(path);
+	v1 = schema_text("0001_init.sql");
+	v2 = schema_text("0002_session_turn.sql");
+	REQUIRE(v1 != NULL && v2 != NULL);
+	REQUIRE(H_EXEC(raw, v1));
+	REQUIRE(H_EXEC(raw, v2));
+	REQUIRE(H_EXEC(raw,
+	    "PRAGMA user_version = 2;"
+	    "INSERT INTO scope(id, root) VALUES (1, '');"
+	    "INSERT INTO agent(id, scope_id, name, created_ms) VALUES (1, 1, 'bob', 1);"
+	    "INSERT INTO session(id, key, host, agent_id, created_ms, last_seen_ms, last_turn) VALUES (1, 'claude:s', 'claude', 1, 1, 1, 'UserPromptSubmit:p');"
+	    "INSERT INTO message(id, scope_id, sender, recipient_id, body, created_ms, delivered_ms) VALUES (7, 1, 'alice', 1, 'hi', 1, 2);"
+	    "INSERT INTO delivery VALUES (1, 7, '', 'alice', 'bob', 'hi', 1, NULL, 2, 'claude:s', 'claude', 'prompt', 2, x'00');"
+	    "INSERT INTO audit_head(id, n, hash) VALUES (1, 1, x'00');"));
+	sqlite3_close(raw);
+	free(v1);
+	free(v2);
+	db = h_open_path(path, 1000);
+	REQUIRE(db != NULL);
+	pgn_db_close(db);
+	raw = h_raw_open(path);
+	CHECK_INT(H_INT(raw, "PRAGMA user_version"), pgn_schema_version());
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM delivery WHERE id = 1 AND message_id = 7 AND route = 'prompt' AND body = 'hi' AND hash = x'00'"),
+	    1);
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT auto_continues FROM session WHERE key = 'claude:s'"),
+	    0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT last_turn = 'UserPromptSubmit:p' FROM session"),
+	    1);
+	/* The new routes are admitted, others still refused. */
+	CHECK(H_EXEC(raw,
+	    "INSERT INTO message(id, scope_id, sender, recipient_id, body, created_ms, delivered_ms) VALUES (8, 1, 'alice', 1, 'yo', 1, 2);"
+	    "INSERT INTO delivery VALUES (2, 8, '', 'alice', 'bob', 'yo', 1, NULL, 2, 'claude:s', 'claude', 'after-tool', 2, x'00')"));
+	CHECK(
+	    sqlite3_exec(raw,
+	        "INSERT INTO delivery VALUES (3, 8, '', 'a', 'b', 'c', 1, NULL, 2, 's', 'h', 'sideways', 1, x'00')",
+	        NULL, NULL, NULL) != SQLITE_OK);
+	sqlite3_close(raw);
+}
+
 static void
 test_reopen_keeps_data_and_changes_nothing(void)
 {
@@ -888,6 +958,7 @@ static const struct h_test tests[] = {
     H_TEST(test_open_creates_private_file),
     H_TEST(test_open_without_create_refuses_missing_file),
     H_TEST(test_open_sets_wal_and_schema_version),
+    H_TEST(test_migration_from_version_2_keeps_the_audit_and_sessions),
     H_TEST(test_reopen_keeps_data_and_changes_nothing),
     H_TEST(test_open_refuses_newer_schema_and_leaves_file_alone),
     H_TEST(test_open_refuses_foreign_database_and_leaves_it_alone),
