@@ -306,6 +306,53 @@ h_raw(void)
 	return h_raw_open(path);
 }
 
+/*
+ * Check that the plan of 'sql' (EXPLAIN QUERY PLAN on 'raw') reads the
+ * queue through the partial index message_queued and scans neither the
+ * message table nor, when 'forbid' is set, a table whose scan starts
+ * with it ("SCAN s"); prints the plan, with 'label', when it does not.
+ */
+#define H_QUEUE_PLAN(raw, sql, forbid, label)                                  \
+	h_queue_plan((raw), (sql), (forbid), (label), __FILE__, __LINE__)
+
+static H_UNUSED void
+h_queue_plan(sqlite3 *raw, const char *sql, const char *forbid,
+    const char *label, const char *file, int line)
+{
+	char text[8192], plan[4096];
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int uses = 0, scans = 0, k;
+	const char *d;
+
+	plan[0] = '\0';
+	k = snprintf(text, sizeof(text), "EXPLAIN QUERY PLAN %s", sql);
+	if (k < 0 || (size_t)k >= sizeof(text) ||
+	    sqlite3_prepare_v2(raw, text, -1, &st, NULL) != SQLITE_OK) {
+		h_check(0, file, line, "EXPLAIN QUERY PLAN prepares");
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		d = (const char *)sqlite3_column_text(st, 3);
+		if (d == NULL)
+			continue;
+		k = snprintf(plan + n, sizeof(plan) - n, "%s; ", d);
+		if (k > 0 && (size_t)k < sizeof(plan) - n)
+			n += (size_t)k;
+		if (strstr(d, "INDEX message_queued") != NULL)
+			uses = 1;
+		if (strncmp(d, "SCAN m", 6) == 0 ||
+		    strstr(d, "SCAN message") != NULL ||
+		    strstr(d, "SCAN TABLE message") != NULL ||
+		    (forbid != NULL && strncmp(d, forbid, strlen(forbid)) == 0))
+			scans = 1;
+	}
+	sqlite3_finalize(st);
+	if (!h_check(uses, file, line, "the plan uses message_queued") ||
+	    !h_check(!scans, file, line, "the plan scans no table"))
+		printf("  %s: plan: %s\n", label, plan);
+}
+
 #define H_EXEC(s, sql) h_exec((s), (sql), __FILE__, __LINE__)
 #define H_INT(s, sql)  h_int((s), (sql), __FILE__, __LINE__)
 

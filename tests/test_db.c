@@ -728,47 +728,6 @@ test_db_path_precedence(void)
 
 /* ---- the claim's partial index -------------------------------------- */
 
-/*
- * EXPLAIN QUERY PLAN of pgn_sql_queued uses message_queued and never
- * scans the message table; prints the plan when it does not.
- */
-static void
-check_queue_plan(sqlite3 *raw, const char *label)
-{
-	sqlite3_stmt *st = NULL;
-	struct pgn_buf sql, plan;
-	int r, uses_index = 0, scans = 0;
-	const char *d;
-
-	pgn_buf_init(&sql, 4096);
-	pgn_buf_adds(&sql, "EXPLAIN QUERY PLAN ");
-	pgn_buf_adds(&sql, pgn_sql_queued);
-	REQUIRE(sql.err == PGN_OK);
-	pgn_buf_init(&plan, 4096);
-	r = sqlite3_prepare_v2(raw, sql.data, -1, &st, NULL);
-	CHECK_INT(r, SQLITE_OK);
-	sqlite3_bind_int64(st, 1, 1);
-	sqlite3_bind_int64(st, 2, PGN_MAX_LIST);
-	while (r == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-		d = (const char *)sqlite3_column_text(st, 3);
-		if (d == NULL)
-			continue;
-		pgn_buf_addf(&plan, "%s; ", d);
-		if (strstr(d, "USING INDEX message_queued") != NULL ||
-		    strstr(d, "USING COVERING INDEX message_queued") != NULL)
-			uses_index = 1;
-		if (strncmp(d, "SCAN m", 6) == 0 ||
-		    strstr(d, "SCAN message") != NULL ||
-		    strstr(d, "SCAN TABLE message") != NULL)
-			scans = 1;
-	}
-	sqlite3_finalize(st);
-	if (!CHECK(uses_index) || !CHECK(!scans))
-		printf("  %s: plan: %s\n", label, plan.data ? plan.data : "");
-	pgn_buf_release(&plan);
-	pgn_buf_release(&sql);
-}
-
 /* 'n' delivered messages to bob (agent 1), one queued; one transaction. */
 static void
 fill_history(sqlite3 *raw, int n)
@@ -805,7 +764,7 @@ test_claim_query_uses_partial_index_with_small_history(void)
 	raw = h_raw();
 	fill_history(raw, 10);
 	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message"), 11);
-	check_queue_plan(raw, "10 delivered");
+	H_QUEUE_PLAN(raw, pgn_sql_queued, NULL, "10 delivered");
 	sqlite3_close(raw);
 	pgn_db_close(db);
 }
@@ -821,10 +780,10 @@ test_claim_query_uses_partial_index_with_large_history(void)
 	raw = h_raw();
 	fill_history(raw, 20000);
 	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message"), 20001);
-	check_queue_plan(raw, "20000 delivered");
+	H_QUEUE_PLAN(raw, pgn_sql_queued, NULL, "20000 delivered");
 	/* with statistics too, the planner keeps the index */
 	REQUIRE(H_EXEC(raw, "ANALYZE"));
-	check_queue_plan(raw, "20000 delivered, analyzed");
+	H_QUEUE_PLAN(raw, pgn_sql_queued, NULL, "20000 delivered, analyzed");
 	sqlite3_close(raw);
 	/* and the library sees just the one queued message */
 	CHECK_INT(pgn_inbox(db, "bob", &in), PGN_OK);

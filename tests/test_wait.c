@@ -368,45 +368,12 @@ test_wait_leaves_when_the_database_is_replaced(void)
 	teardown();
 }
 
-/* The plan of 'sql' uses message_queued and scans no message table. */
-static void
-check_plan(const char *sql_text)
-{
-	struct pgn_buf sql, plan;
-	sqlite3_stmt *st = NULL;
-	const char *d;
-	int uses_index = 0, scans = 0;
-
-	pgn_buf_init(&sql, 4096);
-	pgn_buf_adds(&sql, "EXPLAIN QUERY PLAN ");
-	pgn_buf_adds(&sql, sql_text);
-	REQUIRE(sql.err == PGN_OK);
-	pgn_buf_init(&plan, 4096);
-	REQUIRE(sqlite3_prepare_v2(raw, sql.data, -1, &st, NULL) == SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		d = (const char *)sqlite3_column_text(st, 3);
-		if (d == NULL)
-			continue;
-		pgn_buf_addf(&plan, "%s; ", d);
-		if (strstr(d, "INDEX message_queued") != NULL)
-			uses_index = 1;
-		if (strncmp(d, "SCAN m", 6) == 0 ||
-		    strstr(d, "SCAN message") != NULL)
-			scans = 1;
-	}
-	sqlite3_finalize(st);
-	if (!CHECK(uses_index) || !CHECK(!scans))
-		printf("  plan: %s\n", plan.data != NULL ? plan.data : "");
-	pgn_buf_release(&plan);
-	pgn_buf_release(&sql);
-}
-
 static void
 test_filtered_claim_and_look_use_the_partial_index(void)
 {
 	setup();
-	check_plan(pgn_sql_queued_match);
-	check_plan(pgn_sql_wait_look);
+	H_QUEUE_PLAN(raw, pgn_sql_queued_match, NULL, "filtered claim");
+	H_QUEUE_PLAN(raw, pgn_sql_wait_look, NULL, "wait look");
 	teardown();
 }
 
