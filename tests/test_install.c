@@ -141,6 +141,35 @@ count(const char *hay, const char *needle)
 	return n;
 }
 
+/*
+ * 'out' holds exactly one Pigeon command, "HOOK HOST EVENT", for each of
+ * host h's events (the host table's), and no other Pigeon command.
+ */
+static void
+check_one_entry_per_event(pgn_host h, const char *out, const char *hook)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	char want[PATH_MAX + 64];
+	int e;
+
+	for (e = 0; e < PGN_NEVENTS; e++) {
+		snprintf(want, sizeof(want), "%s %s %s\"", hook, hi->name,
+		    hi->events[e]);
+		if (!CHECK_INT(count(out, want), 1))
+			printf("  for %s\n", want);
+	}
+	CHECK_INT(count(out, "pigeon-hook"), PGN_NEVENTS);
+}
+
+/* The number of lines of 'text' (a last line without '\n' counts). */
+static size_t
+lines_of(const char *text)
+{
+	size_t n = count(text, "\n");
+
+	return n + (*text != '\0' && text[strlen(text) - 1] != '\n');
+}
+
 static int
 file_is(const char *path, const char *data, size_t len)
 {
@@ -371,14 +400,35 @@ test_second_install_keeps_bytes_even_if_reformatted(void)
 	    "\"command\":\"" HOOK " claude SessionStart\",\"timeout\":5}]}],"
 	    "\"UserPromptSubmit\":[{\"hooks\":[{\"type\":\"command\","
 	    "\"command\":\"" HOOK " claude UserPromptSubmit\","
-	    "\"timeout\":5}]}]}}";
-	char *out;
-	int changed;
+	    "\"timeout\":5}]}],"
+	    "\"PostToolUse\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"" HOOK " claude PostToolUse\",\"timeout\":5}]}],"
+	    "\"Stop\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"" HOOK " claude Stop\",\"timeout\":5}]}]}}";
+	cJSON *root;
+	char *fresh, *compact, *out;
+	int changed, h;
 
 	out = merge_in(PGN_HOST_CLAUDE, in, HOOK, &changed);
 	CHECK_INT(changed, 0);
 	CHECK_STR(out, in);
 	free(out);
+	/* Every host: its own four entries, laid out on one line. */
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		fresh = merge_in((pgn_host)h, NULL, HOOK, &changed);
+		root = cJSON_Parse(fresh);
+		REQUIRE(root != NULL);
+		compact = cJSON_PrintUnformatted(root);
+		REQUIRE(compact != NULL);
+		CHECK(strcmp(compact, fresh) != 0);
+		out = merge_in((pgn_host)h, compact, HOOK, &changed);
+		CHECK_INT(changed, 0);
+		CHECK_STR(out, compact);
+		free(out);
+		cJSON_free(compact);
+		cJSON_Delete(root);
+		free(fresh);
+	}
 }
 
 static void
@@ -388,7 +438,11 @@ test_up_to_date_entry_keeps_its_place_after_a_reorder(void)
 	    "{\"version\":1,\"hooks\":{\"sessionStart\":[{\"command\":\"" HOOK
 	    " cursor sessionStart\",\"timeout\":5},{\"command\":\"b\"}],"
 	    "\"beforeSubmitPrompt\":[{\"command\":\"" HOOK " cursor "
-	    "beforeSubmitPrompt\",\"timeout\":5}]}}";
+	    "beforeSubmitPrompt\",\"timeout\":5}],"
+	    "\"stop\":[{\"command\":\"" HOOK " cursor stop\",\"timeout\":5},"
+	    "{\"command\":\"c\",\"loop_limit\":3}],"
+	    "\"postToolUse\":[{\"command\":\"a\"},{\"command\":\"" HOOK
+	    " cursor postToolUse\",\"timeout\":5}]}}";
 	char *out;
 	int changed;
 
@@ -409,16 +463,16 @@ test_install_replaces_an_old_pigeon_entry(void)
 	    "\"command\":\"'/old place/pigeon-hook' claude "
 	    "UserPromptSubmit\"}]},{\"hooks\":[{\"type\":\"command\","
 	    "\"command\":\"/old/place/pigeon-hook claude "
-	    "UserPromptSubmit\"}]}]}}";
+	    "UserPromptSubmit\"}]}],\"Stop\":[{\"hooks\":[{\"type\":"
+	    "\"command\",\"command\":\"/old/place/pigeon-hook claude Stop\","
+	    "\"timeout\":5}]}]}}";
 	char *out;
 	int changed;
 
 	out = merge_in(PGN_HOST_CLAUDE, in, OTHER_HOOK, &changed);
 	CHECK_INT(changed, 1);
-	CHECK_INT(count(out, "pigeon-hook"), 2);
+	check_one_entry_per_event(PGN_HOST_CLAUDE, out, OTHER_HOOK);
 	CHECK_INT(count(out, "old"), 0);
-	CHECK_INT(count(out, OTHER_HOOK " claude SessionStart"), 1);
-	CHECK_INT(count(out, OTHER_HOOK " claude UserPromptSubmit"), 1);
 	CHECK_INT(count(out, "\"mine\""), 1);
 	/* The foreign entry now comes before Pigeon's. */
 	CHECK(out != NULL &&
@@ -431,8 +485,9 @@ static void
 test_install_removes_pigeon_entries_from_other_events(void)
 {
 	static const char in[] =
-	    "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"/x/pigeon-hook claude Stop\"}]}],"
+	    "{\"hooks\":{\"Notification\":[{\"hooks\":[{\"type\":"
+	    "\"command\",\"command\":\"/x/pigeon-hook claude "
+	    "Notification\"}]}],"
 	    "\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\","
 	    "\"command\":\"/x/pigeon-hook claude PreToolUse\"},"
 	    "{\"type\":\"command\",\"command\":\"keep-me\"}]}]}}";
@@ -444,35 +499,53 @@ test_install_removes_pigeon_entries_from_other_events(void)
 	CHECK_INT(changed, 1);
 	root = cJSON_Parse(out);
 	hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
-	CHECK(cJSON_GetObjectItemCaseSensitive(hooks, "Stop") == NULL);
+	CHECK(cJSON_GetObjectItemCaseSensitive(hooks, "Notification") == NULL);
 	CHECK(cJSON_GetObjectItemCaseSensitive(hooks, "PreToolUse") != NULL);
 	CHECK_INT(count(out, "keep-me"), 1);
-	CHECK_INT(count(out, "pigeon-hook"), 2);
+	check_one_entry_per_event(PGN_HOST_CLAUDE, out, HOOK);
 	cJSON_Delete(root);
 	free(out);
 }
 
 static void
-test_install_writes_only_the_hosts_two_events(void)
+test_install_writes_only_the_hosts_four_events(void)
 {
 	const struct pgn_host_info *hi;
-	cJSON *root, *hooks, *ev;
+	cJSON *root, *hooks, *ev, *cmd;
+	char want[PATH_MAX + 64];
+	int h, e, changed, n;
 	char *out;
-	int h, changed, n;
 
+	CHECK_INT(PGN_NEVENTS, 4);
 	for (h = 0; h < PGN_NHOSTS; h++) {
 		hi = pgn_host_get((pgn_host)h);
 		out = merge_in((pgn_host)h, NULL, HOOK, &changed);
 		root = cJSON_Parse(out);
 		hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+		/* The host's events, in the table's order, one entry each. */
 		n = 0;
 		cJSON_ArrayForEach(ev, hooks)
 		{
-			CHECK(strcmp(ev->string, hi->events[0]) == 0 ||
-			    strcmp(ev->string, hi->events[1]) == 0);
-			n++;
+			e = n++;
+			if (!CHECK(e < PGN_NEVENTS))
+				break;
+			CHECK_STR(ev->string, hi->events[e]);
+			CHECK_INT(cJSON_GetArraySize(ev), 1);
+			cmd = cJSON_GetArrayItem(ev, 0);
+			if (hi->shape == PGN_SHAPE_NESTED)
+				cmd = cJSON_GetArrayItem(
+				    cJSON_GetObjectItemCaseSensitive(cmd,
+				        "hooks"),
+				    0);
+			snprintf(want, sizeof(want), "%s %s %s", HOOK, hi->name,
+			    hi->events[e]);
+			CHECK_STR(cJSON_GetStringValue(
+			              cJSON_GetObjectItemCaseSensitive(cmd,
+			                  "command")),
+			    want);
 		}
-		CHECK_INT(n, 2);
+		CHECK_INT(n, PGN_NEVENTS);
+		check_one_entry_per_event((pgn_host)h, out, HOOK);
 		CHECK_INT(cJSON_GetArraySize(root),
 		    h == PGN_HOST_CURSOR ? 2 : 1);
 		cJSON_Delete(root);
@@ -962,7 +1035,7 @@ test_bak_is_written_only_for_the_first_original(void)
 	install_ok(PGN_HOST_CLAUDE, NULL, OTHER_HOOK);
 	CHECK(file_is(bak, first, strlen(first)));
 	data = h_read_file(path, &n);
-	CHECK_INT(count(data, OTHER_HOOK), 2);
+	check_one_entry_per_event(PGN_HOST_CLAUDE, data, OTHER_HOOK);
 	CHECK_INT(count(data, "First"), 1);
 	free(data);
 	env_restore();
@@ -1093,8 +1166,10 @@ static void
 test_dry_run_writes_nothing_and_shows_the_diff(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR];
+	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], want[128];
 	static const char orig[] = "{\"x\":1}";
+	char *golden;
+	size_t n;
 
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CURSOR, path, sizeof(path));
@@ -1103,7 +1178,13 @@ test_dry_run_writes_nothing_and_shows_the_diff(void)
 	CHECK(absent(path));
 	CHECK(res.diff != NULL &&
 	    strncmp(res.diff, "--- /dev/null\n+++ ", 18) == 0);
-	CHECK_CONTAINS(res.diff, "@@ -0,0 +1,17 @@\n+{\n+  \"version\": 1,\n");
+	/* Every line of the new file (the golden, four entries) added. */
+	golden = fixture("cursor-new.json", &n);
+	snprintf(want, sizeof(want),
+	    "@@ -0,0 +1,%zu @@\n+{\n+  \"version\": 1,\n", lines_of(golden));
+	CHECK_CONTAINS(res.diff, want);
+	CHECK_INT(count(res.diff, "\n+"), lines_of(golden) + 1); /* "+++" */
+	free(golden);
 	pgn_install_result_release(&res);
 
 	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
@@ -1122,19 +1203,23 @@ test_diff_is_minimal(void)
 	struct pgn_install_result res;
 	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *text;
 	char want[4 * PATH_MAX];
-	size_t n;
+	size_t n, lines;
 
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CURSOR, path, sizeof(path));
 	install_ok(PGN_HOST_CURSOR, NULL, HOOK);
+	text = h_read_file(path, &n);
+	REQUIRE(text != NULL);
+	lines = lines_of(text);
+	free(text);
 	/* Removing a file Pigeon created shows every line removed. */
 	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, err), PGN_OK);
 	snprintf(want, sizeof(want),
 	    "--- %s\n+++ /dev/null\n"
-	    "@@ -1,17 +0,0 @@\n-{\n-  \"version\": 1,\n",
-	    path);
+	    "@@ -1,%zu +0,0 @@\n-{\n-  \"version\": 1,\n",
+	    path, lines);
 	CHECK(res.diff != NULL && strncmp(res.diff, want, strlen(want)) == 0);
-	CHECK_INT(count(res.diff, "\n-"), 17);
+	CHECK_INT(count(res.diff, "\n-"), lines);
 	CHECK_INT(count(res.diff, "\n+"), 1); /* "+++" */
 	pgn_install_result_release(&res);
 	/* A one-line change is one hunk of one line each way. */
@@ -1535,7 +1620,7 @@ test_foreign_entries_keep_their_order_and_bytes(void)
 	out = merge_in(PGN_HOST_CURSOR, in, HOOK, &changed);
 	CHECK(out != NULL && strstr(out, "\"a\"") < strstr(out, "\"b\"") &&
 	    strstr(out, "\"b\"") < strstr(out, HOOK " cursor sessionStart"));
-	CHECK_INT(count(out, "pigeon-hook"), 2);
+	check_one_entry_per_event(PGN_HOST_CURSOR, out, HOOK);
 	free(out);
 }
 
@@ -1629,7 +1714,7 @@ test_hard_linked_config_is_edited_in_place(void)
 	CHECK(stat(path, &a) == 0 && stat(other, &b) == 0);
 	CHECK(a.st_ino == b.st_ino && a.st_nlink == 2);
 	data = h_read_file(other, &n);
-	CHECK_INT(count(data, "pigeon-hook"), 2);
+	check_one_entry_per_event(PGN_HOST_CLAUDE, data, HOOK);
 	free(data);
 	CHECK(absent(save));
 	uninstall_ok(PGN_HOST_CLAUDE, NULL);
@@ -2044,7 +2129,7 @@ static const struct h_test tests[] = {
     H_TEST(test_up_to_date_entry_keeps_its_place_after_a_reorder),
     H_TEST(test_install_replaces_an_old_pigeon_entry),
     H_TEST(test_install_removes_pigeon_entries_from_other_events),
-    H_TEST(test_install_writes_only_the_hosts_two_events),
+    H_TEST(test_install_writes_only_the_hosts_four_events),
     H_TEST(test_hook_path_is_quoted_only_when_needed),
     H_TEST(test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook),
     H_TEST(test_invalid_json_is_refused_saying_where),
