@@ -4,9 +4,13 @@
 # working directory, payload on stdin, timeout, fail-open, exit 2 blocks)
 # and prints what Cursor would take. A session start introduces the
 # agent; a ping arrives in the first prompt's additional_context with
-# continue true, not in the second; after `pigeon uninstall cursor` the
-# simulator runs no Pigeon hook and the file is as before. First, the
-# simulator itself is checked against hand-written hooks.json files.
+# continue true, not in the second; in a simulated turn a ping sent
+# during a tool call is in the next model request, once, and one queued
+# as the turn ends makes the agent go on (followup_message), once; two
+# agents pinging each other stop at the governor's cap (3), under
+# Cursor's loop_limit (5); after `pigeon uninstall cursor` the simulator
+# runs no Pigeon hook and the file is as before, byte for byte. First,
+# the simulator itself is checked against hand-written hooks.json files.
 . "$(dirname "$0")/lib.sh"
 
 SIM="sh $PGN_SRC/integration/cursor-sim"
@@ -47,6 +51,25 @@ simq() {
 	return 1
 }
 
+# turn_plan CONVERSATION PROMPT TOOLS FOLLOWUP_TOOLS: a cursor-sim turn
+# plan for a conversation in $PROJ (the tool lists as JSON arrays).
+turn_plan() {
+	jq -c --arg dir "$PROJ" --arg c "$1" --arg p "$2" \
+	    --argjson t "$3" --argjson f "$4" '
+		{payload: (del(.prompt, .attachments, .hook_event_name) |
+		    .conversation_id = $c | .session_id = $c |
+		    .generation_id = ("gen-" + $c) |
+		    .workspace_roots = [$dir]),
+		 prompt: $p, tools: $t, followup_tools: $f}' \
+	    "$FIX/02-beforeSubmitPrompt-ide.json"
+}
+
+# seen TEXT: how many transcript items of ./sim.json hold TEXT.
+seen() {
+	jq --arg t "$1" '[.transcript[] | select(tostring | contains($t))] |
+	    length' sim.json
+}
+
 # Commands of the self-checks: small scripts, so hooks.json stays plain.
 mkscript() {
 	printf '#!/bin/sh\n%s\n' "$2" >"$TEST_DIR/bin/$1" &&
@@ -63,7 +86,10 @@ mkscript slow 'sleep 30; echo "{\"additional_context\":\"too late\"}"' &&
 mkscript block 'echo "blocked by policy" >&2; exit 2' &&
 mkscript fail 'exit 1' &&
 mkscript halt 'echo "{\"continue\":false,\"user_message\":\"halted\"}"' &&
-mkscript other 'cat >>"$HOME/other.log"; echo "{\"continue\":true}"' ||
+mkscript other 'cat >>"$HOME/other.log"; echo "{\"continue\":true}"' &&
+mkscript again 'n=$(tee -a "$HOME/stops.log" | jq .loop_count)
+printf "{\"followup_message\":\"%s %s\"}\n" "${1:-again}" "$n"' &&
+mkscript failfollow 'echo "{\"followup_message\":\"ignored\"}"; exit 1' ||
 	exit 2
 B=$TEST_DIR/bin
 
@@ -149,9 +175,78 @@ test_case 'simulator: one unknown event and the whole file loads nothing' '
 	simq ".hooks == [] and .additional_context == null"
 '
 
+test_case 'simulator: a turn runs postToolUse after each tool, stop at its end' '
+	HOME=$TEST_DIR/home-t && export HOME && mkdir -p "$HOME/.cursor" &&
+	jq -n --arg b "$B" --arg t "$TEST_DIR" "{version: 1, hooks: {
+		postToolUse: [
+			{command: (\$b + \"/record \" + \$t + \"/ptu ptu\"),
+			 matcher: \"^Shell\$\"},
+			{command: \"echo never\", matcher: \"^MCP\"}],
+		stop: [{command: (\$b + \"/again\")},
+			{command: (\$b + \"/failfollow\")}]}}" \
+		>"$HOME/.cursor/hooks.json" &&
+	turn_plan conv-t "do it" "[\"echo one\"]" "[]" >plan.json &&
+	sim turn plan.json &&
+	simq "[.transcript[0:8][] | .kind] == [\"prompt\", \"request\",
+		\"tool_call\", \"tool_result\", \"context\", \"request\",
+		\"answer\", \"stop\"]" &&
+	simq ".transcript[3] == {kind: \"tool_result\", id: \"tool-1\",
+		exit: 0, output: \"one\\n\"}" &&
+	simq ".transcript[4] == {kind: \"context\", event: \"postToolUse\",
+		text: \"from ptu\"}" &&
+	simq ".followups == 5 and .loop_limit_reached == true and
+		.blocked == false" &&
+	simq "[.transcript[] | select(.kind == \"stop\") | .loop_count] ==
+		[0, 1, 2, 3, 4, 5]" &&
+	simq "[.transcript[] | select(.kind == \"prompt\") | .from + \":\" +
+		.text] == [\"person:do it\", \"followup:again 0\",
+		\"followup:again 1\", \"followup:again 2\", \"followup:again 3\",
+		\"followup:again 4\"]" &&
+	simq "[.runs[] | select(.event == \"stop\") | .hooks[1]] |
+		all(.status == \"failed\" and .followup == null)" &&
+	simq ".runs[-1].hooks[0].followup == \"capped\"" &&
+	jq -e --arg d "$PROJ" ".hook_event_name == \"postToolUse\" and
+		.tool_name == \"Shell\" and .tool_input.command == \"echo one\" and
+		.tool_output == \"one\\n\" and .tool_use_id == \"tool-1\" and
+		.cwd == \$d and .conversation_id == \"conv-t\"" ptu.stdin \
+		>/dev/null &&
+	test "$(cat ptu.cwd)" = "$HOME/.cursor" &&
+	test "$(jq -s -c "[.[] | .hook_event_name + \":\" + .status +
+		\":\" + (.loop_count | tostring)]" "$HOME/stops.log")" = \
+		"[\"stop:completed:0\",\"stop:completed:1\",\"stop:completed:2\",\"stop:completed:3\",\"stop:completed:4\",\"stop:completed:5\"]"
+'
+
+test_case 'simulator: loop_limit, and the first followup in priority wins' '
+	HOME=$TEST_DIR/home-t && export HOME &&
+	jq -n --arg b "$B" "{version: 1, hooks: {stop: [
+		{command: (\$b + \"/again user\"), loop_limit: 2}]}}" \
+		>"$HOME/.cursor/hooks.json" &&
+	turn_plan conv-t2 "go" "[]" "[]" >plan.json &&
+	sim turn plan.json &&
+	simq ".followups == 2 and .loop_limit_reached == true" &&
+	jq -n --arg b "$B" "{version: 1, hooks: {stop: [
+		{command: (\$b + \"/again project\"), loop_limit: 1}]}}" \
+		>"$SIMPROJ/.cursor/hooks.json" &&
+	sim --project "$SIMPROJ" turn plan.json &&
+	simq ".followups == 2" &&
+	simq "[.transcript[] | select(.kind == \"prompt\") | .text] ==
+		[\"go\", \"project 0\", \"user 1\"]" &&
+	simq ".runs[1].hooks | map(.followup) == [\"used\", \"dropped\"]" &&
+	simq ".runs[2].hooks | map(.followup) == [\"capped\", \"used\"]" &&
+	simq ".runs[3].hooks | map(.followup) == [\"capped\", \"capped\"]" &&
+	rm "$SIMPROJ/.cursor/hooks.json" &&
+	jq -n --arg b "$B" "{version: 1, hooks: {beforeSubmitPrompt: [
+		{command: (\$b + \"/halt\")}], stop: [
+		{command: (\$b + \"/again\")}]}}" >"$HOME/.cursor/hooks.json" &&
+	sim turn plan.json &&
+	simq ".blocked == true and .followups == 0 and
+		([.transcript[] | .kind] == [\"prompt\"])"
+'
+
 test_case 'simulator: usage errors exit 2' '
 	expect_code 2 $SIM >/dev/null 2>&1 &&
-	expect_code 2 $SIM stop p.json >/dev/null 2>&1 &&
+	expect_code 2 $SIM afterAgentResponse p.json >/dev/null 2>&1 &&
+	expect_code 2 $SIM turn p.json >/dev/null 2>&1 &&
 	expect_code 2 $SIM beforeSubmitPrompt missing.json >/dev/null 2>&1 &&
 	echo "[1]" >arr.json &&
 	expect_code 2 $SIM beforeSubmitPrompt arr.json >/dev/null 2>&1 &&
@@ -166,11 +261,10 @@ test_case 'pigeon install cursor: absolute hook commands, Cursor loads them' '
 	expect_empty err &&
 	f=$HOME/.cursor/hooks.json &&
 	jq -e --arg h "$HOOK_REAL" ".version == 1 and
-		(.hooks | keys == [\"beforeSubmitPrompt\", \"sessionStart\"]) and
-		.hooks.sessionStart == [{command: (\$h + \" cursor sessionStart\"),
-			timeout: 5}] and
-		.hooks.beforeSubmitPrompt == [{command:
-			(\$h + \" cursor beforeSubmitPrompt\"), timeout: 5}]" "$f" \
+		(.hooks | keys_unsorted == [\"sessionStart\",
+			\"beforeSubmitPrompt\", \"postToolUse\", \"stop\"]) and
+		(.hooks | to_entries | all(.value == [{command:
+			(\$h + \" cursor \" + .key), timeout: 5}]))" "$f" \
 		>/dev/null &&
 	cursor_payload start conv-a >s.json &&
 	sim sessionStart s.json &&
@@ -218,10 +312,15 @@ test_case 'session start, a ping, two prompts, uninstall: through Cursor' '
 test_case 'another tool'"'"'s hooks.json: kept, run alongside, restored' '
 	HOME=$TEST_DIR/home-c && export HOME && mkdir -p "$HOME/.cursor" &&
 	f=$HOME/.cursor/hooks.json &&
-	printf "{\n  \"version\": 1,\n  \"hooks\": {\n    \"beforeSubmitPrompt\": [\n      { \"command\": \"%s/other\", \"timeout\": 3 }\n    ],\n    \"stop\": [ { \"command\": \"echo {}\" } ]\n  }\n}\n" "$B" >"$f" &&
+	printf "{\n  \"version\": 1,\n  \"hooks\": {\n    \"beforeSubmitPrompt\": [\n      { \"command\": \"%s/other\", \"timeout\": 3 }\n    ],\n    \"postToolUse\": [ { \"command\": \"echo {}\" } ],\n    \"stop\": [ { \"command\": \"echo {}\", \"loop_limit\": 2 } ]\n  }\n}\n" "$B" >"$f" &&
 	cp "$f" before.json &&
 	pigeon install cursor >/dev/null &&
-	jq -e --arg b "$B" ".hooks.stop == [{command: \"echo {}\"}] and
+	jq -e --arg b "$B" --arg h "$HOOK_REAL" "
+		.hooks.stop == [{command: \"echo {}\", loop_limit: 2},
+			{command: (\$h + \" cursor stop\"), timeout: 5}] and
+		.hooks.postToolUse == [{command: \"echo {}\"},
+			{command: (\$h + \" cursor postToolUse\"), timeout: 5}] and
+		(.hooks.sessionStart | length == 1) and
 		(.hooks.beforeSubmitPrompt | length == 2) and
 		(.hooks.beforeSubmitPrompt | any(.command == (\$b + \"/other\")))" \
 		"$f" >/dev/null &&
@@ -240,12 +339,128 @@ test_case 'another tool'"'"'s hooks.json: kept, run alongside, restored' '
 	cmp p1.json "$HOME/other.log" &&
 	pigeon uninstall cursor >/dev/null &&
 	cmp before.json "$f" &&
-	cursor_payload prompt conv-c gen-2 >p2.json &&
 	pigeon send --project "$PROJ" --from alice --to "$name" again >/dev/null &&
-	sim beforeSubmitPrompt p2.json &&
-	simq ".continue == true and .additional_context == null and
-		(.hooks | length == 1) and
-		(.hooks[0].command | endswith(\"/other\"))"
+	turn_plan conv-c "after uninstall" "[\"true\"]" "[]" >plan.json &&
+	sim turn plan.json &&
+	simq "[.runs[].hooks[].command] == [(\"$B\" + \"/other\"),
+		\"echo {}\", \"echo {}\"]" &&
+	simq ".followups == 0 and ([.transcript[] | select(.kind ==
+		\"context\")] | length == 0)" &&
+	pigeon inbox --project "$PROJ" --agent "$name" --json >inbox &&
+	jq -e "length == 1 and .[0].body == \"again\"" inbox >/dev/null
+'
+
+test_case 'a ping sent during a tool call reaches the next model request, once' '
+	HOME=$TEST_DIR/home-e && export HOME && mkdir "$HOME" &&
+	pigeon install cursor >/dev/null &&
+	PIGEON_AGENT=worker && export PIGEON_AGENT &&
+	cursor_payload start conv-e >s.json &&
+	sim sessionStart s.json &&
+	tools=$(printf "%s\n" true \
+		"pigeon send --from alice --to worker \"rebase before you push\"" \
+		true true | jq -R . | jq -cs .) &&
+	turn_plan conv-e "rename the API" "$tools" "[]" >plan.json &&
+	sim turn plan.json &&
+	simq "[.transcript | to_entries[] | select(.value.kind == \"context\")]
+		as \$c | (\$c | length) == 1 and
+		(\$c[0].value.event == \"postToolUse\") and
+		.transcript[\$c[0].key - 1].kind == \"tool_result\" and
+		.transcript[\$c[0].key - 1].id == \"tool-2\" and
+		.transcript[\$c[0].key + 1] == {kind: \"request\", n: 2}" &&
+	simq ".followups == 0 and ([.transcript[] | select(.kind == \"stop\")
+		| .followup] == [false])" &&
+	jq -r ".transcript[] | select(.kind == \"context\") | .text" sim.json \
+		>ctx &&
+	id=$(jq -r ".transcript[] | select(.id == \"tool-2\" and
+		.kind == \"tool_result\") | .output" sim.json |
+		sed -n "s/^queued #\\([0-9]*\\) for worker\$/\\1/p") &&
+	test -n "$id" &&
+	grep -qx "Pigeon: 1 new message for worker. .*" ctx &&
+	grep -q "^\\[#$id from alice, [0-9]*s ago\\]\$" ctx &&
+	grep -qx "  rebase before you push" ctx &&
+	! grep -q "you are agent" ctx &&
+	pigeon status --project "$PROJ" "$id" --json >st &&
+	jq -e ".[0].state == \"delivered\" and .[0].route == \"after-tool\" and
+		.[0].session == \"cursor:conv-e\"" st >/dev/null &&
+	cursor_payload prompt conv-e gen-next >p.json &&
+	sim beforeSubmitPrompt p.json &&
+	simq ".continue == true and .additional_context == null"
+'
+
+test_case 'a ping queued as the turn ends makes the agent go on, once' '
+	HOME=$TEST_DIR/home-f && export HOME && mkdir "$HOME" &&
+	pigeon install cursor >/dev/null &&
+	PIGEON_AGENT=closer && export PIGEON_AGENT &&
+	cursor_payload start conv-f >s.json &&
+	sim sessionStart s.json &&
+	mkscript sendonce "[ -e \"\$1\" ] && exit 0; : >\"\$1\"
+pigeon send --from alice --to closer \"one more thing\" >\"\$1\"" &&
+	mkdir -p "$PROJ/.cursor" &&
+	jq -n --arg b "$B" --arg t "$TEST_DIR" "{version: 1, hooks: {stop:
+		[{command: (\$b + \"/sendonce \" + \$t + \"/sent-f\")}]}}" \
+		>"$PROJ/.cursor/hooks.json" &&
+	turn_plan conv-f "finish up" "[\"true\"]" "[\"true\"]" >plan.json &&
+	sim --project "$PROJ" turn plan.json &&
+	rm "$PROJ/.cursor/hooks.json" &&
+	id=$(sed -n "s/^queued #\\([0-9]*\\) for closer\$/\\1/p" sent-f) &&
+	test -n "$id" &&
+	simq ".followups == 1 and .loop_limit_reached == false" &&
+	simq "[.transcript[] | select(.kind == \"stop\") |
+		[.loop_count, .followup]] == [[0, true], [1, false]]" &&
+	simq "[.transcript | to_entries[] | select(.value.kind == \"prompt\"
+		and .value.from == \"followup\")] as \$f | (\$f | length) == 1 and
+		.transcript[\$f[0].key - 1].kind == \"stop\" and
+		.transcript[\$f[0].key + 1].kind == \"request\"" &&
+	test "$(seen "one more thing")" = 1 &&
+	jq -r ".transcript[] | select(.from == \"followup\") | .text" \
+		sim.json >fu &&
+	grep -q "^\\[#$id from alice, [0-9]*s ago\\]\$" fu &&
+	grep -qx "  one more thing" fu &&
+	simq "[.runs[] | select(.event == \"stop\") | .hooks |
+		map(.source + \":\" + (.followup // \"-\"))] ==
+		[[\"project:-\", \"user:used\"], [\"project:-\", \"user:-\"]]" &&
+	simq "[.transcript[] | select(.kind == \"context\")] | length == 0" &&
+	pigeon status --project "$PROJ" "$id" --json >st &&
+	jq -e ".[0].state == \"delivered\" and .[0].route == \"stop\" and
+		.[0].session == \"cursor:conv-f\"" st >/dev/null
+'
+
+test_case 'two agents pinging each other stop at the governor'"'"'s cap, under loop_limit' '
+	HOME=$TEST_DIR/home-g && export HOME && mkdir "$HOME" &&
+	pigeon install cursor >/dev/null &&
+	mkdir -p "$PROJ/.pigeon" &&
+	echo "{\"reach\": {\"stopWaitMs\": 3000}}" >"$PROJ/.pigeon/config.json" &&
+	mkscript reply "sleep 0.5; exec pigeon send --from \"\$1\" --to \"\$2\" \"\$1 \$SIM_LOOP\"" &&
+	for a in ping pong; do
+		cursor_payload start "conv-$a" >"s-$a.json" &&
+		PIGEON_AGENT=$a && export PIGEON_AGENT &&
+		sim sessionStart "s-$a.json" || exit 1
+	done &&
+	turn_plan conv-ping "start the exchange" "[\"$B/reply ping pong\"]" \
+		"[\"$B/reply ping pong\"]" >plan-ping.json &&
+	turn_plan conv-pong "answer pings" "[]" "[\"$B/reply pong ping\"]" \
+		>plan-pong.json &&
+	{ PIGEON_AGENT=pong $SIM turn plan-pong.json >pong.json 2>pong.err & } &&
+	pb=$! && bg_track $pb &&
+	PIGEON_AGENT=ping $SIM turn plan-ping.json >ping.json 2>ping.err &&
+	bg_wait $pb &&
+	rm -r "$PROJ/.pigeon" &&
+	for a in ping pong; do
+		jq -e ".followups == 3 and .loop_limit_reached == false" \
+			"$a.json" >/dev/null || { cat "$a.json" "$a.err"; exit 1; }
+	done &&
+	test "$(jq -c "[.transcript[] | select(.from == \"followup\") |
+		.text | split(\"\\n\")[] | select(startswith(\"  \"))]" \
+		pong.json)" = "[\"  ping 0\",\"  ping 1\",\"  ping 2\"]" &&
+	test "$(jq -c "[.transcript[] | select(.from == \"followup\") |
+		.text | split(\"\\n\")[] | select(startswith(\"  \"))]" \
+		ping.json)" = "[\"  pong 1\",\"  pong 2\",\"  pong 3\"]" &&
+	pigeon inbox --project "$PROJ" --agent pong --json >inbox &&
+	jq -e "length == 1 and .[0].body == \"ping 3\"" inbox >/dev/null &&
+	pigeon inbox --project "$PROJ" --agent ping --json >inbox &&
+	jq -e "length == 0" inbox >/dev/null &&
+	grep -q "event=stop session=cursor:conv-pong .*status=governed" \
+		"$PIGEON_HOME/hook.log"
 '
 
 test_case 'user and project installs: both run, the ping comes once' '
