@@ -1624,6 +1624,54 @@ test_foreign_entries_keep_their_order_and_bytes(void)
 	free(out);
 }
 
+/*
+ * The events added since the first two (after a tool, before a stop)
+ * already holding the user's own entries: Pigeon's goes after them, and
+ * uninstall gives every byte back, for each host (CRLF, tabs, one line).
+ */
+static void
+test_new_events_shared_with_foreign_entries_go_back_byte_exact(void)
+{
+	const struct pgn_host_info *hi;
+	char in[1024], item[128], cmd2[256], cmd3[256], *out;
+	const char *ev2, *ev3, *mine;
+	int h;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		hi = pgn_host_get((pgn_host)h);
+		ev2 = hi->events[PGN_EVENT_AFTER_TOOL];
+		ev3 = hi->events[PGN_EVENT_STOP];
+		snprintf(cmd2, sizeof(cmd2), "%s %s %s", HOOK, hi->name, ev2);
+		snprintf(cmd3, sizeof(cmd3), "%s %s %s", HOOK, hi->name, ev3);
+		snprintf(item, sizeof(item), "%s",
+		    hi->shape == PGN_SHAPE_FLAT ?
+		        "{ \"command\": \"mine\", \"loop_limit\": 2 }" :
+		        "{ \"matcher\": \"*\", \"hooks\": [ { \"type\": "
+		        "\"command\", \"command\": \"mine\" } ] }");
+		snprintf(in, sizeof(in),
+		    "{\r\n\t\"hooks\": {\r\n\t\t\"%s\": [ %s ],\r\n"
+		    "\t\t\"%s\": [\r\n\t\t\t%s\r\n\t\t]\r\n\t}\r\n}\r\n",
+		    ev2, item, ev3, item);
+		out = round_trip((pgn_host)h, in, strlen(in), NULL);
+		check_one_entry_per_event((pgn_host)h, out, HOOK);
+		CHECK_INT(count(out, "\"mine\""), 2);
+		/* Each array: the user's entry, then Pigeon's. */
+		mine = out != NULL ? strstr(out, "\"mine\"") : NULL;
+		CHECK(mine != NULL && mine < strstr(out, cmd2) &&
+		    strstr(out, cmd2) < strstr(mine + 1, "\"mine\"") &&
+		    strstr(mine + 1, "\"mine\"") < strstr(out, cmd3));
+		free(out);
+		file_round_trip((pgn_host)h, in, strlen(in));
+		/* The same on one line. */
+		snprintf(in, sizeof(in),
+		    "{\"hooks\":{\"%s\":[%s],\"%s\":[%s]}}", ev3, item, ev2,
+		    item);
+		out = round_trip((pgn_host)h, in, strlen(in), NULL);
+		CHECK(out != NULL && strchr(out, '\n') == NULL);
+		free(out);
+	}
+}
+
 static void
 test_reinstall_changes_no_byte(void)
 {
@@ -2168,6 +2216,7 @@ static const struct h_test tests[] = {
     H_TEST(test_missing_final_newline_is_kept),
     H_TEST(test_gemini_settings_with_comments_install_and_uninstall_byte_exact),
     H_TEST(test_foreign_entries_keep_their_order_and_bytes),
+    H_TEST(test_new_events_shared_with_foreign_entries_go_back_byte_exact),
     H_TEST(test_reinstall_changes_no_byte),
     H_TEST(test_duplicate_key_is_refused_naming_it),
     H_TEST(test_nesting_is_bounded),
