@@ -37,12 +37,15 @@
 #define NLOOPS        8     /* concurrent sender processes */
 
 /* Targets of the performance issue (docs/benchmarks.md). */
-#define T_RATIO     3.0     /* hook median / true median */
-#define T_P99_MS    10.0    /* hook p99, one message, 1M history */
-#define T_IR_RATIO  1.05    /* Ir with 1M history / Ir empty */
-#define T_LIB_SEND  10000.0 /* library sends/s, one transaction each */
-#define T_PROC_SEND 2000.0  /* sends/s from 8 concurrent processes */
-#define T_LOCKED_N  100000  /* concurrent sends checked for "locked" */
+#define T_RATIO      3.0     /* hook median / true median */
+#define T_P99_MS     10.0    /* hook p99, one message, 1M history */
+#define T_IR_RATIO   1.05    /* Ir with 1M history / Ir empty */
+#define T_LIB_SEND   10000.0 /* library sends/s, one transaction each */
+#define T_PROC_SEND  2000.0  /* sends/s from 8 concurrent processes */
+#define T_LOCKED_N   100000  /* concurrent sends checked for "locked" */
+#define T_TOOL_RATIO 1.5     /* no-mail after-tool median / true median */
+#define T_TURN_MS    1000.0  /* hook time of a TURN_TOOLS-call turn */
+#define TURN_TOOLS   200     /* tool calls of the simulated turn */
 
 static const char lorem[] =
     "rebase onto main before you push; the API was renamed in PR 12 and "
@@ -791,10 +794,11 @@ prepare(const struct opts *o, struct dbset *d)
 
 /* ---- hook timing ----------------------------------------------------- */
 
-enum { HOST_CLAUDE, HOST_CURSOR };
+/* The prompt hooks of two hosts, then Claude's after-tool and stop. */
+enum { HOST_CLAUDE, HOST_CURSOR, HOST_TOOL, HOST_STOP };
 
 static const char *const host_label[] = {"claude UserPromptSubmit",
-    "cursor beforeSubmitPrompt"};
+    "cursor beforeSubmitPrompt", "claude PostToolUse", "claude Stop"};
 
 /* A prompt payload like the host's own, with a fresh turn id. */
 static size_t
@@ -803,7 +807,29 @@ payload(int host, char *buf, size_t len)
 	int n;
 
 	g.turn++;
-	if (host == HOST_CLAUDE)
+	if (host == HOST_TOOL)
+		n = snprintf(buf, len,
+		    "{\"session_id\":\"bench-claude\","
+		    "\"transcript_path\":\"%s/transcript.jsonl\","
+		    "\"cwd\":\"%s\",\"prompt_id\":\"bench-%ld\","
+		    "\"permission_mode\":\"default\","
+		    "\"hook_event_name\":\"PostToolUse\","
+		    "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
+		    "\"make test\",\"description\":\"Run the tests\"},"
+		    "\"tool_response\":{\"stdout\":\"ok 1 - parse\\nok 2 - "
+		    "render\\n\",\"stderr\":\"\",\"interrupted\":false},"
+		    "\"tool_use_id\":\"toolu_bench_%ld_%ld\","
+		    "\"duration_ms\":412}\n",
+		    g.work, g.proj, (long)getpid(), (long)getpid(), g.turn);
+	else if (host == HOST_STOP)
+		n = snprintf(buf, len,
+		    "{\"session_id\":\"bench-claude\","
+		    "\"transcript_path\":\"%s/transcript.jsonl\","
+		    "\"cwd\":\"%s\",\"permission_mode\":\"default\","
+		    "\"hook_event_name\":\"Stop\",\"stop_hook_active\":false,"
+		    "\"last_assistant_message\":\"Done: turn %ld.\"}\n",
+		    g.work, g.proj, g.turn);
+	else if (host == HOST_CLAUDE)
 		n = snprintf(buf, len,
 		    "{\"session_id\":\"bench-claude\","
 		    "\"transcript_path\":\"%s/transcript.jsonl\","
@@ -847,6 +873,9 @@ queue_for_target(const char *dbpath, int n)
 	pgn_db_close(db);
 }
 
+/* How Claude's Stop hook makes the host go on. */
+static const char stop_block[] = "{\"decision\":\"block\",\"reason\":";
+
 /* Did the hook print what 'queued' messages should give? */
 static int
 output_ok(int host, int queued, const char *out)
@@ -854,11 +883,14 @@ output_ok(int host, int queued, const char *out)
 	char want[64];
 
 	if (queued == 0)
-		return host == HOST_CLAUDE ?
+		return host != HOST_CURSOR ?
 		    out[0] == '\0' :
 		    strcmp(out, "{\"continue\":true}\n") == 0;
 	pathf(want, sizeof(want), "Pigeon: %d new message%s for target", queued,
 	    queued == 1 ? "" : "s");
+	if (host == HOST_STOP &&
+	    strncmp(out, stop_block, sizeof(stop_block) - 1) != 0)
+		return 0;
 	return strstr(out, want) != NULL;
 }
 
@@ -874,10 +906,12 @@ static struct proc pr; /* large: not on the stack */
 static void
 hook_argv(int host, char **argv)
 {
+	static const char *const event[] = {"UserPromptSubmit",
+	    "beforeSubmitPrompt", "PostToolUse", "Stop"};
+
 	argv[0] = g.hook;
-	argv[1] = (char *)(host == HOST_CLAUDE ? "claude" : "cursor");
-	argv[2] = (char *)(host == HOST_CLAUDE ? "UserPromptSubmit" :
-	                                         "beforeSubmitPrompt");
+	argv[1] = (char *)(host == HOST_CURSOR ? "cursor" : "claude");
+	argv[2] = (char *)event[host];
 	argv[3] = NULL;
 }
 
@@ -1811,6 +1845,287 @@ bench_sys(const struct opts *o, const struct dbset *d)
 	v->met = nomail_bad == 0;
 }
 
+/* ---- reach: after every tool call and before a stop (§8) ------------ */
+
+/* One hook run of 'host' with the payload; its output in 'pr'. */
+static void
+hook_run(int host, const char *db)
+{
+	char *argv[4], buf[2048];
+
+	set_env(db);
+	hook_argv(host, argv);
+	pr.argv = argv;
+	pr.dir = NULL;
+	pr.errpath = NULL;
+	pr.inlen = payload(host, buf, sizeof(buf));
+	pr.in = buf;
+	spawn(&pr);
+}
+
+/* `pigeon send` as a process, from another agent to the target. */
+static void
+send_proc(const char *db, const char *body)
+{
+	char *argv[10];
+
+	set_env(db);
+	argv[0] = g.pigeon;
+	argv[1] = (char *)"send";
+	argv[2] = (char *)"--project";
+	argv[3] = g.proj;
+	argv[4] = (char *)"--to";
+	argv[5] = (char *)"target";
+	argv[6] = (char *)"--from";
+	argv[7] = (char *)"a01";
+	argv[8] = (char *)body;
+	argv[9] = NULL;
+	pr.argv = argv;
+	pr.dir = NULL;
+	pr.light = 1;
+	pr.in = NULL;
+	pr.inlen = 0;
+	pr.errpath = g.errfile;
+	spawn(&pr);
+	pr.light = 0;
+	if (!exited_ok(&pr))
+		die("pigeon send failed: %.300s", pr.err);
+}
+
+/*
+ * A simulated turn of TURN_TOOLS tool calls: one PostToolUse run after
+ * each, no mail, and one more with a message queued before it (at the
+ * middle). Returns the hook time of the whole turn; the mail run's time
+ * in *mail_ms, the runs' times in 'v'. *bad counts wrong outputs.
+ */
+static double
+tool_turn(const char *db, double *v, double *mail_ms, int *bad)
+{
+	double total = 0;
+	int i;
+
+	for (i = 0; i <= TURN_TOOLS; i++) {
+		int mail = i == TURN_TOOLS / 2;
+
+		if (mail)
+			queue_for_target(db, 1);
+		hook_run(HOST_TOOL, db);
+		if (!exited_ok(&pr) || !output_ok(HOST_TOOL, mail, pr.out))
+			if ((*bad)++ == 0)
+				note(
+				    "  unexpected after-tool output (%d queued): '%.200s'",
+				    mail, pr.out);
+		total += pr.ms;
+		if (mail)
+			*mail_ms = pr.ms;
+		else
+			v[i < TURN_TOOLS / 2 ? i : i - 1] = pr.ms;
+	}
+	return total;
+}
+
+/*
+ * Latency from `pigeon send` to injection: a send (the process, from
+ * fork to reap), then at once the hook of 'host' (PostToolUse: the
+ * next tool call ends; Stop: the agent stops); from the send's fork to
+ * the hook's output read. A Stop is followed, untimed, by a prompt, as
+ * a person's next prompt resets the governor's count.
+ */
+static struct stats
+latency(const struct opts *o, const char *db, int host, int *missed)
+{
+	char body[128];
+	double *v, t0;
+	struct stats st;
+	int i, n = o->quick ? 100 : 500;
+
+	v = calloc((size_t)n, sizeof(*v));
+	if (v == NULL)
+		die("out of memory");
+	hook_run(HOST_CLAUDE, db);
+	for (i = 0; i < n; i++) {
+		pathf(body, sizeof(body),
+		    "latency probe %d: the API was renamed, rebase before you push",
+		    i);
+		t0 = now_ms();
+		send_proc(db, body);
+		hook_run(host, db);
+		v[i] = now_ms() - t0;
+		if (!exited_ok(&pr) || !output_ok(host, 1, pr.out) ||
+		    strstr(pr.out, body) == NULL) {
+			if ((*missed)++ == 0)
+				note(
+				    "  %s did not inject the message: '%.200s'",
+				    host_label[host], pr.out);
+		}
+		if (host == HOST_STOP)
+			hook_run(HOST_CLAUDE, db);
+	}
+	st = stats_of(v, (size_t)n);
+	free(v);
+	return st;
+}
+
+static void
+bench_reach(const struct opts *o, const struct dbset *d)
+{
+	struct verdict *vr = verdict(
+	    "no-mail after-tool run (claude PostToolUse, 1M history): median vs /bin/true",
+	    "<= 1.5x");
+	struct verdict *vw =
+	    verdict("no-mail after-tool run: fsync, files created or deleted",
+	        "0, 0, 0");
+	struct verdict *vt =
+	    verdict("hook time of a 200-tool-call turn (+1 run with mail)",
+	        "< 1 s");
+	struct verdict *vl =
+	    verdict("ping to a working agent: in the next after-tool output",
+	        "every time");
+	struct verdict *vs =
+	    verdict("ping to an agent at stop: in that Stop's output",
+	        "every time");
+	struct hook_case c;
+	struct hook_result r;
+	struct stats lw, ls, ts;
+	cJSON *o_reach = cJSON_AddObjectToObject(results, "reach");
+	cJSON *e, *arr;
+	double *v, total, worst = 0, mail_ms = 0, worst_mail = 0;
+	int turns = o->quick ? 3 : 10, t, bad = 0, mw = 0, ms = 0, wrote;
+
+	say("\n## Reach: after every tool call and before a stop\n\n");
+
+	/* (a) The no-mail after-tool run against /bin/true. */
+	note("reach: no-mail PostToolUse vs /bin/true");
+	hook_run(HOST_CLAUDE, d->hist10); /* bound, seen just now, quiet */
+	c.dbname = "1M history, 10 agents";
+	c.db = d->hist10;
+	c.host = HOST_TOOL;
+	c.queued = 0;
+	r = time_case(o, &c);
+	say("A bound session (`claude:bench-claude`, agent `target`) with "
+	    "nothing queued for it, 1M history: %d runs of `pigeon-hook "
+	    "claude PostToolUse`, each right after one `/bin/true`, as "
+	    "above. Times in ms.\n\n"
+	    "| hook event | database | queued | hook p50 | p95 | p99 | true p50 | p95 | p99 | ratio of medians |\n"
+	    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+	    "| %s | %s | 0 | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | **%.2f** |\n",
+	    o->runs, host_label[HOST_TOOL], c.dbname, r.hook.p50, r.hook.p95,
+	    r.hook.p99, r.truth.p50, r.truth.p95, r.truth.p99, r.ratio);
+	e = cJSON_AddObjectToObject(o_reach, "after_tool_no_mail");
+	cJSON_AddItemToObject(e, "hook", stats_json(&r.hook));
+	cJSON_AddItemToObject(e, "true", stats_json(&r.truth));
+	cJSON_AddNumberToObject(e, "ratio_of_medians", r.ratio);
+	cJSON_AddNumberToObject(e, "unexpected_outputs", r.bad);
+	pathf(vr->measured, sizeof(vr->measured), "%.2fx", r.ratio);
+	vr->met = r.ratio <= T_TOOL_RATIO && r.bad == 0;
+
+	if (g.strace[0] == '\0') {
+		say("\nstrace is not installed: writes not measured.\n");
+	} else {
+		say("\nSyscalls and files, worst of %d runs (columns as in the "
+		    "syscall section):\n\n| host event | database | queued | "
+		    "syscalls | fsync | created | deleted | unlink calls | "
+		    "O_CREAT opens |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+		    o->quick ? 2 : 5);
+		arr = cJSON_AddArrayToObject(o_reach, "after_tool_syscalls");
+		wrote = sys_row(o->quick ? 2 : 5, HOST_TOOL, "empty, 10 agents",
+		    d->empty10, 0, arr);
+		wrote += sys_row(o->quick ? 2 : 5, HOST_TOOL,
+		    "1M history, 10 agents", d->hist10, 0, arr);
+		pathf(vw->measured, sizeof(vw->measured), "%s",
+		    wrote == 0 ? "0, 0, 0" : "see the table");
+		vw->met = wrote == 0;
+	}
+
+	if (g.valgrind[0] != '\0') {
+		long long it, ip;
+
+		note("reach: callgrind, no-mail PostToolUse and prompt");
+		it = ir_median(o, HOST_TOOL, d->hist10, 0);
+		ip = ir_median(o, HOST_CLAUDE, d->hist10, 0);
+		say("\nInstructions (callgrind, whole process, median of %d, 1M "
+		    "history, no mail): `claude PostToolUse` %lld, `claude "
+		    "UserPromptSubmit` %lld (%.3f of it).\n",
+		    o->ir_reps, it, ip, (double)it / (double)ip);
+		cJSON_AddNumberToObject(o_reach, "ir_after_tool_no_mail",
+		    (double)it);
+		cJSON_AddNumberToObject(o_reach, "ir_prompt_no_mail",
+		    (double)ip);
+	}
+
+	/* (b) A 200-tool-call turn. */
+	note("reach: %d turns of %d tool calls", turns, TURN_TOOLS);
+	v = calloc(TURN_TOOLS, sizeof(*v));
+	if (v == NULL)
+		die("out of memory");
+	hook_run(HOST_CLAUDE, d->hist10);
+	arr = cJSON_AddArrayToObject(o_reach, "turn_total_ms");
+	for (t = 0; t < turns; t++) {
+		total = tool_turn(d->hist10, v, &mail_ms, &bad);
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber(total));
+		if (total > worst)
+			worst = total;
+		if (mail_ms > worst_mail)
+			worst_mail = mail_ms;
+	}
+	ts = stats_of(v, TURN_TOOLS); /* the last turn's no-mail runs */
+	free(v);
+	say("\nA simulated turn of %d tool calls, 1M history: %d `pigeon-hook "
+	    "claude PostToolUse` runs in a row with nothing queued, and one "
+	    "more (in the middle) with one message queued just before it. "
+	    "Hook time is each run's fork to reap, summed; %d turns.\n\n"
+	    "| what | ms |\n|---|---:|\n"
+	    "| whole turn, worst of %d | **%.1f** |\n"
+	    "| one no-mail run, p50 / p99 (last turn) | %.3f / %.3f |\n"
+	    "| the run with mail, worst | %.3f |\n",
+	    TURN_TOOLS, TURN_TOOLS, turns, turns, worst, ts.p50, ts.p99,
+	    worst_mail);
+	if (bad > 0)
+		say("\n**%d after-tool runs printed something unexpected.**\n",
+		    bad);
+	cJSON_AddNumberToObject(o_reach, "turn_worst_ms", worst);
+	cJSON_AddNumberToObject(o_reach, "turn_mail_run_worst_ms", worst_mail);
+	cJSON_AddItemToObject(o_reach, "turn_no_mail_run", stats_json(&ts));
+	cJSON_AddNumberToObject(o_reach, "turn_unexpected_outputs", bad);
+	pathf(vt->measured, sizeof(vt->measured), "%.0f ms (worst of %d)",
+	    worst, turns);
+	vt->met = worst < T_TURN_MS && bad == 0;
+
+	/* (c) From `pigeon send` to injection. */
+	note("reach: latency from pigeon send to injection");
+	lw = latency(o, d->hist10, HOST_TOOL, &mw);
+	ls = latency(o, d->hist10, HOST_STOP, &ms);
+	say("\nLatency from `pigeon send` to injection, 1M history: a "
+	    "`pigeon send` process (another agent's, from fork to reap), then "
+	    "at once the hook that runs next: `PostToolUse` for an agent at "
+	    "work (the tool call in progress ends), `Stop` for one about to "
+	    "stop; from the send's fork to the hook's output, which must "
+	    "carry the message (`additionalContext`; `decision: block` with "
+	    "it as the reason). An agent at work waits at most the rest of "
+	    "its current tool call on top of this. After each Stop a prompt "
+	    "(untimed) resets the governor, as a person's would. Times in "
+	    "ms.\n\n| agent | runs | p50 | p95 | p99 | max | carried the message |\n"
+	    "|---|---:|---:|---:|---:|---:|---:|\n"
+	    "| working (next PostToolUse) | %zu | %.3f | %.3f | %.3f | %.3f | %zu of %zu |\n"
+	    "| at stop (Stop) | %zu | %.3f | %.3f | %.3f | %.3f | %zu of %zu |\n",
+	    lw.n, lw.p50, lw.p95, lw.p99, lw.max, lw.n - (size_t)mw, lw.n, ls.n,
+	    ls.p50, ls.p95, ls.p99, ls.max, ls.n - (size_t)ms, ls.n);
+	e = cJSON_AddObjectToObject(o_reach, "latency_working");
+	cJSON_AddItemToObject(e, "ms", stats_json(&lw));
+	cJSON_AddNumberToObject(e, "missed", mw);
+	e = cJSON_AddObjectToObject(o_reach, "latency_stop");
+	cJSON_AddItemToObject(e, "ms", stats_json(&ls));
+	cJSON_AddNumberToObject(e, "missed", ms);
+	pathf(vl->measured, sizeof(vl->measured),
+	    "%zu of %zu, p50 %.2f ms from send", lw.n - (size_t)mw, lw.n,
+	    lw.p50);
+	vl->met = mw == 0;
+	pathf(vs->measured, sizeof(vs->measured),
+	    "%zu of %zu, p50 %.2f ms from send", ls.n - (size_t)ms, ls.n,
+	    ls.p50);
+	vs->met = ms == 0;
+}
+
 /* ---- machine and report --------------------------------------------- */
 
 static void
@@ -1971,7 +2286,7 @@ static const char usage[] =
     "  --quick          fewer runs (about a minute)\n"
     "  --rebuild        rebuild the cached history\n"
     "  --runs N         timed hook runs per case (default 1000, quick 150)\n"
-    "  --sections LIST  comma list of hook,sends,lib,ir,sys (default all)\n"
+    "  --sections LIST  comma list of hook,ir,sys,reach,lib,sends (default all)\n"
     "  --bin DIR        the build directory (default: this program's)\n";
 
 static int
@@ -2093,6 +2408,8 @@ main(int argc, char **argv)
 		bench_ir(&o, &d);
 	if (has_section(&o, "sys"))
 		bench_sys(&o, &d);
+	if (has_section(&o, "reach"))
+		bench_reach(&o, &d);
 	if (has_section(&o, "lib"))
 		bench_lib_sends(&o, &d);
 	if (has_section(&o, "sends"))
