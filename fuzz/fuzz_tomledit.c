@@ -45,6 +45,18 @@ same(const char *a, size_t alen, const char *b, size_t blen)
 	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
+/* Does [s, s+len) hold the string 'w'? */
+static int
+holds(const char *s, size_t len, const char *w)
+{
+	size_t i, n = strlen(w);
+
+	for (i = 0; i + n <= len; i++)
+		if (memcmp(s + i, w, n) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 one(const char *in, size_t len, const char *root)
 {
@@ -70,10 +82,27 @@ one(const char *in, size_t len, const char *root)
 	check(te_array_edit(out, outlen, TABLE, KEY, root, 1, MAX, &again,
 	          &againlen, &changed, err, sizeof(err)) == PGN_OK);
 	check(!changed && same(again, againlen, out, outlen));
-	check(te_array_edit(out, outlen, TABLE, KEY, root, 0, MAX, &back,
-	          &backlen, &changed, err, sizeof(err)) == PGN_OK);
+	/*
+	 * What Pigeon added it can always take back. An element the user
+	 * wrote alike (had) is Pigeon's to remove too (decision 0073), but
+	 * where no splice keeps the file valid the edit is refused, the
+	 * file untouched: never a broken file.
+	 */
+	rc = te_array_edit(out, outlen, TABLE, KEY, root, 0, MAX, &back,
+	    &backlen, &changed, err, sizeof(err));
+	check(rc == PGN_OK || (had && rc == PGN_EINVAL && back == NULL));
+	if (rc != PGN_OK) {
+		free(out);
+		free(again);
+		return;
+	}
 	check(changed && backlen < outlen);
-	if (!had)
+	/*
+	 * Remove gives the input back — unless the input already holds
+	 * Pigeon's mark: a line that says it was added by pigeon install is
+	 * Pigeon's to remove, whoever wrote it (decision 0073).
+	 */
+	if (!had && !holds(in, len, TE_MARK))
 		check(same(back, backlen, in, len));
 	free(out);
 	free(again);

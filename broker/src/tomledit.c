@@ -458,7 +458,8 @@ array(struct scan *sc, int depth, struct found *f, const char *want)
 			prev_comma = sc->i;
 			if (f != NULL) {
 				f->last_comma = sc->i;
-				if (is_hit && sc->i == f->hit_end)
+				/* Its comma, even past blanks or a comment. */
+				if (is_hit)
 					f->hit_comma = sc->i;
 			}
 			sc->i++;
@@ -804,6 +805,15 @@ line_is(const char *text, size_t len, size_t s, size_t e, const char *want)
 	    (e - s - k == 2 && text[s + k] == '\r' && text[s + k + 1] == '\n');
 }
 
+/* Only blanks from 'i' to the end of its line? */
+static int
+rest_is_blank(const char *text, size_t len, size_t i)
+{
+	for (; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
+		;
+	return i == len || text[i] == '\n' || text[i] == '\r';
+}
+
 static pgn_status
 plan_remove(const char *text, size_t len, const struct found *f,
     const char *table, const char *key, const char *q, struct splice *sp)
@@ -842,7 +852,8 @@ plan_remove(const char *text, size_t len, const struct found *f,
 	for (s = f->hit_start;
 	     s > 0 && (text[s - 1] == ' ' || text[s - 1] == '\t'); s--)
 		;
-	if (f->hit_comma != 0 && s > 0 && text[s - 1] == '\n') {
+	if (f->hit_comma != 0 && s > 0 && text[s - 1] == '\n' &&
+	    rest_is_blank(text, len, f->hit_comma + 1)) {
 		/* Alone on its line: the line goes, with the break before it.
 		 */
 		s -= s >= 2 && text[s - 2] == '\r' ? 2 : 1;
