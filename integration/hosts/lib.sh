@@ -129,7 +129,15 @@ host_seed() {
 # input on stdin, the terminal UI of Codex and Gemini (run it in tmux).
 # The environment is only what is listed here: PIGEON_AGENT from $AGENT,
 # PIGEON_DB if set. Each host may run a shell tool without asking (the
-# mock's "mock-shell:" turns).
+# mock's "mock-shell:" turns), unless HOST_MODE says otherwise:
+#   defaults   the host's own approvals and sandbox, plus only what
+#              `pigeon install` wrote: Claude without --allowedTools,
+#              Gemini without --yolo, Codex in its workspace-write
+#              sandbox (approval never; hooks still trusted for the run,
+#              as pigeon install tells the user to do)
+#   bare       as defaults, and Codex without even the hook-trust flag:
+#              no --dangerously flag at all (its hooks do not run)
+# HOST_ARGS: more arguments for the host (before the prompt).
 # shellcheck disable=SC2086 # $he_limit is options for timeout
 host_exec() {
 	he_mode=$1
@@ -153,7 +161,8 @@ host_exec() {
 		    DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
 		    DISABLE_ERROR_REPORTING=1 \
 		    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-		    timeout $he_limit "$HOST_BIN" -p --allowedTools Bash
+		    timeout $he_limit "$HOST_BIN" -p
+		[ -n "${HOST_MODE:-}" ] || set -- "$@" --allowedTools Bash
 		case $he_mode in
 		resume) set -- "$@" --continue -- "$he_prompt" ;;
 		live) set -- "$@" --input-format stream-json \
@@ -167,8 +176,15 @@ host_exec() {
 		set -- "$@" CODEX_HOME="$HOME/.codex" MOCK_API_KEY=mock \
 		    timeout $he_limit "$HOST_BIN"
 		[ "$he_mode" = live ] || set -- "$@" exec --skip-git-repo-check
-		set -- "$@" --dangerously-bypass-hook-trust \
-		    --dangerously-bypass-approvals-and-sandbox
+		case ${HOST_MODE:-} in
+		defaults) set -- "$@" --dangerously-bypass-hook-trust \
+		    --sandbox workspace-write ;;
+		bare) set -- "$@" --sandbox workspace-write ;;
+		*) set -- "$@" --dangerously-bypass-hook-trust \
+		    --dangerously-bypass-approvals-and-sandbox ;;
+		esac
+		# shellcheck disable=SC2086 # HOST_ARGS is words
+		set -- "$@" ${HOST_ARGS:-}
 		case $he_mode in
 		resume) set -- "$@" resume --last "$he_prompt" ;;
 		new) set -- "$@" "$he_prompt" ;;
@@ -178,7 +194,8 @@ host_exec() {
 		set -- "$@" GEMINI_API_KEY=mock \
 		    GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$PORT" \
 		    GEMINI_CLI_TRUST_WORKSPACE=true \
-		    timeout $he_limit "$HOST_BIN" --yolo
+		    timeout $he_limit "$HOST_BIN"
+		[ -n "${HOST_MODE:-}" ] || set -- "$@" --yolo
 		case $he_mode in
 		resume) set -- "$@" --resume latest -p "$he_prompt" ;;
 		new) set -- "$@" -p "$he_prompt" ;;

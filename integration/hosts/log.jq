@@ -39,17 +39,31 @@ def model_request:
 
 # Where the hook's text landed, per host, for the first new item that
 # holds $s: Claude a system message, the text after the last "EVENT hook
-# additional context: " before $s (Claude joins its system texts into
-# one), Codex a developer message, Gemini a "<hook_context>…" part.
+# additional context: " (or "EVENT:TOOL hook …") before $s (Claude
+# joins its system texts into one), Codex a developer message, Gemini a
+# "<hook_context>…" part (also inside a tool's functionResponse). What
+# a stop hook made the host continue with: Claude a user message of
+# "Stop hook feedback" ("claude:stop"), or a <task-notification> from an
+# asyncRewake hook ("claude:rewake"); Codex a user message
+# <hook_prompt …> ("codex:stop"); Gemini plain user text ("gemini:stop").
 def landing($s):
 	[turn[] | select(count($s) > 0)] | first //
-	{} | if .role == "system" then
-		"claude:" + ([.. | strings | select(indices($s) | length > 0) |
-		    .[0:indices($s)[0]] |
-		    [match("([A-Za-z]+) hook additional context: "; "g") |
-		    .captures[0].string] | last] | first // "?")
+	{} | [.. | strings | select(indices($s) | length > 0)] as $t |
+	if .role == "system" then
+		"claude:" + ($t | map(.[0:indices($s)[0]] |
+		    [match("([A-Za-z]+)(?::[A-Za-z_]+)? hook additional context: ";
+		    "g") | .captures[0].string] | last) | first // "?")
 	elif .role == "developer" then "codex"
 	elif .parts then
-		if [.parts[].text // "" | select(indices($s) | length > 0) |
-		    startswith("<hook_context>")] | all then "gemini" else "?" end
+		if ($t | length > 0) and ($t | map(.[0:indices($s)[0]] |
+		    test("<hook_context>")) | all) then "gemini"
+		elif ($t | map(test("<hook_context>")) | any) then "?"
+		else "gemini:stop" end
+	elif .role == "user" then
+		if ($t | map(test("<task-notification>")) | any) then
+			"claude:rewake"
+		elif ($t | map(test("Stop hook (feedback|blocking error)")) | any)
+		then "claude:stop"
+		elif ($t | map(test("<hook_prompt")) | any) then "codex:stop"
+		else "?:user" end
 	else "?:" + (.role // "none") end;

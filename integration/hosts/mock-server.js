@@ -14,14 +14,28 @@
 //                        shaped by that schema: Gemini's model router)
 //                        POST /v1beta/models/M:streamGenerateContent?alt=sse
 //                        POST /v1beta/models/M:countTokens
-// A turn whose new user text holds a line "mock-shell: COMMAND" gets a
-// call of the host's shell tool (Claude Bash, Codex exec_command, Gemini
-// run_shell_command) instead; the request carrying its result gets the
-// text reply. That is how a scenario makes "the model" run a command.
+// Lines in the new user text of a turn (the prompt) drive the model,
+// deterministically:
+//   mock-shell: COMMAND    a call of the host's shell tool (Claude Bash,
+//                          Codex exec_command, Gemini run_shell_command)
+//                          running COMMAND; the request carrying its
+//                          result gets the text reply. That is how a
+//                          scenario makes "the model" run a command.
+//   mock-intro-send: TO TEXT   the same with the command the request's
+//                          Pigeon introduction gives on its line "Send a
+//                          message: ... --to NAME \"text\"", NAME and
+//                          text replaced by TO and TEXT: a model that
+//                          follows the introduction (none found: the
+//                          text reply).
+//   mock-before-reply: COMMAND   run COMMAND here (sh -c, synchronously,
+//                          at most 10 s) before answering with text: mail
+//                          queued after the turn's last hook, before its
+//                          stop.
 // Anything else gets a 404. Every request is appended to LOGFILE as one
 // JSON line: {"seq","method","path","body"} (body parsed when it is JSON).
 'use strict';
 
+const { execSync } = require('child_process');
 const fs = require('fs');
 const http = require('http');
 
@@ -91,12 +105,38 @@ function strings(v, out) {
   return out;
 }
 
-// The command of a "mock-shell: COMMAND" line new in this turn, or null.
-function shellCommand(body) {
+// The value of the first line "mock-KEY: VALUE" new in this turn, or null.
+function directive(body, key) {
   if (!body || typeof body !== 'object') return null;
+  const re = new RegExp(`^mock-${key}: (.+)$`, 'm');
   for (const text of strings(turnItems(body), [])) {
-    const m = /^mock-shell: (.+)$/m.exec(text);
+    const m = re.exec(text);
     if (m) return m[1];
+  }
+  return null;
+}
+
+// The shell command the model runs in this request (mock-shell: or
+// mock-intro-send:), or null. A mock-before-reply: command is run here
+// when the answer is text (no tool call), once per request.
+function shellCommand(body) {
+  const cmd = directive(body, 'shell');
+  if (cmd !== null) return cmd;
+  const send = directive(body, 'intro-send');
+  if (send !== null) {
+    const m = /^(\S+) (.+)$/.exec(send);
+    const line = strings(body, []).map((t) =>
+      /Send a message: ([^\n]*) --to NAME "text"/.exec(t)).find((x) => x);
+    if (m && line) return `${line[1]} --to ${m[1]} "${m[2]}"`;
+    return null;
+  }
+  const before = directive(body, 'before-reply');
+  if (before !== null) {
+    try {
+      execSync(before, { stdio: 'ignore', timeout: 10000, shell: '/bin/sh' });
+    } catch (e) {
+      process.stderr.write(`mock-before-reply failed: ${e.message}\n`);
+    }
   }
   return null;
 }

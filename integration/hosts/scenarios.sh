@@ -34,6 +34,26 @@ claude)
 	;;
 *) AT_START=$HOST AT_PROMPT=$HOST AT_RESUME=$HOST ;;
 esac
+# After a tool call (PostToolUse / AfterTool), and what a stop hook makes
+# the host go on with (Stop / AfterAgent): see log.jq "landing". Claude
+# puts a stop hook's reason in its continuation request twice ("Stop hook
+# feedback:" and "Stop hook blocking error from command: …").
+case $HOST in
+claude) AT_TOOL=claude:PostToolUse STOP_TIMES=2 ;;
+*) AT_TOOL=$HOST STOP_TIMES=1 ;;
+esac
+AT_STOP=$HOST:stop
+# After `gemini --resume`, the restored history holds a tool's
+# functionResponse part twice (the same part; one delivery).
+TOOL_HISTORY=1
+[ "$HOST" != gemini ] || TOOL_HISTORY=2
+# The events `pigeon install` registers, and the files of its permission
+# edit (besides $HOST_CONFIG).
+case $HOST in
+gemini) EVENTS="SessionStart BeforeAgent AfterTool AfterAgent" ;;
+*) EVENTS="SessionStart UserPromptSubmit PostToolUse Stop" ;;
+esac
+POLICY=$HOME/.gemini/policies/pigeon.toml
 
 # ping TO TEXT: queue TEXT from alice for TO in $PROJ; prints the id.
 ping() {
@@ -64,17 +84,61 @@ provider() {
 	} >"$PROJ/.pigeon/context" && chmod +x "$PROJ/.pigeon/context"
 }
 
+# later NAME TEXT LANDING [TIMES]: TEXT is in no part of the first model
+# request of turn NAME, and new in a later one, TIMES times (default 1),
+# landed as LANDING; the requests after that carry it only as history.
+later() {
+	counts "$1" "$2" >counts.out || return 1
+	if awk -v n="${4:-1}" -v at="^($3)\$" '
+		NR == 1 { if ($1 != 0) bad = 1; next }
+		!seen && $2 == 0 { if ($1 != 0) bad = 1; next }
+		!seen { seen = 1; if ($1 != n || $2 != n || $3 !~ at) bad = 1
+			next }
+		{ if ($1 != n || $2 != 0) bad = 1 }
+		END { exit bad || !seen }' counts.out; then
+		return 0
+	fi
+	show "$1" "$2"
+	echo "want: 0 0 first, then ${4:-1} ${4:-1} $3 once, then ${4:-1} 0" >&9
+	return 1
+}
+
+# route_of ID: the route by which message ID was delivered, and how often.
+route_of() {
+	sql "SELECT count(*) || '|' || group_concat(route) FROM delivery
+		WHERE message_id = $1"
+}
+
+# msg_of TEXT: "SENDER|RECIPIENT|REPLY_TO|QUEUED" of the one message
+# whose body is TEXT (QUEUED 1 while not delivered).
+msg_of() {
+	sql "SELECT m.sender || '|' || a.name || '|' ||
+		coalesce(m.reply_to, '') || '|' || (m.delivered_ms IS NULL)
+		FROM message m JOIN agent a ON a.id = m.recipient_id
+		WHERE m.body = '$1'"
+}
+
 # new_log N: the lines hook.log gained after its first N.
 new_log() {
 	tail -n "+$(($1 + 1))" "$PIGEON_HOME/hook.log" 2>/dev/null
 }
 
-test_case "pigeon install $HOST adds its hooks and keeps the user's" '
+test_case "pigeon install $HOST adds its hooks, its permission edit, and keeps the user's" '
 	"$PIG" install "$HOST" >install.out &&
 	hook=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
-	grep -qF "$hook $HOST SessionStart" "$HOST_CONFIG" &&
+	for ev in $EVENTS; do
+		test "$(grep -cF "\"$hook $HOST $ev\"" "$HOST_CONFIG")" = 1 ||
+			{ echo "error: no $ev hook in $HOST_CONFIG" >&9; exit 1; }
+	done &&
 	grep -qF "user-hook" "$HOST_CONFIG" &&
-	! cmp -s config.orig "$HOST_CONFIG"
+	! cmp -s config.orig "$HOST_CONFIG" &&
+	case $HOST in
+	claude) jq -e --arg r "Bash($PIG send:*)" \
+		".permissions.allow | index(\$r) != null" "$HOST_CONFIG" ;;
+	codex) grep -qxF "writable_roots = [\"$PIGEON_HOME\"]" \
+		"$HOME/.codex/config.toml" ;;
+	gemini) grep -qF "\"$PIG send\"" "$POLICY" ;;
+	esac >/dev/null
 '
 
 test_case 'a ping sent before the session starts arrives in its first request, once' '
@@ -168,6 +232,106 @@ test_case 'two sessions bound to two agents exchange a message and a reply' '
 	sql_is "SELECT reply_to FROM message WHERE id = $a" "$q"
 '
 
+test_case 'a ping sent while a tool runs is in the same turn'"'"'s next request, once' '
+	mkdir "$PROJ/t" && AGENT=tina &&
+	host_run t1 "$PROJ/t" new "mock-shell: $PIG send --project $PROJ --create --from alice --to tina PGN-TOOL-1\"\"1" &&
+	later t1 PGN-TOOL-11 "$AT_TOOL" &&
+	requests t1 | grep -q "queued #[0-9]* for tina" &&
+	id=$(sql "SELECT id FROM message WHERE body = '"'"'PGN-TOOL-11'"'"'") &&
+	test "$(route_of "$id")" = "1|after-tool" &&
+	host_run t2 "$PROJ/t" resume "next prompt" &&
+	not_new t2 PGN-TOOL-11 "$TOOL_HISTORY" &&
+	test "$(route_of "$id")" = "1|after-tool" &&
+	test "$(sessions_of tina)" = 1
+'
+
+test_case 'a ping queued as the turn ends makes the host go on with it' '
+	mkdir "$PROJ/e" && AGENT=stan &&
+	host_run e1 "$PROJ/e" new "mock-before-reply: $PIG send --project $PROJ --create --from alice --to stan PGN-STOP-1\"\"2" &&
+	later e1 PGN-STOP-12 "$AT_STOP" "$STOP_TIMES" &&
+	test "$(counts e1 MOCK | wc -l)" -ge 2 &&
+	id=$(sql "SELECT id FROM message WHERE body = '"'"'PGN-STOP-12'"'"'") &&
+	test "$(route_of "$id")" = "1|stop" &&
+	host_run e2 "$PROJ/e" resume "next prompt" &&
+	not_new e2 PGN-STOP-12 "$STOP_TIMES" &&
+	test "$(route_of "$id")" = "1|stop"
+'
+
+# Claude Code only: an asyncRewake Stop hook runs in the background once
+# the turn has ended and, exiting 2, starts a new turn with its stderr
+# (docs/decisions/0076). The hook here is `pigeon wait`, from the
+# project's own .claude/settings.json; Claude runs it in the background
+# only with a live input (interactive, or stream-json on stdin).
+test_case 'Claude: an idle session is woken by mail through an asyncRewake Stop hook' '
+	if [ "$HOST" != claude ]; then
+		test_note "claude only"; exit 0
+	fi &&
+	mkdir -p "$PROJ/w/.claude" && AGENT=rita &&
+	jq -n --arg c "$PIG wait --project $PROJ --agent rita --timeout 15 >&2 && exit 2" \
+		"{hooks: {Stop: [{hooks: [{type: \"command\", command: \$c,
+		asyncRewake: true, timeout: 30}]}]}}" >"$PROJ/w/.claude/settings.json" &&
+	rm -f "$TEST_DIR/live.in" &&
+	live_start "$PROJ/w" &&
+	{
+		live_prompt w1 "first prompt" &&
+		sleep 1 && ping rita PGN-REWAKE-14 >rewake.id &&
+		w_from=$(wc -l <"$REQLOG") && i=0 &&
+		while [ "$(live_replies)" -lt 2 ] && [ "$i" -lt 300 ]; do
+			i=$((i + 1)); sleep 0.1
+		done &&
+		sleep 0.5 &&
+		echo "$w_from $(wc -l <"$REQLOG")" >w2.range
+		lv=$?; t0=$(date +%s); live_stop; t1=$(date +%s)
+		test "$lv" = 0
+	} &&
+	test_note "claude: woken $((i / 10)) s after the ping; the session took" \
+		"$((t1 - t0)) s to end with a waiter left" &&
+	absent w1 PGN-REWAKE-14 &&
+	arrives w2 PGN-REWAKE-14 claude:rewake &&
+	test "$(route_of "$(cat rewake.id)")" = "1|cli" &&
+	test "$(sessions_of rita)" = 1
+'
+
+# Codex runs from the repository's top: its sandbox mounts an empty
+# read-only .git over every writable root that has none (the working
+# directory included), and Pigeon's scope search stops at the first .git
+# directory it finds, so from proj/i the send would look for bob in a
+# scope "proj/i" (a defect reported in docs/decisions/0077).
+test_case 'a model that follows the introduction sends through its own shell tool, host at its defaults' '
+	mkdir "$PROJ/i" && AGENT=ivy && HOST_MODE=defaults && dir=$PROJ/i &&
+	if [ "$HOST" = codex ]; then dir=$PROJ; fi &&
+	host_run i1 "$dir" new "mock-intro-send: bob PGN-INTRO-13" &&
+	intro_line i1 "Send a message: " | grep -qF "send --from ivy --to NAME" &&
+	requests i1 | grep -q "queued #[0-9]* for bob" &&
+	test "$(msg_of PGN-INTRO-13)" = "ivy|bob||1"
+'
+
+# Codex: its default sandbox, workspace-write, with no --dangerously flag
+# at all (its hooks do not even run); /tmp, where the test lives, taken
+# out of the writable roots so that only the project and what pigeon
+# install added to writable_roots (the state directory) are writable.
+test_case 'Codex in its default sandbox replies with pigeon send; without the writable root it cannot' '
+	if [ "$HOST" != codex ]; then
+		test_note "codex only"; exit 0
+	fi &&
+	"$PIG" send --project "$PROJ" --from tina --to ivy PGN-QUESTION-16 \
+		>sent.out &&
+	id=$(sed -n "s/^queued #\([0-9]*\) for .*/\1/p" sent.out) &&
+	test -n "$id" &&
+	"$PIG" read --project "$PROJ" --agent ivy >read.out &&
+	grep -q PGN-QUESTION-16 read.out &&
+	AGENT= && HOST_MODE=bare &&
+	notmp="-c sandbox_workspace_write.exclude_slash_tmp=true -c sandbox_workspace_write.exclude_tmpdir_env_var=true" &&
+	HOST_ARGS="$notmp -c sandbox_workspace_write.writable_roots=[]" &&
+	host_run d0 "$PROJ" new "mock-shell: $PIG send --from ivy --to tina --reply-to $id \"PGN-REPLY-17\"" &&
+	requests d0 | grep -q "readonly database\|unable to open database" &&
+	test -z "$(msg_of PGN-REPLY-17)" &&
+	HOST_ARGS=$notmp &&
+	host_run d1 "$PROJ" new "mock-shell: $PIG send --from ivy --to tina --reply-to $id \"PGN-REPLY-15\"" &&
+	requests d1 | grep -q "queued #[0-9]* for tina" &&
+	test "$(msg_of PGN-REPLY-15)" = "ivy|tina|$id|1"
+'
+
 test_case 'the project reminder and the provider context reach every prompt' '
 	mkdir -p "$PROJ/.pigeon" "$PROJ/p" &&
 	jq -n "{instructions: {promptReminder: \"PGN-REMINDER-5: run the tests\"},
@@ -224,25 +388,37 @@ test_case 'a broken database: the turn works, without Pigeon' '
 	absent bd1 "Pigeon:" &&
 	cmp broken.orig broken.db &&
 	new_log "$n" >log.new &&
-	test "$(grep -c " status=corrupt " log.new)" = 2 &&
-	test "$(wc -l <log.new)" = 2
+	for ev in $EVENTS; do
+		case $ev in PostToolUse | AfterTool) continue ;; esac
+		test "$(grep -c " event=$ev .* status=corrupt " log.new)" = 1 ||
+			exit 1
+	done &&
+	test "$(wc -l <log.new)" = 3
 '
 
-test_case "pigeon uninstall $HOST restores the config byte for byte; no hook runs" '
+test_case "pigeon uninstall $HOST restores every file byte for byte; no hook runs" '
 	"$PIG" uninstall "$HOST" >uninstall.out &&
 	cmp config.orig "$HOST_CONFIG" &&
 	test ! -e "$HOST_CONFIG.pigeon.bak" &&
+	for ev in $EVENTS; do
+		! grep -qF "pigeon-hook $HOST $ev" "$HOST_CONFIG" || exit 1
+	done &&
 	{ test "$HOST" != codex || cmp toml.orig "$HOME/.codex/config.toml"; } &&
+	{ test "$HOST" != codex || test ! -e "$HOME/.codex/config.toml.pigeon.bak"; } &&
+	{ test "$HOST" != gemini || { test ! -e "$POLICY" &&
+		test ! -e "$POLICY.pigeon.bak"; }; } &&
 	id=$(ping frank PGN-AFTER-9) && test -n "$id" &&
 	n=$(hook_lines) && u=$(wc -l <user-hook.log) &&
 	mkdir "$PROJ/un" && AGENT=frank &&
-	host_run un1 "$PROJ/un" new "prompt" &&
+	host_run un1 "$PROJ/un" new "mock-shell: $PIG send --project $PROJ --from alice --to frank PGN-AFTER-1\"\"8" &&
+	requests un1 | grep -q "queued #[0-9]* for frank" &&
+	absent un1 PGN-AFTER-18 &&
 	absent un1 PGN-AFTER-9 &&
 	absent un1 "Pigeon:" &&
 	test "$(hook_lines)" = "$n" &&
 	test "$(wc -l <user-hook.log)" -gt "$u" &&
 	"$PIG" inbox --project "$PROJ" --agent frank --json >inbox &&
-	jq -e "length == 1" inbox >/dev/null
+	jq -e "length == 2" inbox >/dev/null
 '
 
 test_case 'no hook run came near the deadline' '
