@@ -135,7 +135,7 @@ test_case "pigeon install $HOST adds its hooks, its permission edit, and keeps t
 	case $HOST in
 	claude) jq -e --arg r "Bash($PIG send:*)" \
 		".permissions.allow | index(\$r) != null" "$HOST_CONFIG" ;;
-	codex) grep -qxF "writable_roots = [\"$PIGEON_HOME\"]" \
+	codex) grep -qF "writable_roots = [\"$PIGEON_HOME\"]" \
 		"$HOME/.codex/config.toml" ;;
 	gemini) grep -qF "\"$PIG send\"" "$POLICY" ;;
 	esac >/dev/null
