@@ -188,6 +188,29 @@ test_case 'a stop whose stdin is left open returns after the idle time' '
 	test $(($(date +%s) - start)) -le 2
 '
 
+test_case 'Cursor: a stop past the cap of its own loop_count claims nothing' '
+	PIGEON_AGENT=loopy run cursor start s-loop >/dev/null &&
+	ping loopy "after three follow-ups" &&
+	fixture_payload "$FIX/cursor/06-stop-completed.json" "$PROJ" s-loop |
+		jq -c ".loop_count = 3" >in.json &&
+	"$HOOK" cursor stop <in.json >out && expect_empty out &&
+	sql_is "SELECT count(*) FROM message m JOIN agent a ON a.id = m.recipient_id WHERE a.name = ${SQ}loopy${SQ} AND m.delivered_ms IS NULL" 1 &&
+	fixture_payload "$FIX/cursor/06-stop-completed.json" "$PROJ" s-loop |
+		jq -c ".loop_count = 1" >in.json &&
+	"$HOOK" cursor stop <in.json >out &&
+	jq -er .followup_message out | grep -q "^  after three follow-ups\$"
+'
+
+test_case 'a stop past the cap does not wait for mail it would not claim' '
+	mkdir -p "$PROJ/.pigeon" &&
+	echo "{\"reach\":{\"stopWaitMs\":3000,\"maxAutoContinues\":0}}" >"$PROJ/.pigeon/config.json" &&
+	PIGEON_AGENT=capped run claude start s-cap >/dev/null &&
+	start=$(date +%s) &&
+	run claude stop s-cap && expect_empty out &&
+	test $(($(date +%s) - start)) -le 1 &&
+	rm "$PROJ/.pigeon/config.json"
+'
+
 test_case 'the Claude permission rules name the pigeon the introduction shows' '
 	install_at "bin with space" &&
 	"bin with space/pigeon" install claude >/dev/null &&

@@ -186,6 +186,15 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 			goto out;
 		}
 	}
+	/* Cursor's stop counts the follow-ups it has submitted. */
+	if (p->event == PGN_EVENT_STOP) {
+		const cJSON *lc =
+		    cJSON_GetObjectItemCaseSensitive(root, "loop_count");
+
+		if (cJSON_IsNumber(lc) && lc->valuedouble >= 0 &&
+		    lc->valuedouble < 1e6)
+			p->loop_count = (int64_t)lc->valuedouble;
+	}
 	/* Subagents (Claude, Codex) and Cursor background agents. */
 	p->subagent = field(root, "agent_id") != NULL ||
 	    field(root, "agent_type") != NULL ||

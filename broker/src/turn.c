@@ -228,6 +228,12 @@ claim(struct turn *t)
 	req.route = pgn_turn_route(t->p.event);
 	req.max_continues = t->cfg.max_auto_continues;
 	/*
+	 * Cursor counts its own follow-ups (loop_count): a follow-up that
+	 * passed for a person's prompt must not reset the governor's count.
+	 */
+	if (t->p.loop_count >= t->cfg.max_auto_continues)
+		req.max_continues = 0;
+	/*
 	 * The one budget: what candidates may cost, an upper bound of their
 	 * rendering. pgn_render_fit then shows exactly what fits.
 	 */
@@ -321,8 +327,11 @@ stop_wait(struct turn *t)
 	int64_t until, now, step;
 	struct timespec ts;
 
+	/* Past the governor's cap a stop claims nothing: no use waiting. */
 	if (t->cfg.stop_wait_ms <= 0 || t->in->wait_until == 0 ||
-	    !t->peek.bound || t->peek.queued)
+	    !t->peek.bound || t->peek.queued ||
+	    t->peek.continues >= t->cfg.max_auto_continues ||
+	    t->p.loop_count >= t->cfg.max_auto_continues)
 		return;
 	until = pgn_mono_ms() + t->cfg.stop_wait_ms;
 	if (until > t->in->wait_until)

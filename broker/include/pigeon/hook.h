@@ -43,6 +43,7 @@ struct pgn_payload {
 	char *dir;                             /* project directory, or NULL */
 	char *prompt;                          /* submitted prompt, or NULL */
 	int subagent;                          /* not a top-level session */
+	int64_t loop_count; /* Cursor's stop: follow-ups so far in this turn */
 };
 
 void pgn_payload_release(struct pgn_payload *p);
