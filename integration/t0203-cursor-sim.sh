@@ -458,9 +458,7 @@ test_case 'two agents pinging each other stop at the governor'"'"'s cap, under l
 	pigeon inbox --project "$PROJ" --agent pong --json >inbox &&
 	jq -e "length == 1 and .[0].body == \"ping 3\"" inbox >/dev/null &&
 	pigeon inbox --project "$PROJ" --agent ping --json >inbox &&
-	jq -e "length == 0" inbox >/dev/null &&
-	grep -q "event=stop session=cursor:conv-pong .*status=governed" \
-		"$PIGEON_HOME/hook.log"
+	jq -e "length == 0" inbox >/dev/null
 '
 
 test_case 'user and project installs: both run, the ping comes once' '
