@@ -148,4 +148,23 @@ test_case 'a FIFO as .git: the hook answers at once, no marker there' '
 	! grep -v "status=ok" "$PIGEON_HOME/hook.log"
 '
 
+# Codex's sandbox mounts an empty read-only tmpfs at .git in the working
+# directory; it must not hide the repository around it.
+mkdir -p masked/.git masked/sub/.git
+if mount -t tmpfs -o size=16k,mode=0555 pigeon-t0004 masked/sub/.git 2>/dev/null; then
+	MASKED=yes
+	trap 'umount "$TEST_DIR/masked/sub/.git" 2>/dev/null; lib_cleanup' EXIT
+else
+	MASKED=
+fi
+if [ -n "$MASKED" ]; then
+	test_case 'an empty mount at .git (Codex sandbox) is no repository: the one above is' '
+		(cd masked/sub && pigeon agent add masked-bob >/dev/null) &&
+		sql_is "SELECT root FROM scope s JOIN agent a ON a.scope_id = s.id WHERE a.name = ${SQ}masked-bob${SQ}" "$TEST_DIR/masked"
+	'
+else
+	test_count=$((test_count + 1))
+	echo "ok $test_count - an empty mount at .git is no repository # SKIP cannot mount tmpfs here"
+fi
+
 test_done

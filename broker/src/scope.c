@@ -2,6 +2,7 @@
  * Scope discovery: the root of the main worktree of the git repository
  * around a directory, found by reading .git files, without running git.
  */
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,33 @@ out:
 	return root;
 }
 
+/*
+ * Codex's workspace-write sandbox mounts an empty read-only tmpfs at
+ * .git in every writable root that has none, the working directory
+ * included: an empty directory on a file system of its own, which no
+ * git repository is. It is passed over, so the walk finds the real one
+ * above (docs/decisions/0077).
+ */
+static int
+sandbox_mask(const char *dir, const struct stat *git, const char *path)
+{
+	struct stat up;
+	struct dirent *e;
+	DIR *d;
+	int empty = 1;
+
+	if (stat(dir, &up) != 0 || up.st_dev == git->st_dev)
+		return 0;
+	d = opendir(path);
+	if (d == NULL)
+		return 0;
+	while (empty && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
 pgn_status
 pgn_scope_find(const char *dir, char **root)
 {
@@ -140,7 +168,8 @@ pgn_scope_find(const char *dir, char **root)
 			return PGN_ENOMEM;
 		}
 		if (b.err == PGN_OK && lstat(b.data, &sb) == 0) {
-			if (S_ISDIR(sb.st_mode)) {
+			if (S_ISDIR(sb.st_mode) &&
+			    !sandbox_mask(cur, &sb, b.data)) {
 				*root = cur;
 				pgn_buf_release(&b);
 				return PGN_OK;
