@@ -1558,7 +1558,7 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 
 /* ---- instructions (callgrind) --------------------------------------- */
 
-/* One plain hook run, so the session was seen a moment ago. */
+/* One hook run of 'host' with its payload; its output in 'pr'. */
 static void
 hook_once(int host, const char *db)
 {
@@ -1847,22 +1847,6 @@ bench_sys(const struct opts *o, const struct dbset *d)
 
 /* ---- reach: after every tool call and before a stop (§8) ------------ */
 
-/* One hook run of 'host' with the payload; its output in 'pr'. */
-static void
-hook_run(int host, const char *db)
-{
-	char *argv[4], buf[2048];
-
-	set_env(db);
-	hook_argv(host, argv);
-	pr.argv = argv;
-	pr.dir = NULL;
-	pr.errpath = NULL;
-	pr.inlen = payload(host, buf, sizeof(buf));
-	pr.in = buf;
-	spawn(&pr);
-}
-
 /* `pigeon send` as a process, from another agent to the target. */
 static void
 send_proc(const char *db, const char *body)
@@ -1909,7 +1893,7 @@ tool_turn(const char *db, double *v, double *mail_ms, int *bad)
 
 		if (mail)
 			queue_for_target(db, 1);
-		hook_run(HOST_TOOL, db);
+		hook_once(HOST_TOOL, db);
 		if (!exited_ok(&pr) || !output_ok(HOST_TOOL, mail, pr.out))
 			if ((*bad)++ == 0)
 				note(
@@ -1942,14 +1926,14 @@ latency(const struct opts *o, const char *db, int host, int *missed)
 	v = calloc((size_t)n, sizeof(*v));
 	if (v == NULL)
 		die("out of memory");
-	hook_run(HOST_CLAUDE, db);
+	hook_once(HOST_CLAUDE, db);
 	for (i = 0; i < n; i++) {
 		pathf(body, sizeof(body),
 		    "latency probe %d: the API was renamed, rebase before you push",
 		    i);
 		t0 = now_ms();
 		send_proc(db, body);
-		hook_run(host, db);
+		hook_once(host, db);
 		v[i] = now_ms() - t0;
 		if (!exited_ok(&pr) || !output_ok(host, 1, pr.out) ||
 		    strstr(pr.out, body) == NULL) {
@@ -1959,7 +1943,7 @@ latency(const struct opts *o, const char *db, int host, int *missed)
 				    host_label[host], pr.out);
 		}
 		if (host == HOST_STOP)
-			hook_run(HOST_CLAUDE, db);
+			hook_once(HOST_CLAUDE, db);
 	}
 	st = stats_of(v, (size_t)n);
 	free(v);
@@ -1996,7 +1980,7 @@ bench_reach(const struct opts *o, const struct dbset *d)
 
 	/* (a) The no-mail after-tool run against /bin/true. */
 	note("reach: no-mail PostToolUse vs /bin/true");
-	hook_run(HOST_CLAUDE, d->hist10); /* bound, seen just now, quiet */
+	hook_once(HOST_CLAUDE, d->hist10); /* bound, seen just now, quiet */
 	c.dbname = "1M history, 10 agents";
 	c.db = d->hist10;
 	c.host = HOST_TOOL;
@@ -2058,7 +2042,7 @@ bench_reach(const struct opts *o, const struct dbset *d)
 	v = calloc(TURN_TOOLS, sizeof(*v));
 	if (v == NULL)
 		die("out of memory");
-	hook_run(HOST_CLAUDE, d->hist10);
+	hook_once(HOST_CLAUDE, d->hist10);
 	arr = cJSON_AddArrayToObject(o_reach, "turn_total_ms");
 	for (t = 0; t < turns; t++) {
 		total = tool_turn(d->hist10, v, &mail_ms, &bad);
