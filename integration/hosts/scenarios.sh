@@ -12,7 +12,12 @@
 . "$(dirname "$0")/hosts/lib.sh"
 
 PROJ=$TEST_DIR/proj
-mkdir -p "$PROJ/.git" || exit 2
+# The project's .git is not empty, as a real one never is: Codex's
+# sandbox mounts an empty read-only tmpfs at a .git that holds no
+# repository, and Pigeon's scope walk passes over an empty mount
+# (docs/decisions/0077). Not a git repository either (no HEAD), so the
+# hosts run no git of their own here.
+mkdir -p "$PROJ/.git/pigeon-test" || exit 2
 if ! host_seed; then
 	echo "Bail out! cannot write the $HOST configuration in $HOME"
 	exit 2
@@ -292,14 +297,11 @@ test_case 'Claude: an idle session is woken by mail through an asyncRewake Stop 
 	test "$(sessions_of rita)" = 1
 '
 
-# Codex runs from the repository's top: its sandbox mounts an empty
-# read-only .git over every writable root that has none (the working
-# directory included), and Pigeon's scope search stops at the first .git
-# directory it finds, so from proj/i the send would look for bob in a
-# scope "proj/i" (a defect reported in docs/decisions/0077).
+# From a subdirectory of the project, for every host: Codex's sandbox
+# mounts an empty read-only .git there (a writable root without one),
+# which the scope walk passes over to find the project.
 test_case 'a model that follows the introduction sends through its own shell tool, host at its defaults' '
 	mkdir "$PROJ/i" && AGENT=ivy && HOST_MODE=defaults && dir=$PROJ/i &&
-	if [ "$HOST" = codex ]; then dir=$PROJ; fi &&
 	host_run i1 "$dir" new "mock-intro-send: bob PGN-INTRO-13" &&
 	intro_line i1 "Send a message: " | grep -qF "send --from ivy --to NAME" &&
 	requests i1 | grep -q "queued #[0-9]* for bob" &&
