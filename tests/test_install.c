@@ -1907,13 +1907,13 @@ static void
 test_claude_rules_name_the_cli_beside_the_hook_and_go_byte_exact(void)
 {
 	static const char *const inputs[] = {
-	    "{\n    \"permissions\": {\n        \"allow\": [\n            "
-	    "\"Bash(ls:*)\",\n            \"Read(~/notes)\"\n        ],\n"
-	    "        \"deny\": [\"Bash(rm:*)\"]\n    },\n    \"model\": "
-	    "\"opus\"\n}\n",
+	    ("{\n    \"permissions\": {\n        \"allow\": [\n            "
+	     "\"Bash(ls:*)\",\n            \"Read(~/notes)\"\n        ],\n"
+	     "        \"deny\": [\"Bash(rm:*)\"]\n    },\n    \"model\": "
+	     "\"opus\"\n}\n"),
 	    "{\"permissions\":{\"allow\":[\"Bash(git status)\"]}}",
-	    "{\r\n\t\"permissions\": {\r\n\t\t\"defaultMode\": \"plan\"\r\n"
-	    "\t}\r\n}\r\n",
+	    ("{\r\n\t\"permissions\": {\r\n\t\t\"defaultMode\": \"plan\"\r\n"
+	     "\t}\r\n}\r\n"),
 	    "{\n  \"model\": \"opus\"\n}\n",
 	};
 	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], hook[PATH_MAX];
