@@ -434,6 +434,16 @@ find_pigeon(void)
 	return pgn_pigeon_beside(self);
 }
 
+/* The log lines the turn returned. */
+static void
+log_turn(const char *home, const struct pgn_hook_out *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->nlog; i++)
+		hook_log(home, "%s", out->log[i]);
+}
+
 static const char *
 host_name(pgn_host h)
 {
@@ -449,10 +459,10 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	char *pigeon = NULL;
 	const char *named;
 	int64_t start;
-	size_t len = 0, i;
+	size_t len = 0;
 	pgn_status st;
 	long total, wait;
-	int err;
+	int err, wrote;
 
 	memset(&out, 0, sizeof(out));
 	start = pgn_mono_ms();
@@ -531,13 +541,16 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	ending = 1;
 	set_neutral(out.host, out.event);
 	set_deadline_line(out.host, out.event, out.session, total);
-	for (i = 0; i < out.nlog; i++)
-		hook_log(home, "%s", out.log[i]);
-	if (out.line == NULL)
+	if (out.line == NULL) {
+		log_turn(home, &out);
 		goto neutral;
+	}
+	/* After the commit the one write comes first; the log after it. */
 	printed = 1;
-	if (write_all(out_fd, out.line, out.len) != 0) {
-		err = errno;
+	wrote = write_all(out_fd, out.line, out.len);
+	err = errno;
+	log_turn(home, &out);
+	if (wrote != 0) {
 		if (out.claimed > 0)
 			hook_log(home,
 			    "host=%s event=%s session=%s status=lost-output ms=%lld ids=%s: stdout failed after the claim (%s); pigeon audit shows them",

@@ -369,14 +369,17 @@ run(struct turn *t)
 	if (t->p.skip || t->p.ignore)
 		return PGN_OK;
 	memcpy(o->session, t->p.session, sizeof(o->session));
-	st = pgn_scope_find(t->p.dir, &t->dir_scope);
-	if (st == PGN_OK)
-		st = open_db(t);
+	st = open_db(t);
 	if (st == PGN_OK)
 		st = pgn_turn_peek(t->db, t->p.session, &t->peek);
+	/*
+	 * A session keeps the scope it was bound in: only a new one needs
+	 * the walk up from its directory (not on every tool call).
+	 */
+	if (st == PGN_OK && !t->peek.bound)
+		st = pgn_scope_find(t->p.dir, &t->dir_scope);
 	if (st != PGN_OK)
 		goto dberr;
-	/* A session keeps the scope it was bound in. */
 	t->scope = t->peek.bound ? t->peek.scope : t->dir_scope;
 	st = pgn_db_set_scope(t->db, t->scope);
 	if (st != PGN_OK)
