@@ -187,25 +187,32 @@ journal_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
+/* Run a listing 'c' of agent 'agent'; on failure nothing is kept. */
+static pgn_status
+journal_read(pgn_db *db, const char *agent, struct journal_ctx *c)
+{
+	pgn_status rc;
+
+	rc = pgn_check_name(db, "agent", agent, c->agent);
+	if (rc == PGN_OK)
+		rc = pgn_read(db, journal_tx, c);
+	if (rc != PGN_OK)
+		pgn_entries_release(c->out);
+	return rc;
+}
+
 pgn_status
 pgn_journal_list(pgn_db *db, const char *agent, int64_t after, size_t limit,
     struct pgn_entries *out)
 {
 	struct journal_ctx c;
-	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
 	c.after = after;
 	c.limit = limit == 0 || limit > PGN_MAX_LIST ? PGN_MAX_LIST : limit;
 	c.out = out;
-	rc = pgn_check_name(db, "agent", agent, c.agent);
-	if (rc != PGN_OK)
-		return rc;
-	rc = pgn_read(db, journal_tx, &c);
-	if (rc != PGN_OK)
-		pgn_entries_release(out);
-	return rc;
+	return journal_read(db, agent, &c);
 }
 
 pgn_status
@@ -213,7 +220,6 @@ pgn_journal_tail(pgn_db *db, const char *agent, int64_t since_ms, size_t limit,
     struct pgn_entries *out)
 {
 	struct journal_ctx c;
-	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -223,11 +229,5 @@ pgn_journal_tail(pgn_db *db, const char *agent, int64_t since_ms, size_t limit,
 	    limit > PGN_MAX_LIST ? PGN_MAX_LIST :
 	                           limit;
 	c.out = out;
-	rc = pgn_check_name(db, "agent", agent, c.agent);
-	if (rc != PGN_OK)
-		return rc;
-	rc = pgn_read(db, journal_tx, &c);
-	if (rc != PGN_OK)
-		pgn_entries_release(out);
-	return rc;
+	return journal_read(db, agent, &c);
 }
