@@ -17,8 +17,8 @@ static const char SQL_AGENT_SEEN[] =
 /* A session is found by its key alone: it keeps its agent and scope. */
 static const char SQL_SESSION_GET[] =
     "SELECT s.id, a.id, a.name, coalesce(s.last_turn, ''), "
-    "coalesce(s.last_turn_ms, 0), c.root, s.auto_continues "
-    "FROM session s JOIN agent a "
+    "coalesce(s.last_turn_ms, 0), c.root, s.auto_continues, "
+    "coalesce(s.transcript_path, '') FROM session s JOIN agent a "
     "ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
@@ -35,6 +35,8 @@ const char pgn_sql_turn_peek[] =
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
+static const char SQL_SESSION_TRANSCRIPT[] =
+    "UPDATE session SET transcript_path = ?2 WHERE id = ?1";
 static const char SQL_SESSION_CONTINUES[] =
     "UPDATE session SET auto_continues = ?2 WHERE id = ?1";
 static const char SQL_SESSION_TURN[] =
@@ -251,9 +253,10 @@ struct bound {
 	char name[PGN_MAX_NAME + 1];
 	char last_turn[PGN_MAX_SESSION_KEY + 1];
 	int64_t last_turn_ms;
-	char scope[PGN_MAX_PATH + 1]; /* the agent's scope root */
-	int64_t continues;            /* stops that went on, in a row */
-	int fresh;                    /* bound by this call */
+	char scope[PGN_MAX_PATH + 1];      /* the agent's scope root */
+	int64_t continues;                 /* stops that went on, in a row */
+	char transcript[PGN_MAX_PATH + 1]; /* its transcript, "" if none */
+	int fresh;                         /* bound by this call */
 };
 
 static void
@@ -297,6 +300,8 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 			out->last_turn_ms = sqlite3_column_int64(st, 4);
 			copy_col(out->scope, sizeof(out->scope), st, 5);
 			out->continues = sqlite3_column_int64(st, 6);
+			copy_col(out->transcript, sizeof(out->transcript), st,
+			    7);
 		} else if (r != SQLITE_DONE) {
 			rc = pgn_fail_sql(db, r, "reading a session");
 		}
@@ -443,6 +448,14 @@ turn_tx(pgn_db *db, void *arg)
 	memcpy(out->scope, b.scope, strlen(b.scope) + 1);
 	out->bound = b.fresh;
 	out->continues = b.continues;
+	/* Kept from the payloads; written only when it changes. */
+	if (req->transcript != NULL &&
+	    strcmp(b.transcript, req->transcript) != 0)
+		rc = pgn_exec(db, SQL_SESSION_TRANSCRIPT,
+		    "recording the transcript", PGN_I(b.session),
+		    PGN_T(req->transcript));
+	if (rc != PGN_OK)
+		return rc;
 	if (req->turn != NULL && strcmp(b.last_turn, req->turn) == 0 &&
 	    (req->turn_window_ms == 0 ||
 	        now - b.last_turn_ms < req->turn_window_ms)) {
@@ -511,6 +524,10 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	    strlen(req->turn) > PGN_MAX_SESSION_KEY)
 		rc = pgn_fail(db, PGN_ETOOBIG, "turn key over %d bytes",
 		    PGN_MAX_SESSION_KEY);
+	if (rc == PGN_OK && req->transcript != NULL &&
+	    strlen(req->transcript) >= PGN_MAX_PATH)
+		rc = pgn_fail(db, PGN_ETOOBIG, "transcript path over %d bytes",
+		    PGN_MAX_PATH - 1);
 	if (rc == PGN_OK && !route_ok(req->route, 0))
 		rc = pgn_fail(db, PGN_EINVAL,
 		    "a turn's route is session-start, prompt, after-tool or stop");

@@ -19,6 +19,8 @@ pgn_payload_release(struct pgn_payload *p)
 	p->dir = NULL;
 	free(p->prompt);
 	p->prompt = NULL;
+	free(p->transcript);
+	p->transcript = NULL;
 }
 
 pgn_host
@@ -76,6 +78,35 @@ depth_ok(const cJSON *v, int depth)
 		if (!depth_ok(c, depth + 1))
 			return 0;
 	return 1;
+}
+
+/* A path a payload names: absolute, UTF-8, no control character. */
+static int
+path_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n < 2 || n >= PGN_MAX_PATH || s[0] != '/' || !pgn_utf8_valid(s, n))
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * Does session start 'source' begin a new conversation? Claude and
+ * Gemini: "startup" or "clear"; Codex: "startup" (product.md §9).
+ */
+static int
+new_source(pgn_host h, const char *source)
+{
+	if (source == NULL)
+		return 0;
+	if (strcmp(source, "startup") == 0)
+		return 1;
+	return strcmp(source, "clear") == 0 &&
+	    (h == PGN_HOST_CLAUDE || h == PGN_HOST_GEMINI);
 }
 
 /* The turn key of a payload without a turn id: a hash of its bytes. */
@@ -186,6 +217,14 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 			goto out;
 		}
 	}
+	if (field(root, "transcript_path") != NULL &&
+	    path_ok(field(root, "transcript_path"))) {
+		p->transcript = pgn_strdup(field(root, "transcript_path"));
+		if (p->transcript == NULL) {
+			rc = PGN_ENOMEM;
+			goto out;
+		}
+	}
 	/* Cursor's stop counts the follow-ups it has submitted. */
 	if (p->event == PGN_EVENT_STOP) {
 		const cJSON *lc =
@@ -200,6 +239,13 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 	    field(root, "agent_type") != NULL ||
 	    cJSON_IsTrue(
 	        cJSON_GetObjectItemCaseSensitive(root, "is_background_agent"));
+	/* A background agent or a subagent never takes a baton. */
+	if (p->event == PGN_EVENT_SESSION_START &&
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root,
+	        "is_background_agent")) &&
+	    field(root, "agent_id") == NULL)
+		p->new_conversation = p->host == PGN_HOST_CURSOR ||
+		    new_source(p->host, field(root, "source"));
 	if (p->event == PGN_EVENT_AFTER_TOOL || p->event == PGN_EVENT_STOP) {
 		/*
 		 * Many a turn: no turn key, no de-duplication. A second
@@ -221,4 +267,54 @@ out:
 	if (rc != PGN_OK)
 		pgn_payload_release(p);
 	return rc;
+}
+
+pgn_status
+pgn_payload_cursor_transcript(struct pgn_payload *p, const char *home)
+{
+	static const char mid[] = "/.cursor/projects/";
+	static const char sub[] = "/agent-transcripts/";
+	const char *id, *c;
+	struct pgn_buf b;
+	pgn_status err;
+	size_t i;
+
+	if (p->host != PGN_HOST_CURSOR || p->transcript != NULL ||
+	    p->dir == NULL || home == NULL || home[0] != '/' ||
+	    strncmp(p->session, "cursor:", 7) != 0)
+		return PGN_OK;
+	id = p->session + 7;
+	if (id[0] == '\0' || id[0] == '.')
+		return PGN_OK;
+	for (c = id; *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		        (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' ||
+		        *c == '.'))
+			return PGN_OK;
+	pgn_buf_init(&b, PGN_MAX_PATH - 1);
+	pgn_buf_adds(&b, home);
+	pgn_buf_adds(&b, mid);
+	for (i = p->dir[0] == '/' ? 1 : 0; p->dir[i] != '\0'; i++) {
+		c = &p->dir[i];
+		pgn_buf_add(&b,
+		    (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		            (*c >= '0' && *c <= '9') ?
+		        c :
+		        "-",
+		    1);
+	}
+	pgn_buf_adds(&b, sub);
+	pgn_buf_adds(&b, id);
+	pgn_buf_adds(&b, "/");
+	pgn_buf_adds(&b, id);
+	pgn_buf_adds(&b, ".jsonl");
+	err = b.err;
+	if (err == PGN_OK) {
+		p->transcript = pgn_buf_take(&b, NULL);
+		if (p->transcript == NULL)
+			err = PGN_ENOMEM;
+	}
+	pgn_buf_release(&b);
+	/* A path over PGN_MAX_PATH is no path: nothing is recorded. */
+	return err == PGN_ENOMEM ? PGN_ENOMEM : PGN_OK;
 }

@@ -225,6 +225,7 @@ claim(struct turn *t)
 	req.agent = t->wanted[0] ? t->wanted : NULL;
 	req.turn = t->p.turn[0] != '\0' ? t->p.turn : NULL;
 	req.turn_window_ms = t->p.turn_window_ms;
+	req.transcript = t->p.transcript;
 	req.route = pgn_turn_route(t->p.event);
 	req.max_continues = t->cfg.max_auto_continues;
 	/*
@@ -368,6 +369,9 @@ run(struct turn *t)
 	}
 	if (t->p.skip || t->p.ignore)
 		return PGN_OK;
+	st = pgn_payload_cursor_transcript(&t->p, in->user_home);
+	if (st != PGN_OK)
+		goto dberr;
 	memcpy(o->session, t->p.session, sizeof(o->session));
 	st = open_db(t);
 	if (st == PGN_OK)

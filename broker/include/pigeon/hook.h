@@ -44,6 +44,14 @@ struct pgn_payload {
 	char *prompt;                          /* submitted prompt, or NULL */
 	int subagent;                          /* not a top-level session */
 	int64_t loop_count; /* Cursor's stop: follow-ups so far in this turn */
+	char *transcript;   /* the payload's transcript_path, or NULL */
+	/*
+	 * A session start of a new conversation, the one that takes a baton:
+	 * Cursor's sessionStart but a background agent's, Claude's and
+	 * Gemini's "startup" or "clear", Codex's "startup" (never a resume
+	 * or a compaction).
+	 */
+	int new_conversation;
 };
 
 void pgn_payload_release(struct pgn_payload *p);
@@ -58,6 +66,19 @@ void pgn_payload_release(struct pgn_payload *p);
 PGN_NODISCARD pgn_status pgn_payload_parse(const char *buf, size_t len,
     pgn_host host, pgn_event event, struct pgn_payload *p, char *why,
     size_t whylen);
+
+/*
+ * For a Cursor payload without a transcript_path: the path Cursor keeps
+ * the conversation's transcript at under the user's home 'home',
+ * <home>/.cursor/projects/<slug>/agent-transcripts/<id>/<id>.jsonl, the
+ * slug being the workspace root without its leading '/' and with every
+ * byte but [A-Za-z0-9] made '-', the id the conversation's without
+ * "bc-". Sets p->transcript; does nothing for another host, a payload
+ * that has one, no workspace root or home, or an id that is not a plain
+ * file name. Returns PGN_OK or PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_payload_cursor_transcript(struct pgn_payload *p,
+    const char *home);
 
 /* The host of a payload from its fields (docs/hook-protocol.md). */
 pgn_host pgn_payload_detect(const char *event, int cursor_version,
@@ -112,9 +133,10 @@ struct pgn_turn {
 	const char *agent;   /* wanted name, or NULL */
 	const char *turn;    /* this turn's key, or NULL */
 	int64_t turn_window_ms;
-	const char *route;     /* pgn_turn_route() of the event */
-	int64_t max_continues; /* a stop goes on at most this many times */
-	size_t budget;         /* candidates' summed cost, 0: no bound */
+	const char *transcript; /* the session's transcript path, or NULL */
+	const char *route;      /* pgn_turn_route() of the event */
+	int64_t max_continues;  /* a stop goes on at most this many times */
+	size_t budget;          /* candidates' summed cost, 0: no bound */
 	pgn_cost_fn *cost;
 	void *cost_arg;
 	pgn_turn_render_fn *render; /* NULL: claim every candidate */
@@ -127,10 +149,11 @@ struct pgn_turn {
  * One hook turn, in one write transaction: bind session req->session
  * (of req->host) to an agent if it is new — req->agent, or a generated
  * adjective-noun name unique in the scope — in the current scope; a
- * bound session keeps its agent, in whatever scope. Unless req->turn is
- * the turn this session already had (within req->turn_window_ms, 0 =
- * ever), record the turn, select the queued candidates within the
- * budget, let req->render build the output, then claim what it kept as
+ * bound session keeps its agent, in whatever scope. Keep req->transcript
+ * as the session's when it differs. Unless req->turn is the turn this
+ * session already had (within req->turn_window_ms, 0 = ever), record
+ * the turn, select the queued candidates within the budget, let
+ * req->render build the output, then claim what it kept as
  * pgn_claim does. Returns PGN_EINVAL (bad name, key), PGN_EBUSY,
  * PGN_EDB, PGN_ENOMEM, or what req->render returned.
  */
@@ -156,7 +179,8 @@ struct pgn_hook_in {
 	const char *db_path; /* the database */
 	int db_create;       /* create it if absent (the default one only) */
 	const char *pigeon;  /* the pigeon CLI next to the hook, or NULL */
-	int64_t deadline;    /* pgn_mono_ms() by which to be done */
+	const char *user_home; /* $HOME (Cursor's transcripts), or NULL */
+	int64_t deadline;      /* pgn_mono_ms() by which to be done */
 	/*
 	 * A stop may wait for mail (reach.stopWaitMs) until this time at the
 	 * latest, past 'deadline' (the caller's backstop allows it); 0: no
