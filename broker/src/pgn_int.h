@@ -207,6 +207,31 @@ void pgn_buf_add_safe(struct pgn_buf *b, const char *s, size_t len,
 /* Edit distance, capped at 'max' + 1 (for "did you mean"). */
 size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 
+/* ---- scope key (scopekey.c) ---------------------------------------- */
+
+#define PGN_MAX_GITCONFIG  (256 * 1024) /* bytes of a git config read */
+#define PGN_MAX_REMOTE_URL 2048         /* bytes of the origin url */
+
+/*
+ * The first remote.origin.url of git config text (git's syntax: quotes,
+ * escapes, comments, continued lines; include files are not followed).
+ * '*url' is NULL if there is none. PGN_EINVAL if the text is not valid
+ * git config, PGN_ETOOBIG if the url is over PGN_MAX_REMOTE_URL: '*line'
+ * says where. '*url' is the caller's.
+ */
+pgn_status pgn_gitconfig_origin(const char *text, size_t len, char **url,
+    size_t *line);
+
+/*
+ * A remote url as a scope key, "host/path": scp-like, ssh://, git://,
+ * http(s):// and the like are one key; the host folded to lower case,
+ * the user, a password and the port dropped, the path without a leading
+ * or trailing '/' or a ".git" suffix. PGN_EINVAL (PGN_ETOOBIG) with
+ * '*why' (static, never quoting the url) for a url that names no host:
+ * a local path, a remote helper, control characters.
+ */
+pgn_status pgn_remote_key(const char *url, char **key, const char **why);
+
 /* ---- names (names.c) ----------------------------------------------- */
 
 /* A random adjective-noun name; 'attempt' >= 8 adds a number. */

@@ -92,6 +92,20 @@ PGN_NODISCARD pgn_status pgn_db_path(const char *flag, char **path, char **why);
  */
 PGN_NODISCARD pgn_status pgn_scope_find(const char *dir, char **root);
 
+/*
+ * The key of scope 'root' (from pgn_scope_find) in a store several
+ * machines share: the normalised url of the repository's "origin"
+ * remote, read from its git config without running git (e.g.
+ * "github.com/owner/repo" for git@github.com:owner/repo.git and
+ * https://github.com/owner/repo); without one, 'root' itself; "" stays
+ * "". When a remote was there but could not be used (a local path, a
+ * config git would refuse, over a bound), '*why' says so in one line,
+ * never quoting the url; else NULL. '*key' and '*why' are the caller's
+ * (free()). Returns PGN_OK or PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_scope_key(const char *root, char **key,
+    char **why);
+
 /* ---- database ------------------------------------------------------ */
 
 #define PGN_OPEN_CREATE  0x1 /* create the file (0600) if missing */
