@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <sodium.h>
 
 #include "hook.h"
@@ -119,8 +120,9 @@ check_input(const struct hook_opts *o, const struct pgn_payload *in,
 	check(strlen(in->session) > n + 1 &&
 	    strlen(in->session) <= PGN_MAX_SESSION_KEY);
 	n = strlen(hi->events[in->event]);
-	/* Tool and stop events have no turn key; the others always one. */
-	if (in->event == PGN_EVENT_AFTER_TOOL || in->event == PGN_EVENT_STOP)
+	/* Tool, stop, idle events have no turn key; the others always one. */
+	if (in->event == PGN_EVENT_AFTER_TOOL || in->event == PGN_EVENT_STOP ||
+	    in->event == PGN_EVENT_IDLE)
 		check(in->turn[0] == '\0' && in->turn_window_ms == 0);
 	else
 		check(strncmp(in->turn, hi->events[in->event], n) == 0 &&
@@ -149,14 +151,18 @@ fuzz_parse(const char *buf, size_t len, pgn_host h, pgn_event e)
 	pgn_payload_release(&in);
 }
 
-/* Detection on a fuzzed event name and flags: always one known host. */
+/* Detection on a fuzzed event name and keys: always one known host. */
 static void
 fuzz_detect(const uint8_t *data, size_t size)
 {
+	static const char *const keys[5] = {"cursor_version", "timestamp",
+	    "turn_id", "model", "permission_mode"};
 	char event[64];
-	size_t n;
+	size_t n, i;
 	unsigned f;
 	pgn_host h;
+	cJSON *root;
+	char *json;
 
 	if (size == 0)
 		return;
@@ -164,11 +170,23 @@ fuzz_detect(const uint8_t *data, size_t size)
 	n = size - 1 < sizeof(event) - 1 ? size - 1 : sizeof(event) - 1;
 	memcpy(event, data + 1, n);
 	event[n] = '\0';
-	h = pgn_payload_detect(f & 32 ? NULL : event, f & 1, f & 2, f & 4,
-	    f & 8, f & 16);
+	root = cJSON_CreateObject();
+	if (root == NULL)
+		return;
+	if (!(f & 32))
+		cJSON_AddStringToObject(root, "hook_event_name", event);
+	for (i = 0; i < 5; i++)
+		if (f & (1u << i))
+			cJSON_AddStringToObject(root, keys[i], "x");
+	json = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (json == NULL)
+		return;
+	h = pgn_payload_detect(json, strlen(json));
+	free(json);
 	check(h >= 0 && h < PGN_NHOSTS);
 	if ((f & 1) ||
-	    (!(f & 32) &&
+	    (!(f & 32) && event[0] != '\0' &&
 	        pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
 		check(h == PGN_HOST_CURSOR);
 }
@@ -194,7 +212,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_parse(buf, size, PGN_HOST_NONE, PGN_EVENT_NONE);
 	for (h = 0; h < PGN_NHOSTS; h++)
 		for (e = 0; e < PGN_NEVENTS; e++)
-			fuzz_parse(buf, size, (pgn_host)h, (pgn_event)e);
+			if (pgn_host_get((pgn_host)h)->events[e] != NULL)
+				fuzz_parse(buf, size, (pgn_host)h,
+				    (pgn_event)e);
 	free(buf);
 	return 0;
 }

@@ -20,21 +20,42 @@
 
 #include "hook.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: pigeon-hook [HOST EVENT] [--agent NAME]\n\n"
     "Run by an AI coding host on session start, on every prompt, after each\n"
     "tool call and before the agent stops: reads the host's JSON payload on\n"
     "stdin, claims the agent's queued messages and prints them in the host's\n"
     "envelope on stdout (at a stop: makes the agent go on with them). Always\n"
     "exits 0; a failure prints the neutral output and is logged to\n"
-    "$PIGEON_HOME/hook.log.\n\n"
-    "  HOST EVENT     cursor  sessionStart beforeSubmitPrompt postToolUse stop\n"
-    "                 claude  SessionStart UserPromptSubmit PostToolUse Stop\n"
-    "                 codex   SessionStart UserPromptSubmit PostToolUse Stop\n"
-    "                 gemini  SessionStart BeforeAgent AfterTool AfterAgent\n"
+    "$PIGEON_HOME/hook.log.\n\n";
+static const char usage_tail[] =
     "                 (none: detected from the payload)\n"
     "  --agent NAME   the agent a new session binds to, unless PIGEON_AGENT\n"
     "                 names one (default: a generated name)\n";
+
+/* The usage, with each hook host's events from the host table. */
+static void
+print_usage(FILE *out)
+{
+	const struct pgn_host_info *hi;
+	int h, e, first = 1;
+
+	fputs(usage_head, out);
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		hi = pgn_host_get((pgn_host)h);
+		if ((PGN_MECH_HOOK & PGN_MECH_BIT(hi->mechanism)) == 0)
+			continue;
+		fprintf(out, "%s%-7s",
+		    first ? "  HOST EVENT     " : "                 ",
+		    hi->name);
+		first = 0;
+		for (e = 0; e < PGN_NEVENTS; e++)
+			if (hi->events[e] != NULL)
+				fprintf(out, " %s", hi->events[e]);
+		fputc('\n', out);
+	}
+	fputs(usage_tail, out);
+}
 
 /* Record the first misuse; parsing goes on, to learn HOST and EVENT. */
 static void misuse(struct hook_opts *o, const char *fmt, ...)
@@ -56,6 +77,7 @@ int
 hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 {
 	const char *pos[2];
+	char names[HOOK_NAMES_MAX];
 	int i, npos = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -64,7 +86,7 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 ||
 		    strcmp(argv[i], "--help") == 0) {
-			fputs(usage, out);
+			print_usage(out);
 			return 1;
 		}
 		if (strcmp(argv[i], "--agent") == 0) {
@@ -88,19 +110,21 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 		misuse(o, "name both HOST and EVENT, or neither (%s)", pos[0]);
 	if (npos == 2) {
 		o->host = pgn_host_by_name(pos[0]);
-		if (o->host == PGN_HOST_NONE)
-			misuse(o,
-			    "unknown host '%s': cursor, claude, codex or gemini",
-			    pos[0]);
-		else
+		if (o->host != PGN_HOST_NONE &&
+		    (PGN_MECH_HOOK &
+		        PGN_MECH_BIT(pgn_host_get(o->host)->mechanism)) == 0)
+			o->host = PGN_HOST_NONE; /* no hook runs for it */
+		if (o->host == PGN_HOST_NONE) {
+			pgn_host_names(PGN_MECH_HOOK, names, sizeof(names));
+			misuse(o, "unknown host '%s': %s", pos[0], names);
+		} else {
 			o->event = pgn_event_by_name(o->host, pos[1]);
-		if (o->host != PGN_HOST_NONE && o->event == PGN_EVENT_NONE)
-			misuse(o,
-			    "%s has no event '%s' Pigeon handles: %s, %s, %s or %s",
-			    pos[0], pos[1], pgn_host_get(o->host)->events[0],
-			    pgn_host_get(o->host)->events[1],
-			    pgn_host_get(o->host)->events[2],
-			    pgn_host_get(o->host)->events[3]);
+		}
+		if (o->host != PGN_HOST_NONE && o->event == PGN_EVENT_NONE) {
+			pgn_host_event_names(o->host, names, sizeof(names));
+			misuse(o, "%s has no event '%s' Pigeon handles: %s",
+			    pos[0], pos[1], names);
+		}
 	}
 	return o->why[0] != '\0' ? -1 : 0;
 }

@@ -18,6 +18,7 @@
 #define HOOK_MAX_STDIN     (1 << 20)    /* payload bytes */
 #define HOOK_MAX_LOG       (256 * 1024) /* hook.log before rotation */
 #define HOOK_MAX_LOG_LINE  1024         /* one hook.log line, bytes */
+#define HOOK_NAMES_MAX     256          /* a list of host or event names */
 
 struct hook_opts {
 	pgn_host host;     /* PGN_HOST_NONE: detect */

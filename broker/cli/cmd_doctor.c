@@ -143,7 +143,7 @@ missing_event(const struct pgn_host_info *hi, const struct pgn_install_state *s)
 	int e;
 
 	for (e = 0; e < PGN_NEVENTS; e++)
-		if (s->entries[e] == 0)
+		if (hi->events[e] != NULL && s->entries[e] == 0)
 			return hi->events[e];
 	return NULL;
 }
@@ -155,7 +155,8 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 	const struct pgn_host_info *hi;
 	const char *where[2];
 	cJSON *o, *ev;
-	int h, w, e, installed, claude = 0, cursor = 0;
+	pgn_host r;
+	int h, w, e, installed, any[PGN_NHOSTS] = {0};
 
 	where[0] = NULL;
 	where[1] = project;
@@ -213,7 +214,7 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				    "%s: %s's event %s has no Pigeon hook: run pigeon install %s",
 				    s.path, hi->name, missing_event(hi, &s),
 				    hi->name);
-			if (installed && h == PGN_HOST_CODEX) {
+			if (installed && hi->trust == PGN_TRUST_CODEX_TOML) {
 				int t = codex_trusted(s.path);
 
 				cJSON_AddBoolToObject(o, "trusted", t);
@@ -226,19 +227,20 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 					     "continue\")",
 					    s.path);
 			}
-			if (installed && h == PGN_HOST_CLAUDE)
-				claude = 1;
-			if (installed && h == PGN_HOST_CURSOR)
-				cursor = 1;
+			any[h] |= installed;
 			cJSON_AddItemToArray(out, o);
 			pgn_install_state_release(&s);
 		}
 	}
-	if (claude && cursor)
-		warn("Pigeon's hook is installed for both Claude Code and "
-		     "Cursor: Cursor also runs Claude's hooks when third-party "
-		     "hooks are on; Pigeon ignores those runs (their payload "
-		     "has cursor_version), so each prompt is injected once");
+	/* A host that runs another's hooks, both installed (the table's). */
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		hi = pgn_host_get((pgn_host)h);
+		r = pgn_host_by_name(hi->replays);
+		if (any[h] && r != PGN_HOST_NONE && any[r])
+			warn(
+			    "Pigeon's hook is installed for both %s and %s: %s",
+			    pgn_host_get(r)->title, hi->title, hi->replay_note);
+	}
 }
 
 /*
@@ -447,6 +449,22 @@ check_project(const char *root, cJSON *out)
 	free(home);
 }
 
+/* Why a host config of doctor's list has no permission edit. */
+static const char *
+perm_brief(const cJSON *it)
+{
+	const struct pgn_host_info *hi = pgn_host_get(pgn_host_by_name(
+	    cJSON_GetStringValue(cJSON_GetObjectItem(it, "host"))));
+	const char *level =
+	    cJSON_GetStringValue(cJSON_GetObjectItem(it, "level"));
+	const char *s = NULL;
+
+	if (hi != NULL)
+		s = hi->perm_brief[level != NULL &&
+		    strcmp(level, "project") == 0];
+	return s != NULL ? s : "Pigeon makes no permission edit here";
+}
+
 static void
 print_text(const cJSON *doc)
 {
@@ -494,11 +512,7 @@ print_text(const cJSON *doc)
 			continue;
 		if (strcmp(s, "none") == 0)
 			printf("         permissions: none: %s\n",
-			    strcmp(cJSON_GetStringValue(
-			               cJSON_GetObjectItem(it, "host")),
-			        "cursor") == 0 ?
-			        "allow pigeon send, read, wait and status in Cursor's own settings" :
-			        "Gemini CLI reads no project policies; the user policy covers it");
+			    perm_brief(it));
 		else
 			printf("         permissions: %s%s%s\n", s,
 			    cJSON_GetObjectItem(x, "path") != NULL ? " in " :

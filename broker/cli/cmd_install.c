@@ -100,7 +100,7 @@ run(int argc, char **argv, int remove)
 	struct install_opts o = {0};
 	struct pgn_install req = {0};
 	struct pgn_install_result res = {0};
-	char errbuf[PGN_MAX_ERR];
+	char errbuf[PGN_MAX_ERR], names[256];
 	char *hook = NULL, *project = NULL;
 	struct stat sb;
 	const char *name;
@@ -111,17 +111,16 @@ run(int argc, char **argv, int remove)
 	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
 	if (code >= 0)
 		return code;
+	pgn_host_names(PGN_MECH_HOOK, names, sizeof(names));
 	if (optind == argc)
-		return cli_usage(&c,
-		    "which host? say cursor, claude, codex or gemini");
+		return cli_usage(&c, "which host? say %s", names);
 	name = argv[optind++];
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
 	h = pgn_host_by_name(name);
-	if (h == PGN_HOST_NONE)
-		return cli_usage(&c,
-		    "unknown host '%s': say cursor, claude, codex or gemini",
-		    name);
+	if (h == PGN_HOST_NONE ||
+	    (PGN_MECH_HOOK & PGN_MECH_BIT(pgn_host_get(h)->mechanism)) == 0)
+		return cli_usage(&c, "unknown host '%s': say %s", name, names);
 	if (o.user && c.project != NULL)
 		return cli_usage(&c, "--user and --project are exclusive");
 	if (c.json)

@@ -57,6 +57,7 @@ static const char *const routes[PGN_NEVENTS] = {
     [PGN_EVENT_PROMPT] = "prompt",
     [PGN_EVENT_AFTER_TOOL] = "after-tool",
     [PGN_EVENT_STOP] = "stop",
+    [PGN_EVENT_IDLE] = "stop", /* a continuation, governed like one */
 };
 
 const char *

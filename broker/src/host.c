@@ -1,6 +1,7 @@
 /*
- * The one table of host facts (event names, config files, timeout
- * units) and the one place that builds each host's output envelope.
+ * The one table of host facts (docs/architecture.md, "The host
+ * table"): a row per host, read by install, doctor and the hook; and
+ * the envelope each host's hook prints.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,51 +10,216 @@
 
 #include "pgn_int.h"
 
+static pgn_envelope_fn envelope_cursor, envelope_specific;
+
+/* Where the hosts' facts were read, for the cells' evidence. */
+#define DOC_CURSOR "cursor.com/docs/hooks (2026-08-25)"
+#define DOC_CLAUDE "code.claude.com/docs/en/hooks (2026-10-08)"
+#define DOC_CODEX  "learn.chatgpt.com/docs/hooks (2026-08-25)"
+#define DOC_GEMINI                                                             \
+	"google-gemini/gemini-cli:docs/hooks/reference.md@06c0d81 (2026-08-25)"
+#define T_CURSOR "cursor simulator, integration/t0203-cursor-sim"
+#define T_CLAUDE "Claude Code 2.1.332, integration/t0501-host-claude"
+#define T_CODEX  "Codex 0.171.0, integration/t0502-host-codex"
+#define T_GEMINI "Gemini CLI 0.61.0, integration/t0503-host-gemini"
+
+/* Cursor: no permission edit, user or project. */
+#define CURSOR_PERM                                                            \
+	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there"
+#define CURSOR_PERM_BRIEF                                                      \
+	"allow pigeon send, read, wait and status in Cursor's own settings"
+
 static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_CURSOR] =
         {
             .name = "cursor",
-            .events = {"sessionStart", "beforeSubmitPrompt", "postToolUse",
-                "stop"},
+            .title = "Cursor",
+            .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_FLAT,
             .user_path = ".cursor/hooks.json",
             .project_path = ".cursor/hooks.json",
+            .perm = {PGN_PERM_NONE, PGN_PERM_NONE},
+            .perm_none = {CURSOR_PERM, CURSOR_PERM},
+            .perm_brief = {CURSOR_PERM_BRIEF, CURSOR_PERM_BRIEF},
+            .events = {"sessionStart", "beforeSubmitPrompt", "postToolUse",
+                "stop", NULL},
+            .keys =
+                {
+                    .session = {"conversation_id", "session_id"},
+                    .session_strip = "bc-", /* cloud conversations */
+                    .dir = "workspace_roots",
+                    .dir_first = 1,
+                    .turn = {[PGN_EVENT_PROMPT] = "generation_id"},
+                    .prompt = "prompt",
+                },
+            .detect =
+                {
+                    .rank = 1,
+                    .keys = {"cursor_version"},
+                    .own_event = 1,
+                },
+            .replays = "claude",
+            .replay_note =
+                "Cursor also runs Claude's hooks when third-party hooks are on; Pigeon ignores those runs (their payload has cursor_version), so each prompt is injected once",
+            .envelope = envelope_cursor,
+            .cells =
+                {
+                    {PGN_CAP_YES, DOC_CURSOR "; " T_CURSOR},
+                    {PGN_CAP_PARTIAL,
+                        DOC_CURSOR
+                        ": beforeSubmitPrompt documents only {continue, user_message}; additional_context there is undocumented; " T_CURSOR},
+                    {PGN_CAP_YES, DOC_CURSOR "; " T_CURSOR},
+                    {PGN_CAP_YES,
+                        DOC_CURSOR
+                        ": stop followup_message (not in cursor-agent -p); " T_CURSOR},
+                    {PGN_CAP_NO,
+                        DOC_CURSOR
+                        ": no event or API starts a turn of a local session from outside"},
+                },
         },
     [PGN_HOST_CLAUDE] =
         {
             .name = "claude",
-            .events = {"SessionStart", "UserPromptSubmit", "PostToolUse",
-                "Stop"},
+            .title = "Claude Code",
+            .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_NESTED,
             .user_env = "CLAUDE_CONFIG_DIR",
             .env_file = "settings.json",
             .user_path = ".claude/settings.json",
             .project_path = ".claude/settings.json",
+            .perm = {PGN_PERM_RULES, PGN_PERM_RULES},
+            .events = {"SessionStart", "UserPromptSubmit", "PostToolUse",
+                "Stop", NULL},
+            .keys =
+                {
+                    .session = {"session_id"},
+                    .dir = "cwd",
+                    .turn = {"prompt_id", "prompt_id", "prompt_id", "prompt_id",
+                        NULL},
+                    .prompt = "prompt",
+                    .source = "source",
+                    .new_sources = {"startup", "clear"},
+                },
+            .detect = {.rank = 4, .fallback = 1},
+            .envelope = envelope_specific,
             .stop_decision = "block",
+            .cells =
+                {
+                    {PGN_CAP_YES, T_CLAUDE},
+                    {PGN_CAP_YES, T_CLAUDE},
+                    {PGN_CAP_YES, T_CLAUDE},
+                    {PGN_CAP_YES, T_CLAUDE},
+                    {PGN_CAP_NO,
+                        DOC_CLAUDE
+                        ": no documented way to start a turn from outside; asyncRewake (read in the 2.1.332 bundle, docs/decisions/0076) is not installed"},
+                },
         },
     [PGN_HOST_CODEX] =
         {
             .name = "codex",
-            .events = {"SessionStart", "UserPromptSubmit", "PostToolUse",
-                "Stop"},
+            .title = "Codex",
+            .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_NESTED,
             .user_env = "CODEX_HOME",
             .env_file = "hooks.json",
             .user_path = ".codex/hooks.json",
             .project_path = ".codex/hooks.json",
+            .perm = {PGN_PERM_ROOT, PGN_PERM_ROOT},
+            .trust = PGN_TRUST_CODEX_TOML,
+            .trust_note =
+                {
+                    "Codex runs hooks only once they are trusted: open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust",
+                    "Codex runs hooks only once they are trusted (and project hooks only in a trusted project): open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust",
+                },
+            .events = {"SessionStart", "UserPromptSubmit", "PostToolUse",
+                "Stop", NULL},
+            .keys =
+                {
+                    .session = {"session_id"},
+                    .dir = "cwd",
+                    .turn = {"turn_id", "turn_id", "turn_id", "turn_id", NULL},
+                    .prompt = "prompt",
+                    .source = "source",
+                    .new_sources = {"startup"},
+                },
+            .detect =
+                {
+                    .rank = 3,
+                    .keys = {"turn_id"},
+                    .keys2 = {"model", "permission_mode"},
+                },
+            .envelope = envelope_specific,
             .stop_decision = "block",
+            .cells =
+                {
+                    {PGN_CAP_YES, T_CODEX},
+                    {PGN_CAP_YES, T_CODEX},
+                    {PGN_CAP_YES, T_CODEX},
+                    {PGN_CAP_YES, T_CODEX},
+                    {PGN_CAP_NO,
+                        DOC_CODEX
+                        ": no hook runs once a turn has ended; codex queue (experimental app-server) is not used"},
+                },
         },
     [PGN_HOST_GEMINI] =
         {
             .name = "gemini",
-            .events = {"SessionStart", "BeforeAgent", "AfterTool",
-                "AfterAgent"},
+            .title = "Gemini CLI",
+            .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_NESTED,
             .user_path = ".gemini/settings.json",
             .project_path = ".gemini/settings.json",
             .timeout_ms = 1,
+            .json_comments = 1,
+            .perm = {PGN_PERM_POLICY, PGN_PERM_NONE},
+            .perm_none =
+                {
+                    NULL,
+                    "none for a project: Gemini CLI does not read project policies (.gemini/policies is disabled, google-gemini/gemini-cli#24367); pigeon install gemini (user) writes ~/.gemini/policies/pigeon.toml",
+                },
+            .perm_brief =
+                {
+                    NULL,
+                    "Gemini CLI reads no project policies; the user policy covers it",
+                },
+            .events = {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent",
+                NULL},
+            .keys =
+                {
+                    .session = {"session_id"},
+                    .dir = "cwd",
+                    .prompt = "prompt",
+                    .source = "source",
+                    .new_sources = {"startup", "clear"},
+                },
+            /* An event only Gemini has, or one it shares with a timestamp. */
+            .detect =
+                {
+                    .rank = 2,
+                    .unique_event = 1,
+                    .event_key = "timestamp",
+                },
+            .envelope = envelope_specific,
             .stop_decision = "deny",
+            .cells =
+                {
+                    {PGN_CAP_YES, T_GEMINI},
+                    {PGN_CAP_YES, T_GEMINI},
+                    {PGN_CAP_YES, T_GEMINI},
+                    {PGN_CAP_YES, T_GEMINI},
+                    {PGN_CAP_NO,
+                        DOC_GEMINI
+                        ": no event after AfterAgent, and nothing starts a turn from outside"},
+                },
         },
+};
+
+static const char *const facets[PGN_NEVENTS] = {
+    [PGN_EVENT_SESSION_START] = "session-start",
+    [PGN_EVENT_PROMPT] = "prompt",
+    [PGN_EVENT_AFTER_TOOL] = "after-tool",
+    [PGN_EVENT_STOP] = "stop",
+    [PGN_EVENT_IDLE] = "idle",
 };
 
 const struct pgn_host_info *
@@ -85,55 +251,219 @@ pgn_event_by_name(pgn_host h, const char *name)
 	if (h < 0 || h >= PGN_NHOSTS || name == NULL)
 		return PGN_EVENT_NONE;
 	for (e = 0; e < PGN_NEVENTS; e++)
-		if (strcmp(hosts[h].events[e], name) == 0)
+		if (hosts[h].events[e] != NULL &&
+		    strcmp(hosts[h].events[e], name) == 0)
 			return (pgn_event)e;
 	return PGN_EVENT_NONE;
 }
 
-/*
- * Each host's envelope. Context events (session start, prompt, after a
- * tool): Cursor {"additional_context"} ("continue":true on its prompt
- * hook), the others {"hookSpecificOutput":{hookEventName,
- * additionalContext}} and no other key (Codex rejects unknown keys). A
- * stop with mail: {"decision":D,"reason":TEXT}, Cursor
- * {"followup_message":TEXT}. Nothing to say: the neutral output.
- */
-char *
-pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
+const char *
+pgn_facet_name(pgn_event e)
 {
-	const struct pgn_host_info *hi = pgn_host_get(h);
-	cJSON *root = NULL, *inner;
-	char *out = NULL;
-	int empty;
+	return e >= 0 && e < PGN_NEVENTS ? facets[e] : NULL;
+}
 
-	*st = PGN_OK;
-	if (hi == NULL || e < 0 || e >= PGN_NEVENTS) {
-		*st = PGN_EINVAL;
-		return NULL;
+int
+pgn_host_nevents(pgn_host h)
+{
+	int e, n = 0;
+
+	for (e = 0; h >= 0 && h < PGN_NHOSTS && e < PGN_NEVENTS; e++)
+		n += hosts[h].events[e] != NULL;
+	return n;
+}
+
+/* "a, b or c" of 'n' names; NULL entries are skipped. */
+static void
+join_names(const char *const *names, size_t n, char *out, size_t len)
+{
+	struct pgn_buf b;
+	size_t i, total = 0, k = 0;
+
+	if (len == 0)
+		return;
+	for (i = 0; i < n; i++)
+		total += names[i] != NULL;
+	pgn_buf_init(&b, len - 1);
+	for (i = 0; i < n; i++) {
+		if (names[i] == NULL)
+			continue;
+		k++;
+		pgn_buf_addf(&b, "%s%s",
+		    k == 1         ? "" :
+		        k == total ? " or " :
+		                     ", ",
+		    names[i]);
 	}
-	empty = context == NULL || *context == '\0';
-	/* Cursor's prompt hook must always let the prompt through. */
-	if (empty && !(h == PGN_HOST_CURSOR && e == PGN_EVENT_PROMPT))
+	k = b.data != NULL ? b.len : 0;
+	if (k > 0)
+		memcpy(out, b.data, k);
+	out[k] = '\0';
+	pgn_buf_release(&b);
+}
+
+void
+pgn_host_names(unsigned mechs, char *out, size_t len)
+{
+	const char *names[PGN_NHOSTS];
+	int h;
+
+	for (h = 0; h < PGN_NHOSTS; h++)
+		names[h] = mechs == 0 ||
+		        (mechs & PGN_MECH_BIT(hosts[h].mechanism)) != 0 ?
+		    hosts[h].name :
+		    NULL;
+	join_names(names, PGN_NHOSTS, out, len);
+}
+
+void
+pgn_host_event_names(pgn_host h, char *out, size_t len)
+{
+	if (h < 0 || h >= PGN_NHOSTS) {
+		if (len > 0)
+			out[0] = '\0';
+		return;
+	}
+	join_names(hosts[h].events, PGN_NEVENTS, out, len);
+}
+
+/* Does the payload hold every non-NULL key of 'keys' (at least one)? */
+static int
+has_all(const char *const keys[2], int (*has)(const char *, void *), void *arg)
+{
+	if (keys[0] == NULL)
+		return 0;
+	return has(keys[0], arg) && (keys[1] == NULL || has(keys[1], arg));
+}
+
+/* Is 'event' the name of an event of a row other than 'h'? */
+static int
+other_has(int h, const char *event)
+{
+	int o;
+
+	for (o = 0; o < PGN_NHOSTS; o++)
+		if (o != h &&
+		    pgn_event_by_name((pgn_host)o, event) != PGN_EVENT_NONE)
+			return 1;
+	return 0;
+}
+
+static int
+row_matches(int h, const char *event, int (*has)(const char *, void *),
+    void *arg, int keys_only)
+{
+	const struct pgn_detect *d = &hosts[h].detect;
+	int own;
+
+	if (has_all(d->keys, has, arg) || has_all(d->keys2, has, arg))
+		return 1;
+	if (keys_only)
+		return 0;
+	own = event != NULL &&
+	    pgn_event_by_name((pgn_host)h, event) != PGN_EVENT_NONE;
+	if (own && d->own_event)
+		return 1;
+	if (own && d->unique_event &&
+	    ((d->event_key != NULL && has(d->event_key, arg)) ||
+	        !other_has(h, event)))
+		return 1;
+	return 0;
+}
+
+pgn_host
+pgn_host_detect(const char *event, int (*has)(const char *key, void *arg),
+    void *arg, int keys_only)
+{
+	int h, rank, next, fallback = PGN_HOST_NONE;
+
+	for (h = 0; h < PGN_NHOSTS; h++)
+		if (hosts[h].detect.fallback)
+			fallback = h;
+	/* Rows by ascending rank: the table is small, a scan per rank. */
+	for (rank = 1; rank > 0; rank = next) {
+		next = 0;
+		for (h = 0; h < PGN_NHOSTS; h++) {
+			if (hosts[h].detect.rank > rank &&
+			    (next == 0 || hosts[h].detect.rank < next))
+				next = hosts[h].detect.rank;
+			if (hosts[h].detect.rank != rank)
+				continue;
+			if (row_matches(h, event, has, arg, keys_only))
+				return (pgn_host)h;
+		}
+	}
+	return keys_only ? PGN_HOST_NONE : (pgn_host)fallback;
+}
+
+/*
+ * Cursor's envelope: {"additional_context"} for context, with
+ * "continue":true on its prompt hook, which must always let the prompt
+ * through (its neutral output too); a stop with mail
+ * {"followup_message":TEXT}.
+ */
+static char *
+envelope_cursor(const struct pgn_host_info *hi, pgn_event e,
+    const char *context, pgn_status *st)
+{
+	cJSON *root;
+	char *out;
+	int empty = context == NULL || *context == '\0';
+
+	(void)hi;
+	*st = PGN_OK;
+	if (empty && e != PGN_EVENT_PROMPT)
 		return NULL;
 	root = cJSON_CreateObject();
 	if (root == NULL)
 		goto nomem;
-	if (e == PGN_EVENT_STOP) {
-		if (hi->stop_decision != NULL ?
-		        cJSON_AddStringToObject(root, "decision",
-		            hi->stop_decision) == NULL ||
-		            cJSON_AddStringToObject(root, "reason", context) ==
-		                NULL :
-		        cJSON_AddStringToObject(root, "followup_message",
-		            context) == NULL)
+	if (e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE) {
+		if (cJSON_AddStringToObject(root, "followup_message",
+		        context) == NULL)
 			goto nomem;
-	} else if (h == PGN_HOST_CURSOR) {
+	} else {
 		if (e == PGN_EVENT_PROMPT &&
 		    cJSON_AddTrueToObject(root, "continue") == NULL)
 			goto nomem;
 		if (!empty &&
 		    cJSON_AddStringToObject(root, "additional_context",
 		        context) == NULL)
+			goto nomem;
+	}
+	out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (out == NULL)
+		*st = PGN_ENOMEM;
+	return out;
+nomem:
+	cJSON_Delete(root);
+	*st = PGN_ENOMEM;
+	return NULL;
+}
+
+/*
+ * Claude's envelope, which Codex and Gemini share: context as
+ * {"hookSpecificOutput":{hookEventName, additionalContext}} and no
+ * other key (Codex rejects unknown keys); a stop with mail
+ * {"decision":D,"reason":TEXT}. Nothing to say: nothing printed.
+ */
+static char *
+envelope_specific(const struct pgn_host_info *hi, pgn_event e,
+    const char *context, pgn_status *st)
+{
+	cJSON *root, *inner;
+	char *out;
+
+	*st = PGN_OK;
+	if (context == NULL || *context == '\0')
+		return NULL;
+	root = cJSON_CreateObject();
+	if (root == NULL)
+		goto nomem;
+	if (e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE) {
+		if (cJSON_AddStringToObject(root, "decision",
+		        hi->stop_decision) == NULL ||
+		    cJSON_AddStringToObject(root, "reason", context) == NULL)
 			goto nomem;
 	} else {
 		inner = cJSON_AddObjectToObject(root, "hookSpecificOutput");
@@ -153,4 +483,18 @@ nomem:
 	cJSON_Delete(root);
 	*st = PGN_ENOMEM;
 	return NULL;
+}
+
+char *
+pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+
+	*st = PGN_OK;
+	if (hi == NULL || e < 0 || e >= PGN_NEVENTS || hi->envelope == NULL ||
+	    hi->events[e] == NULL) {
+		*st = PGN_EINVAL;
+		return NULL;
+	}
+	return hi->envelope(hi, e, context, st);
 }

@@ -378,7 +378,8 @@ strip_all(struct je_node *root, const struct pgn_host_info *hi,
 			continue;
 		ours = kept = 0;
 		for (e = 0; keep != NULL && e < PGN_NEVENTS; e++) {
-			if (strcmp(ev->key, hi->events[e]) != 0)
+			if (hi->events[e] == NULL ||
+			    strcmp(ev->key, hi->events[e]) != 0)
 				continue;
 			ours = 1;
 			kept = keep[e] != NULL;
@@ -546,7 +547,7 @@ parse_config(pgn_host h, const char *in, size_t len, struct je_doc *d,
 		    "holds \\u0000 (a NUL character), which Pigeon cannot rewrite faithfully");
 		return PGN_EINVAL;
 	}
-	rc = je_parse(d, in, len, h == PGN_HOST_GEMINI, errbuf, errlen);
+	rc = je_parse(d, in, len, hi->json_comments, errbuf, errlen);
 	if (rc != PGN_OK || d->root == NULL)
 		return rc;
 	rc = PGN_EINVAL;
@@ -563,7 +564,8 @@ parse_config(pgn_host h, const char *in, size_t len, struct je_doc *d,
 		goto out;
 	}
 	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
-		ev = je_get(hooks, hi->events[e]);
+		ev =
+		    hi->events[e] != NULL ? je_get(hooks, hi->events[e]) : NULL;
 		if (ev != NULL && ev->type != JE_ARRAY) {
 			pgn_errf(errbuf, errlen,
 			    "has \"hooks\".\"%s\" as %s, not an array",
@@ -811,6 +813,8 @@ add_entries(pgn_host h, struct je_doc *d, const char *hook)
 	int e, same;
 
 	for (e = 0; e < PGN_NEVENTS; e++) {
+		if (hi->events[e] == NULL)
+			continue;
 		fresh[e] = make_entry(h, hook, (pgn_event)e);
 		if (fresh[e] == NULL)
 			goto out;
@@ -828,7 +832,8 @@ add_entries(pgn_host h, struct je_doc *d, const char *hook)
 	 */
 	hooks = je_get(d->root, "hooks");
 	for (e = 0; hooks != NULL && e < PGN_NEVENTS; e++) {
-		ev = je_get(hooks, hi->events[e]);
+		ev =
+		    hi->events[e] != NULL ? je_get(hooks, hi->events[e]) : NULL;
 		if (ev == NULL || count_event(ev, hi->shape, &holder) != 1)
 			continue;
 		have = je_to_cjson(holder);
@@ -844,7 +849,7 @@ add_entries(pgn_host h, struct je_doc *d, const char *hook)
 	if (d->root != NULL)
 		(void)strip_all(d->root, hi, keep);
 	for (e = 0; e < PGN_NEVENTS; e++) {
-		if (keep[e] != NULL)
+		if (keep[e] != NULL || hi->events[e] == NULL)
 			continue;
 		path[1] = hi->events[e];
 		rc = je_push(d, path, 2, fresh[e]);
@@ -1368,6 +1373,13 @@ perm_plan_release(struct perm_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The permission edit of the request's host at its level (user, project). */
+static pgn_perm
+perm_kind(const struct pgn_install *req)
+{
+	return pgn_host_get(req->host)->perm[req->project != NULL];
+}
+
 /* Pigeon's state directory, resolved: the root Codex must let it write. */
 static pgn_status
 state_root(char **root, char *errbuf, size_t errlen)
@@ -1463,7 +1475,7 @@ perm_plan_make(const struct pgn_install *req, const char *hooks_path,
 	memset(p, 0, sizeof(*p));
 	*what = NULL;
 	pgn_buf_init(&b, 4 * PGN_MAX_PATH);
-	if (req->host == PGN_HOST_CODEX) {
+	if (perm_kind(req) == PGN_PERM_ROOT) {
 		rc = state_root(&root, errbuf, errlen);
 		if (rc != PGN_OK)
 			goto out;
@@ -1597,12 +1609,13 @@ static pgn_status
 perm_describe(const struct pgn_install *req, struct pgn_install_result *res,
     const char *word, int *own_file, char *errbuf, size_t errlen)
 {
+	const struct pgn_host_info *hi;
 	struct pgn_buf b;
 
 	*own_file = 0;
 	pgn_buf_init(&b, 4 * PGN_MAX_PATH);
-	switch (req->host) {
-	case PGN_HOST_CLAUDE:
+	switch (perm_kind(req)) {
+	case PGN_PERM_RULES:
 		pgn_buf_addf(&b,
 		    "permissions.allow holds Bash(%s send:*) and the same for read, wait, status in %s",
 		    req->remove ? "pigeon" : word, res->path);
@@ -1613,20 +1626,16 @@ perm_describe(const struct pgn_install *req, struct pgn_install_result *res,
 			    res->path);
 		}
 		break;
-	case PGN_HOST_CODEX:
+	case PGN_PERM_ROOT:
+	case PGN_PERM_POLICY:
 		*own_file = 1;
 		break;
-	case PGN_HOST_GEMINI:
-		if (req->project == NULL) {
-			*own_file = 1;
-			break;
-		}
+	case PGN_PERM_NONE:
+		hi = pgn_host_get(req->host);
 		pgn_buf_adds(&b,
-		    "none for a project: Gemini CLI does not read project policies (.gemini/policies is disabled, google-gemini/gemini-cli#24367); pigeon install gemini (user) writes ~/.gemini/policies/pigeon.toml");
-		break;
-	default:
-		pgn_buf_adds(&b,
-		    "none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there");
+		    hi->perm_none[req->project != NULL] != NULL ?
+		        hi->perm_none[req->project != NULL] :
+		        "none");
 		break;
 	}
 	(void)errbuf;
@@ -1676,7 +1685,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	enum action act = ACT_NONE;
 	char why[PGN_MAX_ERR], word[WORD_MAX] = PIGEON_NAME;
 	struct perm_plan plan = {0};
-	int own_file = 0;
+	int own_file = 0, rules;
 	pgn_status rc;
 
 	memset(res, 0, sizeof(*res));
@@ -1685,6 +1694,12 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	hi = pgn_host_get(req->host);
 	if (hi == NULL) {
 		pgn_errf(errbuf, errlen, "unknown host");
+		return PGN_EINVAL;
+	}
+	if (hi->mechanism != PGN_MECH_COMMAND) {
+		pgn_errf(errbuf, errlen,
+		    "%s takes no hook commands: Pigeon cannot install into it",
+		    hi->name);
 		return PGN_EINVAL;
 	}
 	if (!req->remove && !hook_path_ok(req->hook)) {
@@ -1725,12 +1740,12 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		goto out;
 	if (exists && stat(target, &sb) == 0 && sb.st_nlink > 1)
 		nlinks = (int)(sb.st_nlink > 2 ? 2 : sb.st_nlink);
-	if (req->permissions && !req->remove && req->host == PGN_HOST_CLAUDE)
+	rules = req->permissions && perm_kind(req) == PGN_PERM_RULES;
+	if (rules && !req->remove)
 		hook_pigeon_word(req->hook, word, sizeof(word));
 	rc = merge(req->host, exists ? in : NULL, len,
-	    req->remove ? NULL : req->hook,
-	    req->permissions && req->host == PGN_HOST_CLAUDE ? word : NULL, &m,
-	    why, sizeof(why));
+	    req->remove ? NULL : req->hook, rules ? word : NULL, &m, why,
+	    sizeof(why));
 	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
 		pgn_errf(errbuf, errlen,
 		    "'%s' %s: left untouched; fix or move it", res->path, why);
@@ -1738,10 +1753,8 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	}
 	if (rc != PGN_OK)
 		goto out;
-	if (!req->remove && req->host == PGN_HOST_CODEX) {
-		res->note = pgn_strdup(req->project != NULL ?
-		        "Codex runs hooks only once they are trusted (and project hooks only in a trusted project): open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust" :
-		        "Codex runs hooks only once they are trusted: open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust");
+	if (!req->remove && hi->trust_note[req->project != NULL] != NULL) {
+		res->note = pgn_strdup(hi->trust_note[req->project != NULL]);
 		if (res->note == NULL) {
 			rc = PGN_ENOMEM;
 			goto out;
@@ -1925,8 +1938,8 @@ perm_inspect(struct pgn_install *req, struct pgn_install_state *s)
 	char err[PGN_MAX_ERR] = "", *what = NULL;
 	pgn_status rc;
 
-	if (s->path == NULL || req->host == PGN_HOST_CURSOR ||
-	    (req->host == PGN_HOST_GEMINI && req->project != NULL))
+	if (s->path == NULL || perm_kind(req) == PGN_PERM_NONE ||
+	    perm_kind(req) == PGN_PERM_RULES)
 		return PGN_OK;
 	/* What install would change: nothing means it is in place. */
 	req->remove = 0;
@@ -1959,16 +1972,17 @@ pgn_install_inspect(pgn_host h, const char *project,
 	size_t len = 0;
 	mode_t mode = 0;
 	pgn_status rc;
-	int e;
+	int e, rules;
 
 	memset(s, 0, sizeof(*s));
 	memset(&d, 0, sizeof(d));
-	if (hi == NULL)
+	if (hi == NULL || hi->mechanism != PGN_MECH_COMMAND)
 		return PGN_EINVAL;
-	s->perm = h == PGN_HOST_CLAUDE ? 0 : -1;
 	memset(&req, 0, sizeof(req));
 	req.host = h;
 	req.project = project;
+	rules = perm_kind(&req) == PGN_PERM_RULES;
+	s->perm = rules ? 0 : -1;
 	rc = config_path(&req, &s->path, err, sizeof(err));
 	if (rc != PGN_OK)
 		goto problem;
@@ -1981,6 +1995,8 @@ pgn_install_inspect(pgn_host h, const char *project,
 		goto problem;
 	hooks = je_get(d.root, "hooks");
 	for (e = 0; e < PGN_NEVENTS && hooks != NULL; e++) {
+		if (hi->events[e] == NULL)
+			continue;
 		s->entries[e] = count_event(je_get(hooks, hi->events[e]),
 		    hi->shape, &holder);
 		if (holder == NULL || s->hook != NULL)
@@ -2000,7 +2016,7 @@ pgn_install_inspect(pgn_host h, const char *project,
 			}
 		}
 	}
-	if (h == PGN_HOST_CLAUDE) {
+	if (rules) {
 		s->perm_path = pgn_strdup(s->path);
 		s->perm = count_rules(d.root) >= PERM_NSUBS;
 		rc = s->perm_path != NULL ? PGN_OK : PGN_ENOMEM;
@@ -2014,7 +2030,7 @@ problem:
 		rc = s->problem == NULL ? PGN_ENOMEM : PGN_OK;
 	}
 out:
-	if (rc == PGN_OK && h != PGN_HOST_CLAUDE)
+	if (rc == PGN_OK && !rules)
 		rc = perm_inspect(&req, s);
 	je_release(&d);
 	free(data);

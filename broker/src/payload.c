@@ -23,25 +23,6 @@ pgn_payload_release(struct pgn_payload *p)
 	p->transcript = NULL;
 }
 
-pgn_host
-pgn_payload_detect(const char *event, int cursor_version, int timestamp,
-    int turn_id, int model, int permission_mode)
-{
-	if (cursor_version ||
-	    (event != NULL &&
-	        pgn_event_by_name(PGN_HOST_CURSOR, event) != PGN_EVENT_NONE))
-		return PGN_HOST_CURSOR;
-	/* An event only Gemini has, or one it shares with a timestamp. */
-	if (event != NULL &&
-	    pgn_event_by_name(PGN_HOST_GEMINI, event) != PGN_EVENT_NONE &&
-	    (timestamp ||
-	        pgn_event_by_name(PGN_HOST_CLAUDE, event) == PGN_EVENT_NONE))
-		return PGN_HOST_GEMINI;
-	if (turn_id || (model && permission_mode))
-		return PGN_HOST_CODEX;
-	return PGN_HOST_CLAUDE;
-}
-
 /* A string field, or NULL when absent, not a string, or empty. */
 static const char *
 field(const cJSON *root, const char *name)
@@ -51,6 +32,25 @@ field(const cJSON *root, const char *name)
 	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
 		return NULL;
 	return v->valuestring;
+}
+
+static int
+has_field(const char *key, void *arg)
+{
+	return field(arg, key) != NULL;
+}
+
+pgn_host
+pgn_payload_detect(const char *buf, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, NULL, 0);
+	pgn_host h = PGN_HOST_NONE;
+
+	if (cJSON_IsObject(root))
+		h = pgn_host_detect(field(root, "hook_event_name"), has_field,
+		    root, 0);
+	cJSON_Delete(root);
+	return h;
 }
 
 /* A host id: UTF-8, printable, no space, at most PGN_HOOK_MAX_ID bytes. */
@@ -95,18 +95,24 @@ path_ok(const char *s)
 }
 
 /*
- * Does session start 'source' begin a new conversation? Claude and
- * Gemini: "startup" or "clear"; Codex: "startup" (product.md §9).
+ * Does this session start begin a new conversation (product.md §9)? The
+ * row's keys say: every one when it names no source key, else those
+ * whose source is one of the row's new_sources.
  */
 static int
-new_source(pgn_host h, const char *source)
+new_source(const struct pgn_host_info *hi, const cJSON *root)
 {
-	if (source == NULL)
-		return 0;
-	if (strcmp(source, "startup") == 0)
+	const char *source;
+	size_t i;
+
+	if (hi->keys.source == NULL)
 		return 1;
-	return strcmp(source, "clear") == 0 &&
-	    (h == PGN_HOST_CLAUDE || h == PGN_HOST_GEMINI);
+	source = field(root, hi->keys.source);
+	for (i = 0; source != NULL && i < 2; i++)
+		if (hi->keys.new_sources[i] != NULL &&
+		    strcmp(source, hi->keys.new_sources[i]) == 0)
+			return 1;
+	return 0;
 }
 
 /* The turn key of a payload without a turn id: a hash of its bytes. */
@@ -133,12 +139,12 @@ pgn_status
 pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
     struct pgn_payload *p, char *why, size_t whylen)
 {
+	const struct pgn_host_info *hi, *ri;
 	const cJSON *roots;
-	const char *ev, *sid, *turn = NULL, *dir;
-	const struct pgn_host_info *hi;
+	const char *ev, *sid = NULL, *turn = NULL, *dir;
 	cJSON *root;
 	pgn_status rc = PGN_EINVAL;
-	int cursor;
+	size_t i, n;
 
 	memset(p, 0, sizeof(*p));
 	p->host = host;
@@ -154,18 +160,17 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 		goto out;
 	}
 	ev = field(root, "hook_event_name");
-	cursor = field(root, "cursor_version") != NULL;
-	if (p->host == PGN_HOST_NONE)
-		p->host = pgn_payload_detect(ev, cursor,
-		    field(root, "timestamp") != NULL,
-		    field(root, "turn_id") != NULL,
-		    field(root, "model") != NULL,
-		    field(root, "permission_mode") != NULL);
-	/* Cursor replays Claude's project hooks with its own payload. */
-	if (p->host == PGN_HOST_CLAUDE && cursor) {
-		p->skip = 1;
-		rc = PGN_OK;
-		goto out;
+	if (p->host == PGN_HOST_NONE) {
+		p->host = pgn_host_detect(ev, has_field, root, 0);
+	} else {
+		/* A host replaying this one's hooks with its own payload. */
+		ri = pgn_host_get(pgn_host_detect(ev, has_field, root, 1));
+		if (ri != NULL && ri->replays != NULL &&
+		    pgn_host_by_name(ri->replays) == p->host) {
+			p->skip = 1;
+			rc = PGN_OK;
+			goto out;
+		}
 	}
 	if (p->event == PGN_EVENT_NONE)
 		p->event = pgn_event_by_name(p->host, ev);
@@ -175,29 +180,28 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 		goto out;
 	}
 	hi = pgn_host_get(p->host);
-	if (p->host == PGN_HOST_CURSOR) {
-		sid = field(root, "conversation_id");
-		if (sid == NULL)
-			sid = field(root, "session_id");
-		/* Cloud conversations carry a "bc-" prefix. */
-		if (sid != NULL && strncmp(sid, "bc-", 3) == 0 && sid[3])
-			sid += 3;
-		roots =
-		    cJSON_GetObjectItemCaseSensitive(root, "workspace_roots");
+	if (hi->events[p->event] == NULL) {
+		pgn_errf(why, whylen, "%s has no %s event", hi->name,
+		    pgn_facet_name(p->event));
+		goto out;
+	}
+	for (i = 0; i < 2 && sid == NULL && hi->keys.session[i] != NULL; i++)
+		sid = field(root, hi->keys.session[i]);
+	n = hi->keys.session_strip != NULL ? strlen(hi->keys.session_strip) : 0;
+	if (sid != NULL && n > 0 &&
+	    strncmp(sid, hi->keys.session_strip, n) == 0 && sid[n])
+		sid += n;
+	if (hi->keys.dir_first) {
+		roots = cJSON_GetObjectItemCaseSensitive(root, hi->keys.dir);
 		dir = cJSON_IsArray(roots) &&
 		        cJSON_IsString(cJSON_GetArrayItem(roots, 0)) ?
 		    cJSON_GetArrayItem(roots, 0)->valuestring :
 		    NULL;
-		if (p->event == PGN_EVENT_PROMPT)
-			turn = field(root, "generation_id");
 	} else {
-		sid = field(root, "session_id");
-		dir = field(root, "cwd");
-		if (p->host == PGN_HOST_CLAUDE)
-			turn = field(root, "prompt_id");
-		else if (p->host == PGN_HOST_CODEX)
-			turn = field(root, "turn_id");
+		dir = hi->keys.dir != NULL ? field(root, hi->keys.dir) : NULL;
 	}
+	if (hi->keys.turn[p->event] != NULL)
+		turn = field(root, hi->keys.turn[p->event]);
 	if (sid == NULL || !id_ok(sid)) {
 		pgn_errf(why, whylen, "payload has no usable session id");
 		goto out;
@@ -210,8 +214,9 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 			goto out;
 		}
 	}
-	if (p->event == PGN_EVENT_PROMPT && field(root, "prompt") != NULL) {
-		p->prompt = pgn_strdup(field(root, "prompt"));
+	if (p->event == PGN_EVENT_PROMPT && hi->keys.prompt != NULL &&
+	    field(root, hi->keys.prompt) != NULL) {
+		p->prompt = pgn_strdup(field(root, hi->keys.prompt));
 		if (p->prompt == NULL) {
 			rc = PGN_ENOMEM;
 			goto out;
@@ -244,9 +249,9 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root,
 	        "is_background_agent")) &&
 	    field(root, "agent_id") == NULL)
-		p->new_conversation = p->host == PGN_HOST_CURSOR ||
-		    new_source(p->host, field(root, "source"));
-	if (p->event == PGN_EVENT_AFTER_TOOL || p->event == PGN_EVENT_STOP) {
+		p->new_conversation = new_source(hi, root);
+	if (p->event == PGN_EVENT_AFTER_TOOL || p->event == PGN_EVENT_STOP ||
+	    p->event == PGN_EVENT_IDLE) {
 		/*
 		 * Many a turn: no turn key, no de-duplication. A second
 		 * registration finds the mail claimed: each message once.

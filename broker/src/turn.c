@@ -33,7 +33,9 @@ event_name(pgn_host h, pgn_event e)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 
-	return hi != NULL && e != PGN_EVENT_NONE ? hi->events[e] : "-";
+	return hi != NULL && e != PGN_EVENT_NONE && hi->events[e] != NULL ?
+	    hi->events[e] :
+	    "-";
 }
 
 /* One log line: who, what, how long, and a detail shown safely. */
@@ -91,15 +93,23 @@ provider_runs(const struct turn *t)
 	    !t->p.subagent && has_text(t->p.prompt) && t->in->home != NULL;
 }
 
+/* A stop or an idle wake: the agent goes on with mail, governed. */
+static int
+continues(pgn_event e)
+{
+	return e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE;
+}
+
 /*
  * The project's config: the reminder and provider for a prompt, "reach"
- * for a stop. Problems are logged; a feature in error is off.
+ * for a stop or an idle wake. Problems are logged; a feature in error
+ * is off.
  */
 static void
 load_config(struct turn *t)
 {
 	t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
-	if ((t->p.event != PGN_EVENT_PROMPT && t->p.event != PGN_EVENT_STOP) ||
+	if ((t->p.event != PGN_EVENT_PROMPT && !continues(t->p.event)) ||
 	    t->scope[0] == '\0')
 		return;
 	if (pgn_config_load(t->scope, &t->cfg) != PGN_OK) {
@@ -107,7 +117,7 @@ load_config(struct turn *t)
 		t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 		return;
 	}
-	if (t->p.event == PGN_EVENT_STOP) {
+	if (continues(t->p.event)) {
 		if (t->cfg.reach_problem != NULL)
 			logf_turn(t, "config", "%s", t->cfg.reach_problem);
 		return;
@@ -391,7 +401,7 @@ run(struct turn *t)
 	wanted_agent(t);
 	load_config(t);
 	only_mail = t->p.event == PGN_EVENT_AFTER_TOOL ||
-	    t->p.event == PGN_EVENT_STOP ||
+	    continues(t->p.event) ||
 	    (t->p.event == PGN_EVENT_PROMPT &&
 	        (t->cfg.reminder == NULL || t->cfg.reminder[0] == '\0') &&
 	        !provider_runs(t));

@@ -38,7 +38,7 @@ struct pgn_payload {
 	int ignore; /* an event Pigeon does not handle */
 	char session[PGN_MAX_SESSION_KEY + 1]; /* "<host>:<id>" */
 	char turn[PGN_MAX_SESSION_KEY + 1];    /* "<event>:<id or hash>"; ""
-	                                        * for tool and stop events */
+	                                        * for tool, stop and idle */
 	int64_t turn_window_ms;                /* 0: a real id, never expires */
 	char *dir;                             /* project directory, or NULL */
 	char *prompt;                          /* submitted prompt, or NULL */
@@ -80,9 +80,11 @@ PGN_NODISCARD pgn_status pgn_payload_parse(const char *buf, size_t len,
 PGN_NODISCARD pgn_status pgn_payload_cursor_transcript(struct pgn_payload *p,
     const char *home);
 
-/* The host of a payload from its fields (docs/hook-protocol.md). */
-pgn_host pgn_payload_detect(const char *event, int cursor_version,
-    int timestamp, int turn_id, int model, int permission_mode);
+/*
+ * The host of payload 'buf' by the host table's detection rules
+ * (docs/hook-protocol.md); PGN_HOST_NONE if it is not a JSON object.
+ */
+pgn_host pgn_payload_detect(const char *buf, size_t len);
 
 /* ---- the store's side of a turn (claim.c) ------------------------- */
 
@@ -162,7 +164,8 @@ PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
 
 /*
  * The audit route of hook event 'e' ("session-start", "prompt",
- * "after-tool", "stop"), static; NULL for none.
+ * "after-tool", "stop"; an idle wake is governed as a stop and routed
+ * "stop"), static; NULL for none.
  */
 const char *pgn_turn_route(pgn_event e);
 
