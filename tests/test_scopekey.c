@@ -511,6 +511,25 @@ test_without_an_origin_the_key_is_the_root(void)
 }
 
 static void
+test_a_key_given_back_stays_the_key(void)
+{
+	char *key = NULL, *why = NULL;
+
+	/* A bound session's scope read back from the store is a key. */
+	repo("github.com/team/app", "[remote \"origin\"]\n\turl = h:x/y\n");
+	REQUIRE(chdir(h_tmp) == 0);
+	CHECK_INT(pgn_scope_key("github.com/team/app", &key, &why), PGN_OK);
+	CHECK_STR(key, "github.com/team/app");
+	CHECK(why == NULL);
+	free(key);
+	CHECK_INT(pgn_scope_key("relative/path", &key, &why), PGN_OK);
+	CHECK_STR(key, "relative/path");
+	CHECK(why == NULL);
+	free(key);
+	REQUIRE(chdir("/") == 0);
+}
+
+static void
 test_an_unusable_origin_keys_the_root_and_says_why(void)
 {
 	char text[1024];
@@ -657,6 +676,7 @@ static const struct h_test tests[] = {
     H_TEST(test_config_url_bound_is_max_remote_url),
     H_TEST(test_two_checkouts_of_one_repository_have_one_key),
     H_TEST(test_without_an_origin_the_key_is_the_root),
+    H_TEST(test_a_key_given_back_stays_the_key),
     H_TEST(test_an_unusable_origin_keys_the_root_and_says_why),
     H_TEST(test_config_size_bound_is_max_gitconfig),
     H_TEST(test_a_symlinked_config_is_followed_and_a_fifo_refused),

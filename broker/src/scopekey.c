@@ -594,7 +594,11 @@ pgn_scope_key(const char *root, char **key, char **why)
 	*key = NULL;
 	*why = NULL;
 	pgn_buf_init(&w, PGN_MAX_ERRMSG);
-	if (root[0] == '\0')
+	/*
+	 * "" (global) and a key itself (a bound session's scope, read back
+	 * from the store: a key from a remote never starts with '/') stay.
+	 */
+	if (root[0] != '/')
 		goto root;
 	rc = config_path(root, &cfg);
 	if (rc != PGN_OK)

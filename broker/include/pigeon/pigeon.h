@@ -97,10 +97,11 @@ PGN_NODISCARD pgn_status pgn_scope_find(const char *dir, char **root);
  * machines share: the normalised url of the repository's "origin"
  * remote, read from its git config without running git (e.g.
  * "github.com/owner/repo" for git@github.com:owner/repo.git and
- * https://github.com/owner/repo); without one, 'root' itself; "" stays
- * "". When a remote was there but could not be used (a local path, a
- * config git would refuse, over a bound), '*why' says so in one line,
- * never quoting the url; else NULL. '*key' and '*why' are the caller's
+ * https://github.com/owner/repo); without one, 'root' itself; "" and
+ * a key (anything not an absolute path) stay as they are. When a
+ * remote was there but could not be used (a local path, a config git
+ * would refuse, over a bound), '*why' says so in one line, never
+ * quoting the url; else NULL. '*key' and '*why' are the caller's
  * (free()). Returns PGN_OK or PGN_ENOMEM.
  */
 PGN_NODISCARD pgn_status pgn_scope_key(const char *root, char **key,
