@@ -45,6 +45,18 @@ test_case 'a linked worktree sees them: one scope, rooted at the main one' '
 	sql_is "SELECT root FROM scope" "$TEST_DIR/repo"
 '
 
+test_case 'agents names the scope last: its root path, even with a remote' '
+	git -C repo remote add origin git@github.com:team/app.git &&
+	cd wt/deep &&
+	pigeon agents >out &&
+	test "$(tail -n 1 out)" = "scope: $TEST_DIR/repo" &&
+	cd "$TEST_DIR/outside" &&
+	pigeon agent add solo >/dev/null &&
+	pigeon agents >out &&
+	test "$(tail -n 1 out)" = "scope: global" &&
+	pigeon agent rm solo >/dev/null
+'
+
 test_case 'a subdirectory and a symlink to the repository see them too' '
 	cd repo/sub/dir &&
 	pigeon read --agent alice >out &&

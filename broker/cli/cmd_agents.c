@@ -27,6 +27,7 @@ cmd_agents(int argc, char **argv)
 	struct cli c = {.cmd = "agents", .usage = agents_usage};
 	struct pgn_agents a = {0};
 	struct pgn_agent *x;
+	const char *key;
 	char seen[32];
 	cJSON *arr, *o;
 	pgn_status st;
@@ -42,6 +43,7 @@ cmd_agents(int argc, char **argv)
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
+	key = pgn_db_scope(c.db);
 	st = pgn_agents_list(c.db, &a);
 	if (st != PGN_OK) {
 		code = cli_fail(&c, st);
@@ -66,7 +68,7 @@ cmd_agents(int argc, char **argv)
 		code = cli_json_print(arr);
 	} else if (a.n == 0) {
 		printf("no agents in scope %s\n",
-		    c.scope[0] ? cli_safe(c.scope) : "global");
+		    key[0] ? cli_safe(key) : "global");
 	} else {
 		now = pgn_now_ms();
 		printf("%-24s %-16s %8s  %-10s %6s\n", "NAME", "HOSTS",
@@ -83,6 +85,7 @@ cmd_agents(int argc, char **argv)
 			    x->hosts[0] ? cli_safe(x->hosts) : "-",
 			    (long long)x->sessions, seen, (long long)x->queued);
 		}
+		printf("scope: %s\n", key[0] ? cli_safe(key) : "global");
 	}
 	code = cli_finish(code);
 out:

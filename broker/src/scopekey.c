@@ -677,3 +677,9 @@ out:
 	free(url);
 	return rc;
 }
+
+const char *
+pgn_db_scope(const pgn_db *db)
+{
+	return db->scope != NULL ? db->scope : "";
+}

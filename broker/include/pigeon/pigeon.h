@@ -178,6 +178,13 @@ PGN_NODISCARD pgn_status pgn_db_user_version(pgn_db *db, int *version);
  */
 PGN_NODISCARD pgn_status pgn_db_set_scope(pgn_db *db, const char *root);
 
+/*
+ * The key of the scope later calls act in, as stored: the root path on
+ * SQLite, the normalised origin remote on PostgreSQL (pgn_scope_key),
+ * "" for the global scope. Borrowed, valid until the next set_scope.
+ */
+const char *pgn_db_scope(const pgn_db *db);
+
 /* Clock used for stored times, in ms since the epoch. */
 int64_t pgn_now_ms(void);
 
