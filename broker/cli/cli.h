@@ -122,6 +122,9 @@ int cmd_doctor(int argc, char **argv);
 int cmd_provider(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
+/* install | uninstall instructions (cmd_instructions.c) */
+int cmd_install_instructions(int argc, char **argv);
+int cmd_uninstall_instructions(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 

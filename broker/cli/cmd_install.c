@@ -194,11 +194,15 @@ out:
 int
 cmd_install(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "instructions") == 0)
+		return cmd_install_instructions(argc - 1, argv + 1);
 	return run(argc, argv, 0);
 }
 
 int
 cmd_uninstall(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "instructions") == 0)
+		return cmd_uninstall_instructions(argc - 1, argv + 1);
 	return run(argc, argv, 1);
 }

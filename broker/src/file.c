@@ -254,3 +254,100 @@ out:
 	pgn_buf_release(&t);
 	return rc;
 }
+
+/* ---- files with hard links (docs/decisions/0037) ------------------ */
+
+static pgn_status
+write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+	ssize_t w;
+
+	while (off < len) {
+		w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return PGN_EIO;
+		off += (size_t)w;
+	}
+	return PGN_OK;
+}
+
+/*
+ * Replace the bytes of 'path', a file with other hard links, in place so
+ * that every link sees the change: first a durable copy of the current
+ * bytes 'cur' next to it, then the write, then the copy goes. A copy
+ * left by an interrupted write stops us until the user has looked.
+ */
+static pgn_status
+write_in_place(const char *path, const char *data, size_t len, const char *cur,
+    size_t curlen, mode_t mode, char *errbuf, size_t errlen)
+{
+	struct pgn_buf sp;
+	char *save = NULL, *dir = NULL;
+	int fd = -1;
+	pgn_status rc = PGN_ENOMEM;
+
+	pgn_buf_init(&sp, PGN_MAX_PATH);
+	pgn_buf_addf(&sp, "%s%s", path, PGN_SAVE_SUFFIX);
+	save = pgn_buf_take(&sp, NULL);
+	dir = pgn_path_dir(path);
+	if (save == NULL || dir == NULL)
+		goto out;
+	if (access(save, F_OK) == 0) {
+		pgn_errf(errbuf, errlen,
+		    "'%s' exists: an earlier write of '%s' was interrupted; keep the right one of the two as '%s', remove '%s' and retry",
+		    save, path, path, save);
+		rc = PGN_EIO;
+		goto out;
+	}
+	rc = pgn_write_atomic(save, cur, curlen, mode, errbuf, errlen);
+	if (rc != PGN_OK)
+		goto out;
+	rc = PGN_EIO;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 || write_all(fd, data, len) != PGN_OK ||
+	    ftruncate(fd, (off_t)len) != 0 || fsync(fd) != 0) {
+		pgn_errf(errbuf, errlen,
+		    "cannot write '%s' in place: %s (its earlier bytes are in '%s')",
+		    path, strerror(errno), save);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		pgn_errf(errbuf, errlen,
+		    "cannot write '%s' in place: %s (its earlier bytes are in '%s')",
+		    path, strerror(errno), save);
+		goto out;
+	}
+	fd = -1;
+	if (unlink(save) != 0) {
+		pgn_errf(errbuf, errlen, "cannot remove '%s': %s", save,
+		    strerror(errno));
+		goto out;
+	}
+	(void)pgn_fsync_dir(dir);
+	rc = PGN_OK;
+out:
+	if (fd >= 0)
+		(void)close(fd);
+	free(save);
+	free(dir);
+	return rc;
+}
+
+/*
+ * Write 'data' to 'path': atomically (temp file, fsync, rename) when it
+ * has one link, in place when it has more, so hard links keep sharing
+ * it (docs/decisions/0037).
+ */
+pgn_status
+pgn_write_linked(const char *path, int nlinks, const char *data, size_t len,
+    const char *cur, size_t curlen, mode_t mode, char *errbuf, size_t errlen)
+{
+	if (nlinks > 1)
+		return write_in_place(path, data, len, cur, curlen, mode,
+		    errbuf, errlen);
+	return pgn_write_atomic(path, data, len, mode, errbuf, errlen);
+}

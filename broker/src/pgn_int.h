@@ -103,6 +103,16 @@ pgn_status pgn_mkdir_p(const char *dir, mode_t mode, char *errbuf,
 /* Replace 'path' atomically: temp file, fsync, rename, fsync the dir. */
 pgn_status pgn_write_atomic(const char *path, const char *data, size_t len,
     mode_t mode, char *errbuf, size_t errlen);
+/* A durable copy of the bytes a write in place replaces (0037). */
+#define PGN_SAVE_SUFFIX ".pigeon-save"
+/*
+ * Write 'data' to 'path', which now holds 'cur': atomically when it has
+ * one link, else in place after a durable copy in PATH.pigeon-save, so
+ * every hard link sees the change (docs/decisions/0037).
+ */
+pgn_status pgn_write_linked(const char *path, int nlinks, const char *data,
+    size_t len, const char *cur, size_t curlen, mode_t mode, char *errbuf,
+    size_t errlen);
 
 /* ---- secrets (crypto.c) --------------------------------------------- */
 
