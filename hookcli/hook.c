@@ -444,18 +444,17 @@ write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* The pigeon CLI beside this pigeon-hook (or the build tree's). */
-static char *
-find_pigeon(void)
+/* This executable's path: the pigeon CLI is looked up beside it. */
+static int
+find_self(char *self, size_t cap)
 {
-	char self[PATH_MAX];
 	ssize_t n;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	n = readlink("/proc/self/exe", self, cap - 1);
 	if (n <= 0)
-		return NULL;
+		return 0;
 	self[n] = '\0';
-	return pgn_pigeon_beside(self);
+	return 1;
 }
 
 /* The log lines the turn returned. */
@@ -480,7 +479,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	struct pgn_hook_in in;
 	struct pgn_hook_out out;
 	char *home = NULL, *dbpath = NULL, *why = NULL, *payload = NULL;
-	char *pigeon = NULL;
+	char self[PATH_MAX];
 	const char *named;
 	int64_t start;
 	size_t len = 0;
@@ -522,11 +521,6 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 		    host_name(o->host), bad);
 		goto neutral;
 	}
-	if (sodium_init() < 0) {
-		ending = 1;
-		hook_log(home, "status=io libsodium failed to initialise");
-		goto neutral;
-	}
 	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
 	    start + total, &payload, &len);
 	if (st != PGN_OK) {
@@ -546,7 +540,6 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 		    why != NULL ? why : "no database path");
 		goto neutral;
 	}
-	pigeon = find_pigeon();
 	memset(&in, 0, sizeof(in));
 	in.payload = payload;
 	in.len = len;
@@ -557,7 +550,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	in.home = home;
 	in.db_path = dbpath;
 	in.db_create = named == NULL || *named == '\0';
-	in.pigeon = pigeon;
+	in.self = find_self(self, sizeof(self)) ? self : NULL;
 	in.user_home = getenv("HOME");
 	in.deadline = start + total;
 	in.wait_until = wait > 0 ? start + total + wait - PGN_HOOK_TAIL_MS : 0;
@@ -608,7 +601,6 @@ out:
 	if (!o->no_timer)
 		disarm_timer();
 	pgn_hook_out_release(&out);
-	free(pigeon);
 	free(dbpath);
 	free(why);
 	free(payload);

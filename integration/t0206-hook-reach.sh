@@ -114,6 +114,33 @@ test_case 'a tool call with no mail writes nothing to the database' '
 	{ ! test -s wal.before || cmp "$DB-wal" wal.before; }
 '
 
+# The quiet stamp (decision 0085): a tool call that finds the database
+# files as they were when a read found nothing answers without SQLite;
+# a ping changes them and the next tool call reads and delivers it.
+if command -v strace >/dev/null 2>&1; then
+	test_case 'an unchanged database answers a tool call without opening it' '
+		run claude tool s-claude >/dev/null &&
+		run claude tool s-claude >/dev/null &&
+		fixture_payload "$FIX/$(tool_file claude)" "$PROJ" s-claude \
+		    >in.json &&
+		strace -f -qq -e trace=openat -o trace \
+		    "$HOOK" claude PostToolUse <in.json >out &&
+		expect_empty out &&
+		grep -q "pigeon.db-wal\", O_RDONLY" trace &&
+		grep -q "/quiet\", O_RDONLY" trace &&
+		! grep -q "pigeon.db\", O_RDWR" trace &&
+		ping w-claude "while you work" &&
+		run claude tool s-claude &&
+		jq -er .hookSpecificOutput.additionalContext out >ctx &&
+		grep -q "^  while you work\$" ctx &&
+		run claude tool s-claude && expect_empty out
+	'
+else
+	test_count=$((test_count + 1))
+	echo "ok $test_count - an unchanged database answers a tool call" \
+	    "without opening it # SKIP strace is not installed"
+fi
+
 test_case 'two agents answering each other at every stop halt after the cap' '
 	PIGEON_AGENT=ann run claude start s-ann >/dev/null &&
 	PIGEON_AGENT=ben run claude start s-ben >/dev/null &&

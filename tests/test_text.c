@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "pgn_int.h"
@@ -810,6 +811,34 @@ test_format_time_round_trips_with_parse(void)
 	CHECK_STR(buf, "");
 }
 
+/* The calendar maths agrees with the C library's over centuries. */
+static void
+test_format_time_matches_gmtime(void)
+{
+	char buf[32], want[32];
+	struct tm tm;
+	int64_t secs;
+	time_t t;
+
+	/* Every 7h13m from 1901 to 2199, before and after the epoch. */
+	for (secs = -INT64_C(2177452800); secs < INT64_C(7258118400);
+	     secs += 25980) {
+		t = (time_t)secs;
+		CHECK(gmtime_r(&t, &tm) != NULL);
+		strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		pgn_format_time(secs * 1000 + 999, buf, sizeof(buf));
+		CHECK_STR(buf, want);
+	}
+	/* A negative millisecond belongs to the second before the epoch. */
+	pgn_format_time(-1, buf, sizeof(buf));
+	CHECK_STR(buf, "1969-12-31T23:59:59Z");
+	/* Out of four digits of year: "" */
+	pgn_format_time(INT64_C(253402300800000), buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	pgn_format_time(INT64_C(253402300799000), buf, sizeof(buf));
+	CHECK_STR(buf, "9999-12-31T23:59:59Z");
+}
+
 /* ---- pgn_edit_distance ---------------------------------------------- */
 
 static void
@@ -926,6 +955,7 @@ static const struct h_test tests[] = {
     H_TEST(test_parse_time_refuses_bad_fields),
     H_TEST(test_parse_time_refuses_junk),
     H_TEST(test_format_time_round_trips_with_parse),
+    H_TEST(test_format_time_matches_gmtime),
     H_TEST(test_edit_distance_counts_edits_up_to_max),
     H_TEST(test_status_names_are_stable_words),
     H_TEST(test_status_is_usage_only_for_bad_input),

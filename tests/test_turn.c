@@ -842,6 +842,324 @@ test_a_stop_waits_for_mail_within_stop_wait_ms(void)
 	pgn_hook_out_release(&o);
 }
 
+/* ---- the quiet stamp: an after-tool run without SQLite (0085) ------ */
+
+/* A session bound to bob in a fresh scope, and its first after-tool run. */
+static void
+quiet_setup(char *root, size_t rootlen)
+{
+	struct pgn_hook_out o;
+
+	setup();
+	make_scope(root, rootlen, strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o));
+	pgn_hook_out_release(&o);
+}
+
+/* Would the stamp answer for 'session' now? */
+static int
+stamp_hits(const char *session)
+{
+	struct pgn_quiet_snap s;
+
+	return pgn_quiet_snapshot(dbpath, &s) &&
+	    pgn_quiet_hit(home, session, &s, pgn_now_ms());
+}
+
+static void
+test_an_unchanged_database_answers_the_next_tool_call_from_the_stamp(void)
+{
+	char root[PATH_MAX], path[PATH_MAX + 16], *ctx;
+	struct pgn_hook_out o;
+	struct stat sb;
+
+	quiet_setup(root, sizeof(root));
+	snprintf(path, sizeof(path), "%s/quiet", home);
+	REQUIRE(stat(path, &sb) == 0);
+	CHECK_INT(sb.st_mode & 0777, 0600);
+	CHECK(sb.st_size <= (off_t)PGN_QUIET_SLOTS * PGN_QUIET_SLOT_SIZE);
+	CHECK(stamp_hits("claude:s1"));
+	CHECK(!stamp_hits("claude:s2"));
+	/* A hit says nothing and logs nothing, as the read would. */
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK_STR(ctx, "");
+	CHECK_INT(o.nlog, 0);
+	CHECK(o.line == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* Prompts and stops read the database every time. */
+	CHECK(stamp_hits("claude:s1"));
+}
+
+static void
+test_mail_sent_after_a_stamp_is_delivered_by_the_next_tool_call(void)
+{
+	char root[PATH_MAX], body[64], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+	int i;
+
+	quiet_setup(root, sizeof(root));
+	for (i = 0; i < 30; i++) {
+		/* Stamped quiet, then a send from another connection. */
+		CHECK(stamp_hits("claude:s1"));
+		snprintf(body, sizeof(body), "ping number %d", i);
+		queue(root, "alice", "bob", body);
+		CHECK(!stamp_hits("claude:s1"));
+		ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i, &o);
+		CHECK_CONTAINS(ctx, body);
+		free(ctx);
+		pgn_hook_out_release(&o);
+		/* The claim wrote: one more read, which stamps again. */
+		CHECK(!stamp_hits("claude:s1"));
+		ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i, &o);
+		CHECK_STR(ctx, "");
+		free(ctx);
+		pgn_hook_out_release(&o);
+	}
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM delivery WHERE route = 'after-tool'"),
+	    30);
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	sqlite3_close(raw);
+}
+
+/*
+ * The snapshot precedes the read: a send that commits between the two
+ * is either seen by the read (no stamp) or changes the files after the
+ * snapshot the stamp keeps (the next run reads).
+ */
+static void
+test_a_send_racing_the_read_is_never_stamped_away(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_quiet_snap before, now;
+	struct pgn_hook_out o;
+
+	quiet_setup(root, sizeof(root));
+	REQUIRE(pgn_quiet_snapshot(dbpath, &before));
+	queue(root, "alice", "bob", "sent during the read");
+	/* The read found nothing (it ran before the send's commit). */
+	pgn_quiet_record(home, "claude:s1", &before, pgn_now_ms());
+	REQUIRE(pgn_quiet_snapshot(dbpath, &now));
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &now, pgn_now_ms()));
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o);
+	CHECK_CONTAINS(ctx, "sent during the read");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+/* A raw connection that leaves -wal in place when it closes. */
+static sqlite3 *
+raw_keeping_wal(void)
+{
+	sqlite3 *raw = h_raw();
+	int on = 1;
+
+	REQUIRE(sqlite3_file_control(raw, "main", SQLITE_FCNTL_PERSIST_WAL,
+	            &on) == SQLITE_OK);
+	return raw;
+}
+
+/*
+ * After a full checkpoint the next commit rewrites the WAL from its
+ * start: the file keeps its size, and only the header's salts (and the
+ * modification time, within the clock's tick) tell.
+ */
+static void
+test_a_restarted_wal_of_the_same_size_is_seen(void)
+{
+	char root[PATH_MAX], wal[PATH_MAX + 8], body[32], *ctx;
+	struct pgn_quiet_snap s, old;
+	struct pgn_hook_out o;
+	struct stat a, b;
+	sqlite3 *raw;
+	int i;
+
+	quiet_setup(root, sizeof(root));
+	for (i = 0; i < 20; i++) { /* a WAL of many frames */
+		snprintf(body, sizeof(body), "filler %d", i);
+		queue(root, "alice", "carol", body);
+	}
+	raw = raw_keeping_wal();
+	REQUIRE(sqlite3_exec(raw, "PRAGMA wal_checkpoint(FULL)", NULL, NULL,
+	            NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o));
+	pgn_hook_out_release(&o);
+	REQUIRE(stamp_hits("claude:s1"));
+	snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+	REQUIRE(stat(wal, &a) == 0);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &old));
+	queue(root, "alice", "bob", "after the restart");
+	REQUIRE(stat(wal, &b) == 0);
+	CHECK(a.st_size == b.st_size); /* the case this test is about */
+	/*
+	 * Even were the times of both files unchanged (the same clock tick;
+	 * the sender's checkpoint also touched the database), the header
+	 * gives it away.
+	 */
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	CHECK(memcmp(old.walhdr, s.walhdr, sizeof(s.walhdr)) != 0);
+	s.db = old.db;
+	s.wal.mtime_ns = old.wal.mtime_ns;
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, pgn_now_ms()));
+	/* Which is what a hit needs: the old snapshot itself hits. */
+	CHECK(pgn_quiet_hit(home, "claude:s1", &old, pgn_now_ms()));
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK_CONTAINS(ctx, "after the restart");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+static void
+test_a_stamp_never_outlives_the_last_seen_refresh(void)
+{
+	struct pgn_quiet_snap s;
+	char root[PATH_MAX];
+	int64_t now;
+
+	quiet_setup(root, sizeof(root));
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	now = pgn_now_ms();
+	pgn_quiet_record(home, "claude:s1", &s, now - PGN_SEEN_REFRESH_MS + 1);
+	CHECK(pgn_quiet_hit(home, "claude:s1", &s, now));
+	pgn_quiet_record(home, "claude:s1", &s, now - PGN_SEEN_REFRESH_MS);
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+	/* A last-seen time from the future (a clock set back): read. */
+	pgn_quiet_record(home, "claude:s1", &s, now + 1);
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+}
+
+/* The slot quiet.c gives 'key' (its FNV-1a, modulo the slot count). */
+static size_t
+slot_for(const char *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *key != '\0'; key++) {
+		h ^= (unsigned char)*key;
+		h *= 1099511628211ULL;
+	}
+	return (size_t)(h % PGN_QUIET_SLOTS);
+}
+
+static void
+test_a_foreign_torn_or_loose_stamp_is_never_believed(void)
+{
+	char root[PATH_MAX], path[PATH_MAX + 16], other[64], key[300];
+	struct pgn_quiet_snap s;
+	int64_t now = pgn_now_ms();
+	FILE *f;
+	int i, c;
+
+	quiet_setup(root, sizeof(root));
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	snprintf(path, sizeof(path), "%s/quiet", home);
+	/* Another session in the same slot evicts it: a read, not a lie. */
+	for (i = 0;; i++) {
+		snprintf(other, sizeof(other), "claude:other-%d", i);
+		if (slot_for(other) == slot_for("claude:s1"))
+			break;
+	}
+	pgn_quiet_record(home, other, &s, now);
+	CHECK(pgn_quiet_hit(home, other, &s, now));
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+	/* One flipped byte anywhere in the slot: a torn write. */
+	pgn_quiet_record(home, "claude:s1", &s, now);
+	REQUIRE(pgn_quiet_hit(home, "claude:s1", &s, now));
+	f = fopen(path, "r+b");
+	REQUIRE(f != NULL);
+	REQUIRE(
+	    fseek(f, (long)(slot_for("claude:s1") * PGN_QUIET_SLOT_SIZE + 40),
+	        SEEK_SET) == 0);
+	c = fgetc(f);
+	REQUIRE(fseek(f, -1, SEEK_CUR) == 0);
+	fputc(c ^ 0x20, f);
+	fclose(f);
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+	/* A file others may write, or bigger than the table: not ours. */
+	pgn_quiet_record(home, "claude:s1", &s, now);
+	REQUIRE(pgn_quiet_hit(home, "claude:s1", &s, now));
+	REQUIRE(chmod(path, 0622) == 0);
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+	REQUIRE(chmod(path, 0600) == 0);
+	REQUIRE(
+	    truncate(path, (off_t)PGN_QUIET_SLOTS * PGN_QUIET_SLOT_SIZE) == 0);
+	CHECK(pgn_quiet_hit(home, "claude:s1", &s, now));
+	REQUIRE(truncate(path,
+	            (off_t)PGN_QUIET_SLOTS * PGN_QUIET_SLOT_SIZE + 1) == 0);
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+	/* A symbolic link in its place is not followed. */
+	REQUIRE(unlink(path) == 0);
+	REQUIRE(symlink(dbpath, path) == 0);
+	pgn_quiet_record(home, "claude:s1", &s, now);
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
+	REQUIRE(unlink(path) == 0);
+	/* Session keys up to PGN_MAX_SESSION_KEY bytes, not one more. */
+	memset(key, 'k', sizeof(key));
+	key[PGN_MAX_SESSION_KEY] = '\0';
+	pgn_quiet_record(home, key, &s, now);
+	CHECK(pgn_quiet_hit(home, key, &s, now));
+	key[PGN_MAX_SESSION_KEY] = 'k';
+	key[PGN_MAX_SESSION_KEY + 1] = '\0';
+	pgn_quiet_record(home, key, &s, now);
+	CHECK(!pgn_quiet_hit(home, key, &s, now));
+}
+
+static void
+test_no_stamp_without_a_wal_or_for_a_replaced_database(void)
+{
+	char root[PATH_MAX], wal[PATH_MAX + 8], copy[PATH_MAX + 8];
+	struct pgn_quiet_snap s;
+	sqlite3 *raw;
+	char *bytes;
+	size_t len;
+	FILE *f;
+
+	quiet_setup(root, sizeof(root));
+	REQUIRE(stamp_hits("claude:s1"));
+	/* Emptied by a checkpoint, in WAL mode: the next commit grows it. */
+	raw = raw_keeping_wal();
+	REQUIRE(sqlite3_exec(raw, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL,
+	            NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+	CHECK(pgn_quiet_snapshot(dbpath, &s));
+	CHECK_INT(s.wal.size, 0);
+	/* A copy renamed over the database: another file, a read. */
+	pgn_quiet_record(home, "claude:s1", &s, pgn_now_ms());
+	REQUIRE(stamp_hits("claude:s1"));
+	bytes = h_read_file(dbpath, &len);
+	REQUIRE(bytes != NULL);
+	snprintf(copy, sizeof(copy), "%s.copy", dbpath);
+	f = fopen(copy, "wb");
+	REQUIRE(f != NULL);
+	REQUIRE(fwrite(bytes, 1, len, f) == len);
+	fclose(f);
+	free(bytes);
+	REQUIRE(rename(copy, dbpath) == 0);
+	CHECK(!stamp_hits("claude:s1"));
+	/* Rollback mode writes in place: no snapshot at all. */
+	raw = h_raw();
+	REQUIRE(sqlite3_exec(raw, "PRAGMA journal_mode=DELETE", NULL, NULL,
+	            NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	(void)unlink(wal);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	f = fopen(wal, "wb"); /* an empty WAL left beside it */
+	REQUIRE(f != NULL);
+	fclose(f);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_every_claimed_message_is_printed_at_the_worst_lengths),
     H_TEST(test_introduction_fits_for_every_path_and_name_length),
@@ -858,6 +1176,14 @@ static const struct h_test tests[] = {
     H_TEST(test_two_agents_pinging_each_other_stop_after_the_cap),
     H_TEST(test_max_auto_continues_zero_never_goes_on),
     H_TEST(test_a_stop_waits_for_mail_within_stop_wait_ms),
+    H_TEST(
+        test_an_unchanged_database_answers_the_next_tool_call_from_the_stamp),
+    H_TEST(test_mail_sent_after_a_stamp_is_delivered_by_the_next_tool_call),
+    H_TEST(test_a_send_racing_the_read_is_never_stamped_away),
+    H_TEST(test_a_restarted_wal_of_the_same_size_is_seen),
+    H_TEST(test_a_stamp_never_outlives_the_last_seen_refresh),
+    H_TEST(test_a_foreign_torn_or_loose_stamp_is_never_believed),
+    H_TEST(test_no_stamp_without_a_wal_or_for_a_replaced_database),
 };
 
 int

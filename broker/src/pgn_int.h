@@ -53,6 +53,38 @@ struct pgn_db {
 	struct pgn_stmt_slot stmts[PGN_STMT_CACHE];
 };
 
+/* ---- the quiet stamp (quiet.c, decision 0085) ----------------------- */
+
+#define PGN_QUIET_SLOTS     256 /* sessions remembered; more share slots */
+#define PGN_QUIET_SLOT_SIZE 512 /* bytes per slot in $PIGEON_HOME/quiet */
+
+struct pgn_quiet_file {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+};
+
+/* The database files as a moment before a read. */
+struct pgn_quiet_snap {
+	struct pgn_quiet_file db, wal;
+	unsigned char walhdr[32];
+};
+
+/*
+ * Take the snapshot of 'db_path' and its WAL: 1, or 0 (no WAL with a
+ * valid header, not regular files): then no stamp is used or made.
+ */
+int pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s);
+/*
+ * 1 when session 'session' was found quiet by a read made after
+ * snapshot 's' — the files unchanged since — and its last-seen time
+ * needs no refresh at 'now_ms'. Any doubt: 0.
+ */
+int pgn_quiet_hit(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t now_ms);
+/* Remember that a read after 's' found 'session' quiet (best effort). */
+void pgn_quiet_record(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t seen_ms);
+
 /* ---- bounded string builder (buf.c) -------------------------------- */
 
 struct pgn_buf {

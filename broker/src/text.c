@@ -405,18 +405,40 @@ pgn_parse_time(const char *s, int64_t now_ms, int64_t *out)
 	return PGN_OK;
 }
 
+/*
+ * UTC without gmtime_r, whose first call reads /etc/localtime: the
+ * hook logs a time on every run (days to civil date: the proleptic
+ * Gregorian calendar, exact for every time_t, negative ones too).
+ */
 void
 pgn_format_time(int64_t ms, char *buf, size_t len)
 {
-	struct tm tm;
-	time_t t;
+	int64_t secs, days, rem, era, doe, yoe, doy, mp, y, m, d;
 
-	t = (time_t)(ms / 1000);
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
-		if (len > 0)
-			buf[0] = '\0';
+	if (len == 0)
+		return;
+	secs = ms / 1000 - (ms % 1000 < 0);
+	days = secs / 86400;
+	rem = secs % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
 	}
+	days += 719468; /* from 0000-03-01 */
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = days - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y = yoe + era * 400 + (m <= 2);
+	if (y < 0 || y > 9999 ||
+	    snprintf(buf, len, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+	        (long long)y, (long long)m, (long long)d,
+	        (long long)(rem / 3600), (long long)(rem % 3600 / 60),
+	        (long long)(rem % 60)) >= (int)len)
+		buf[0] = '\0';
 }
 
 int

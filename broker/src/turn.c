@@ -26,6 +26,9 @@ struct turn {
 	char wanted[PGN_MAX_NAME + 1];       /* the agent a new session gets */
 	int64_t start;
 	char *context;
+	struct pgn_quiet_snap snap; /* after-tool: the files before the read */
+	int snapped;
+	char *found; /* the pigeon beside in->self */
 };
 
 static const char *
@@ -383,6 +386,18 @@ run(struct turn *t)
 	if (st != PGN_OK)
 		goto dberr;
 	memcpy(o->session, t->p.session, sizeof(o->session));
+	/*
+	 * After a tool call, mail is rare and runs are many: the database
+	 * files unchanged since a read that found nothing answer without
+	 * SQLite (decision 0085). The snapshot precedes the read below.
+	 */
+	if (t->p.event == PGN_EVENT_AFTER_TOOL) {
+		t->snapped = pgn_quiet_snapshot(in->db_path, &t->snap);
+		if (t->snapped &&
+		    pgn_quiet_hit(in->home, t->p.session, &t->snap,
+		        pgn_now_ms()))
+			return PGN_OK;
+	}
 	st = open_db(t);
 	if (st == PGN_OK)
 		st = pgn_turn_peek(t->db, t->p.session, &t->peek);
@@ -414,6 +429,9 @@ run(struct turn *t)
 	if (only_mail && pgn_turn_quiet(&t->peek, pgn_now_ms()) &&
 	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.continues > 0)) {
 		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
+		if (t->snapped)
+			pgn_quiet_record(in->home, t->p.session, &t->snap,
+			    t->peek.seen_ms);
 		return PGN_OK;
 	}
 	if (provider_runs(t))
@@ -426,7 +444,11 @@ run(struct turn *t)
 			qsort(t->peers.v, t->peers.n, sizeof(t->peers.v[0]),
 			    by_seen);
 	}
-	pgn_shell_word(in->pigeon, t->pigeon, sizeof(t->pigeon));
+	/* Found only now: the walk costs a dozen system calls. */
+	if (in->pigeon == NULL && in->self != NULL)
+		t->found = pgn_pigeon_beside(in->self);
+	pgn_shell_word(in->pigeon != NULL ? in->pigeon : t->found, t->pigeon,
+	    sizeof(t->pigeon));
 	st = claim(t);
 	if (st != PGN_OK)
 		goto dberr;
@@ -472,5 +494,6 @@ pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o)
 	pgn_provider_result_release(&t.prov);
 	pgn_db_close(t.db);
 	free(t.dir_scope);
+	free(t.found);
 	pgn_payload_release(&t.p);
 }

@@ -182,6 +182,8 @@ struct pgn_hook_in {
 	const char *db_path; /* the database */
 	int db_create;       /* create it if absent (the default one only) */
 	const char *pigeon;  /* the pigeon CLI next to the hook, or NULL */
+	const char *self;    /* else this executable: the CLI is found beside
+	                        it, only for a run that shows the reply command */
 	const char *user_home; /* $HOME (Cursor's transcripts), or NULL */
 	int64_t deadline;      /* pgn_mono_ms() by which to be done */
 	/*
