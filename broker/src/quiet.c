@@ -26,7 +26,7 @@
 #include "pgn_int.h"
 #include "pigeon/hook.h"
 
-#define QUIET_MAGIC 0x31545150u /* "PQT1" */
+#define QUIET_MAGIC  0x31545150u /* "PQT1" */
 #define WAL_MAGIC_LE 0x377f0682u
 #define WAL_MAGIC_BE 0x377f0683u
 
@@ -62,8 +62,8 @@ file_id(const struct stat *sb, struct pgn_quiet_file *f)
 	f->dev = (uint64_t)sb->st_dev;
 	f->ino = (uint64_t)sb->st_ino;
 	f->size = (uint64_t)sb->st_size;
-	f->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 +
-	    sb->st_mtim.tv_nsec;
+	f->mtime_ns =
+	    (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
 	/*
 	 * Not the change time: SQLite run as root fchowns the WAL on every
 	 * open, which changes it without a write.
