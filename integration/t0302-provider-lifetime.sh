@@ -80,6 +80,22 @@ marked() {
 	done
 }
 
+# marked_count KIND N: N processes of KIND, within 5 s. The provider says
+# it started once it forked both children; a child shows the marker only
+# once it has exec'd sleep (until then its environ is the shell's).
+marked_count() {
+	mc_i=0
+	while [ "$(marked "$1" | wc -l)" -ne "$2" ]; do
+		mc_i=$((mc_i + 1))
+		if [ "$mc_i" -gt 50 ]; then
+			echo "error: $(marked "$1" | wc -l) processes of $1," \
+			    "want $2" >&9
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # none_left KIND: within 2 s no process of KIND is left (else they are
 # listed, and killed).
 none_left() {
@@ -108,7 +124,7 @@ test_case 'a SIGKILLed hook takes its provider and the provider'"'"'s children w
 		bg_track "$hook" &&
 		wait_for "$TEST_DIR/started" . &&
 		shell=$(cat "$TEST_DIR/started") &&
-		test "$(marked waits | wc -l)" -eq 2 &&
+		marked_count waits 2 &&
 		kill -KILL "$hook" &&
 		{ bg_wait "$hook"; test $? -eq 137; } &&
 		none_left waits &&
