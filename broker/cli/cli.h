@@ -127,6 +127,7 @@ int cmd_install_instructions(int argc, char **argv);
 int cmd_uninstall_instructions(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_transcript(int argc, char **argv);
 
 /* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
 int cli_timeout(struct cli *c, const char *arg, int64_t *ms);

@@ -21,6 +21,7 @@ static const struct command {
     {"agent", cmd_agent, "add, rename or remove an agent"},
     {"audit", cmd_audit, "inspect deliveries; verify the hash chain"},
     {"journal", cmd_journal, "one agent's journal"},
+    {"transcript", cmd_transcript, "the digest of a session's transcript"},
     {"install", cmd_install, "register Pigeon's hooks with a host"},
     {"uninstall", cmd_uninstall, "remove Pigeon's hooks from a host"},
     {"doctor", cmd_doctor, "check hooks, database and hook log"},

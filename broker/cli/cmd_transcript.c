@@ -1,0 +1,212 @@
+/* pigeon transcript: the digest of a session's transcript and journal. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pigeon/transcript.h"
+
+static const char usage[] =
+    "usage: pigeon transcript [--session KEY | --agent NAME | --file PATH]\n"
+    "                         [--format F] [--json]\n\n"
+    "Print the digest of a session: its first and last prompt, its last\n"
+    "answer, the outcome of its last turn, the files it touched, the\n"
+    "commands it ran, and the messages its agent sent and received. The\n"
+    "transcript is the one the session's hooks recorded; only its last\n"
+    "64 MiB are read, and credential-looking strings are redacted. Without\n"
+    "--session or --file: $PIGEON_SESSION, else the most recently active\n"
+    "session of --agent or $PIGEON_AGENT.\n\n"
+    "  --session KEY    the session \"<host>:<id>\"\n"
+    "  --agent NAME     that agent's most recently active session\n"
+    "  --file PATH      read this transcript file (no database, no journal)\n"
+    "  --format F       cursor, claude or codex (default: from the file)\n"
+    "  --db PATH, --project DIR, --json, -h/--help\n";
+
+enum { OPT_SESSION = OPT_CMD, OPT_AGENT, OPT_FILE, OPT_FORMAT };
+
+struct tr_opts {
+	const char *session;
+	const char *agent;
+	const char *file;
+	pgn_tx_format format;
+};
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	struct tr_opts *o = p;
+
+	switch (ch) {
+	case OPT_SESSION:
+		o->session = arg;
+		return 0;
+	case OPT_AGENT:
+		o->agent = arg;
+		return 0;
+	case OPT_FILE:
+		o->file = arg;
+		return 0;
+	case OPT_FORMAT:
+		o->format = pgn_tx_format_by_name(arg);
+		if (o->format == PGN_TX_UNKNOWN)
+			return cli_usage(c,
+			    "unknown format '%s': use cursor, claude or codex",
+			    cli_safe(arg));
+		return 0;
+	}
+	return cli_usage(c, "unknown option");
+}
+
+static cJSON *
+json_strs(char *const *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+static void
+json_str(cJSON *o, const char *key, const char *s)
+{
+	if (s != NULL)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* The reader's findings as JSON (every string escaped for a terminal). */
+static cJSON *
+json_transcript(const struct pgn_transcript *t, const char *path)
+{
+	cJSON *o, *a, *it;
+	size_t i;
+
+	o = cJSON_CreateObject();
+	if (o == NULL)
+		return NULL;
+	json_str(o, "path", path);
+	cJSON_AddStringToObject(o, "format", pgn_tx_format_name(t->format));
+	cJSON_AddNumberToObject(o, "size", (double)t->size);
+	cJSON_AddNumberToObject(o, "read", (double)t->read);
+	cJSON_AddBoolToObject(o, "cut", t->cut);
+	cJSON_AddNumberToObject(o, "lines", (double)t->lines);
+	it = cJSON_AddObjectToObject(o, "skipped");
+	cJSON_AddNumberToObject(it, "blank", (double)t->blank);
+	cJSON_AddNumberToObject(it, "malformed", (double)t->malformed);
+	cJSON_AddNumberToObject(it, "oversized", (double)t->oversized);
+	cJSON_AddNumberToObject(o, "frames", (double)t->frames);
+	cJSON_AddNumberToObject(o, "unknown_frames", (double)t->unknown);
+	cJSON_AddNumberToObject(o, "prompts", (double)t->prompts);
+	cJSON_AddNumberToObject(o, "answers", (double)t->answers);
+	cJSON_AddNumberToObject(o, "calls", (double)t->calls);
+	json_str(o, "first_prompt", t->first_prompt);
+	json_str(o, "last_prompt", t->last_prompt);
+	json_str(o, "last_answer", t->last_text);
+	json_str(o, "last_question", t->question);
+	cJSON_AddStringToObject(o, "outcome", pgn_tx_outcome_name(t->outcome));
+	json_str(o, "status", t->status);
+	json_str(o, "error", t->error);
+	cJSON_AddItemToObject(o, "files", json_strs(t->files, t->nfiles));
+	cJSON_AddNumberToObject(o, "files_more", (double)t->files_more);
+	cJSON_AddItemToObject(o, "commands", json_strs(t->cmds, t->ncmds));
+	cJSON_AddNumberToObject(o, "commands_seen", (double)t->cmds_seen);
+	a = cJSON_AddArrayToObject(o, "tools");
+	for (i = 0; a != NULL && i < t->ntools; i++) {
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "name", t->tools[i].name);
+		cJSON_AddNumberToObject(it, "calls", (double)t->tools[i].n);
+		cJSON_AddItemToArray(a, it);
+	}
+	cJSON_AddNumberToObject(o, "tools_more", (double)t->tools_more);
+	json_str(o, "parent", t->parent);
+	a = cJSON_AddArrayToObject(o, "subagents");
+	for (i = 0; a != NULL && i < t->nsubs; i++) {
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "id", t->subs[i].id);
+		cJSON_AddStringToObject(it, "outcome",
+		    pgn_tx_outcome_name(t->subs[i].outcome));
+		cJSON_AddNumberToObject(it, "calls", (double)t->subs[i].calls);
+		cJSON_AddItemToArray(a, it);
+	}
+	cJSON_AddNumberToObject(o, "subagents_more", (double)t->subs_more);
+	return o;
+}
+
+/* Print the digest (and with --json the findings); an exit code. */
+static int
+print(struct cli *c, const struct pgn_transcript *t, const char *path,
+    const char *session, const char *agent, const struct pgn_entries *j)
+{
+	cJSON *doc;
+	char *digest;
+	pgn_status st;
+
+	digest = pgn_digest_render(t, session, agent, j, PGN_DIGEST_MAX, &st);
+	if (digest == NULL)
+		return cli_err(EXIT_FAIL, "cannot build the digest: %s",
+		    pgn_status_name(st));
+	if (!c->json) {
+		fputs(digest, stdout);
+		free(digest);
+		return EXIT_OK;
+	}
+	doc = cJSON_CreateObject();
+	if (doc != NULL) {
+		json_str(doc, "session", session);
+		json_str(doc, "agent", agent);
+		if (t != NULL)
+			cJSON_AddItemToObject(doc, "transcript",
+			    json_transcript(t, path));
+		else
+			cJSON_AddNullToObject(doc, "transcript");
+		cJSON_AddNumberToObject(doc, "digest_bytes",
+		    (double)strlen(digest));
+		cli_json_safe(doc);
+		/* already terminal-safe, its newlines kept */
+		cJSON_AddStringToObject(doc, "digest", digest);
+	}
+	free(digest);
+	return cli_json_print(doc);
+}
+
+int
+cmd_transcript(int argc, char **argv)
+{
+	static const struct option longopts[] = {{"session", required_argument,
+	                                             NULL, OPT_SESSION},
+	    {"agent", required_argument, NULL, OPT_AGENT},
+	    {"file", required_argument, NULL, OPT_FILE},
+	    {"format", required_argument, NULL, OPT_FORMAT}, CLI_COMMON_OPTS,
+	    {NULL, 0, NULL, 0}};
+	struct cli c = {.cmd = "transcript", .usage = usage};
+	struct tr_opts o = {0};
+	struct pgn_transcript t;
+	char err[PGN_MAX_ERR];
+	pgn_status st;
+	int code;
+
+	pgn_transcript_init(&t);
+	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	if (code >= 0)
+		return code;
+	if (argc - optind != 0)
+		return cli_usage(&c, "unexpected argument '%s'",
+		    cli_safe(argv[optind]));
+	if ((o.session != NULL) + (o.agent != NULL) + (o.file != NULL) > 1)
+		return cli_usage(&c,
+		    "name one of --session, --agent and --file");
+	if (o.file == NULL)
+		return cli_usage(&c, "name the transcript with --file PATH");
+	st = pgn_transcript_read(o.file, o.format, &t, err, sizeof(err));
+	if (st != PGN_OK) {
+		code = cli_err(st == PGN_ENOMEM ? EXIT_FAIL : EXIT_USAGE, "%s",
+		    err);
+		goto out;
+	}
+	code = print(&c, &t, o.file, NULL, NULL, NULL);
+out:
+	pgn_transcript_release(&t);
+	return cli_finish(code);
+}
