@@ -134,16 +134,21 @@ json_transcript(const struct pgn_transcript *t, const char *path)
 	return o;
 }
 
-/* Print the digest (and with --json the findings); an exit code. */
+/*
+ * Print the digest (and with --json the findings); an exit code.
+ * 'digest' NULL: rendered here, from 't' alone; else it is freed here.
+ */
 static int
 print(struct cli *c, const struct pgn_transcript *t, const char *path,
-    const char *session, const char *agent, const struct pgn_entries *j)
+    const char *session, const char *agent, const struct pgn_entries *j,
+    char *digest)
 {
 	cJSON *doc;
-	char *digest;
 	pgn_status st;
 
-	digest = pgn_digest_render(t, session, agent, j, PGN_DIGEST_MAX, &st);
+	if (digest == NULL)
+		digest = pgn_digest_render(t, session, agent, j, PGN_DIGEST_MAX,
+		    &st);
 	if (digest == NULL)
 		return cli_err(EXIT_FAIL, "cannot build the digest: %s",
 		    pgn_status_name(st));
@@ -169,6 +174,49 @@ print(struct cli *c, const struct pgn_transcript *t, const char *path,
 	}
 	free(digest);
 	return cli_json_print(doc);
+}
+
+/* --session, $PIGEON_SESSION, or the agent's latest session. */
+static int
+from_session(struct cli *c, const struct tr_opts *o)
+{
+	struct pgn_session_info s;
+	struct pgn_transcript t;
+	const char *key = o->session, *agent = NULL;
+	char *digest = NULL;
+	pgn_status st;
+	int code;
+
+	memset(&s, 0, sizeof(s));
+	pgn_transcript_init(&t);
+	if (key == NULL && o->agent == NULL) {
+		key = getenv("PIGEON_SESSION");
+		if (key != NULL && key[0] == '\0')
+			key = NULL;
+	}
+	if (key == NULL) {
+		agent = cli_agent(c, o->agent);
+		if (agent == NULL)
+			return EXIT_USAGE;
+	}
+	code = cli_open(c);
+	if (code != EXIT_OK)
+		goto out;
+	st = pgn_session_find(c->db, key, agent, &s);
+	if (st == PGN_OK)
+		st = pgn_session_digest(c->db, &s, PGN_DIGEST_MAX, &t, &digest);
+	if (st != PGN_OK) {
+		code = cli_fail(c, st);
+		goto out;
+	}
+	code = print(c, &t, s.transcript, s.key, s.agent, NULL, digest);
+	digest = NULL;
+out:
+	free(digest);
+	pgn_transcript_release(&t);
+	pgn_session_info_release(&s);
+	cli_close(c);
+	return code;
 }
 
 int
@@ -197,15 +245,17 @@ cmd_transcript(int argc, char **argv)
 	if ((o.session != NULL) + (o.agent != NULL) + (o.file != NULL) > 1)
 		return cli_usage(&c,
 		    "name one of --session, --agent and --file");
-	if (o.file == NULL)
-		return cli_usage(&c, "name the transcript with --file PATH");
+	if (o.file == NULL) {
+		code = from_session(&c, &o);
+		goto out;
+	}
 	st = pgn_transcript_read(o.file, o.format, &t, err, sizeof(err));
 	if (st != PGN_OK) {
 		code = cli_err(st == PGN_ENOMEM ? EXIT_FAIL : EXIT_USAGE, "%s",
 		    err);
 		goto out;
 	}
-	code = print(&c, &t, o.file, NULL, NULL, NULL);
+	code = print(&c, &t, o.file, NULL, NULL, NULL, NULL);
 out:
 	pgn_transcript_release(&t);
 	return cli_finish(code);

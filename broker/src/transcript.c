@@ -785,15 +785,23 @@ tx_finish(struct tx_parser *p)
 
 /* ---- whole inputs --------------------------------------------------- */
 
+/*
+ * An unknown format: no frame of any known shape, or of the named
+ * format none (an empty file is an empty transcript of a named format).
+ */
 static pgn_status
-no_format(const struct pgn_transcript *t, const char *what, char *err,
-    size_t errlen)
+no_format(const struct pgn_transcript *t, pgn_tx_format asked, const char *what,
+    char *err, size_t errlen)
 {
-	if (t->format != PGN_TX_UNKNOWN)
+	static const char *const names[] = {"Cursor, Claude Code or Codex",
+	    "Cursor", "Claude Code", "Codex"};
+
+	if (t->format != PGN_TX_UNKNOWN &&
+	    (asked == PGN_TX_UNKNOWN || t->known > 0 || t->frames == 0))
 		return PGN_OK;
 	pgn_errf(err, errlen,
-	    "%s is not a Cursor, Claude Code or Codex transcript (%zu lines, %zu JSON objects of no known shape)",
-	    what, t->lines, t->frames);
+	    "%s is not a %s transcript (%zu lines, %zu JSON objects of no known shape)",
+	    what, names[asked], t->lines, t->unknown);
 	return PGN_EINVAL;
 }
 
@@ -823,7 +831,7 @@ pgn_transcript_parse(const char *data, size_t len, pgn_tx_format fmt,
 	if (st == PGN_OK)
 		st = tx_settle(t);
 	if (st == PGN_OK)
-		st = no_format(t, "the input", err, errlen);
+		st = no_format(t, fmt, "the input", err, errlen);
 	if (st == PGN_ENOMEM)
 		pgn_errf(err, errlen, "out of memory reading a transcript");
 	return st;
@@ -1087,7 +1095,7 @@ pgn_transcript_read(const char *path, pgn_tx_format fmt,
 	t->format = fmt;
 	st = read_path(path, PGN_TRANSCRIPT_MAX_READ, t, err, errlen);
 	if (st == PGN_OK)
-		st = no_format(t, path, err, errlen);
+		st = no_format(t, fmt, path, err, errlen);
 	if (st == PGN_OK && t->format == PGN_TX_CURSOR) {
 		st = cursor_family(path, t);
 		if (st == PGN_ENOMEM)

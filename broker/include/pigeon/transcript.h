@@ -12,7 +12,8 @@
 #include "pigeon/pigeon.h"
 
 /* Limits (docs/limits.md, docs/decisions/0090). */
-#define PGN_TRANSCRIPT_MAX_READ (64 << 20) /* the tail of a file read, bytes   \
+#define PGN_TRANSCRIPT_MAX_READ                                                \
+	(64 << 20)                         /* the tail of a file read, bytes   \
 	                                    */
 #define PGN_TRANSCRIPT_MAX_LINE  (4 << 20) /* a longer line is skipped */
 #define PGN_TRANSCRIPT_MAX_TEXT  2000      /* a prompt or answer kept, bytes */
@@ -150,5 +151,44 @@ char *pgn_redact(const char *s, size_t len, size_t *n);
 char *pgn_digest_render(const struct pgn_transcript *t, const char *session,
     const char *agent, const struct pgn_entries *journal, size_t max,
     pgn_status *st);
+
+/* ---- a session's digest from the database (session_digest.c) ----- */
+
+#define PGN_DIGEST_JOURNAL 50 /* journal entries a digest looks at */
+
+struct pgn_session_info {
+	char key[PGN_MAX_SESSION_KEY + 1];
+	char host[PGN_MAX_NAME + 1];
+	char agent[PGN_MAX_NAME + 1];
+	int64_t created_ms;
+	int64_t last_seen_ms;
+	char *transcript; /* session.transcript_path, NULL: none recorded */
+};
+
+void pgn_session_info_release(struct pgn_session_info *s);
+
+/*
+ * The session 'key' of the current scope or, with 'key' NULL, the most
+ * recently active session of agent 'agent' of the current scope.
+ * Returns PGN_EINVAL (a bad key or name), PGN_ENOTFOUND (no such
+ * session, no such agent, or an agent with no session yet), PGN_EBUSY,
+ * PGN_EDB, PGN_ENOMEM; pgn_errmsg() says which.
+ */
+PGN_NODISCARD pgn_status pgn_session_find(pgn_db *db, const char *key,
+    const char *agent, struct pgn_session_info *out);
+
+/*
+ * The digest (pgn_digest_render, at most 'max' bytes) of session 's':
+ * its transcript read as its host's format, and its agent's journal
+ * since the session began (the newest PGN_DIGEST_JOURNAL entries).
+ * '*digest' is the caller's (free()); 't' (may be NULL) gets what the
+ * reader found, released by the caller. Returns PGN_ENOTFOUND (no
+ * transcript recorded, or the file is gone), PGN_EIO (unreadable),
+ * PGN_EINVAL (not a regular file, or not the host's format), the
+ * journal's errors; pgn_errmsg() says which.
+ */
+PGN_NODISCARD pgn_status pgn_session_digest(pgn_db *db,
+    const struct pgn_session_info *s, size_t max, struct pgn_transcript *t,
+    char **digest);
 
 #endif /* PIGEON_TRANSCRIPT_H */

@@ -1,0 +1,166 @@
+/*
+ * A session's transcript and digest from the database: which session is
+ * meant (a key, or an agent's most recently active one), where its
+ * transcript is (session.transcript_path), and its journal since it began.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pigeon/transcript.h"
+#include "store_int.h"
+
+static const char SQL_SESSION_BY_KEY[] =
+    "SELECT s.key, s.host, a.name, s.created_ms, s.last_seen_ms, "
+    "s.transcript_path FROM session s JOIN agent a ON a.id = s.agent_id "
+    "WHERE s.key = ?1 AND a.scope_id = ?2";
+static const char SQL_SESSION_OF_AGENT[] =
+    "SELECT s.key, s.host, a.name, s.created_ms, s.last_seen_ms, "
+    "s.transcript_path FROM session s JOIN agent a ON a.id = s.agent_id "
+    "WHERE s.agent_id = ?1 ORDER BY s.last_seen_ms DESC, s.id DESC LIMIT 1";
+
+struct find_ctx {
+	char key[PGN_MAX_SESSION_KEY + 1];
+	char agent[PGN_MAX_NAME + 1];
+	int by_key;
+	struct pgn_session_info *out;
+};
+
+void
+pgn_session_info_release(struct pgn_session_info *s)
+{
+	if (s == NULL)
+		return;
+	free(s->transcript);
+	memset(s, 0, sizeof(*s));
+}
+
+static void
+copy_col(sqlite3_stmt *st, int col, char *out, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	size_t n = t != NULL ? strlen((const char *)t) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	if (n > 0)
+		memcpy(out, t, n);
+	out[n] = '\0';
+}
+
+static pgn_status
+find_tx(pgn_db *db, void *arg)
+{
+	struct find_ctx *c = arg;
+	struct pgn_session_info *o = c->out;
+	sqlite3_stmt *st = NULL;
+	int64_t sid, aid;
+	pgn_status rc;
+
+	pgn_session_info_release(o);
+	if (c->by_key) {
+		rc = pgn_scope_id(db, 0, &sid);
+		if (rc == PGN_ENOTFOUND)
+			return pgn_fail(db, rc, "no session '%s' in scope '%s'",
+			    c->key, PGN_SCOPE_LABEL(db));
+		if (rc != PGN_OK)
+			return rc;
+		rc = pgn_prepare(db, SQL_SESSION_BY_KEY, &st);
+		if (rc == PGN_OK)
+			rc = pgn_bind(db, st, PGN_T(c->key), PGN_I(sid));
+	} else {
+		rc = pgn_need_agent(db, c->agent, 0, &aid);
+		if (rc != PGN_OK)
+			return rc;
+		rc = pgn_prepare(db, SQL_SESSION_OF_AGENT, &st);
+		if (rc == PGN_OK)
+			rc = pgn_bind(db, st, PGN_I(aid));
+	}
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading the session");
+	if (rc == PGN_ENOTFOUND && c->by_key)
+		rc = pgn_fail(db, rc, "no session '%s' in scope '%s'", c->key,
+		    PGN_SCOPE_LABEL(db));
+	else if (rc == PGN_ENOTFOUND)
+		rc = pgn_fail(db, rc, "agent '%s' has had no session yet",
+		    c->agent);
+	if (rc == PGN_OK) {
+		copy_col(st, 0, o->key, sizeof(o->key));
+		copy_col(st, 1, o->host, sizeof(o->host));
+		copy_col(st, 2, o->agent, sizeof(o->agent));
+		o->created_ms = sqlite3_column_int64(st, 3);
+		o->last_seen_ms = sqlite3_column_int64(st, 4);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			o->transcript = pgn_col_text(st, 5);
+			if (o->transcript == NULL)
+				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+		}
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_session_find(pgn_db *db, const char *key, const char *agent,
+    struct pgn_session_info *out)
+{
+	struct find_ctx c;
+	pgn_status rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(out, 0, sizeof(*out));
+	c.out = out;
+	if (key != NULL) {
+		if (key[0] == '\0' || strlen(key) > PGN_MAX_SESSION_KEY)
+			return pgn_fail(db, PGN_EINVAL,
+			    "a session key is \"<host>:<id>\" of 1 to %d bytes",
+			    PGN_MAX_SESSION_KEY);
+		memcpy(c.key, key, strlen(key) + 1);
+		c.by_key = 1;
+	} else {
+		rc = pgn_check_name(db, "agent", agent != NULL ? agent : "",
+		    c.agent);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	rc = pgn_read(db, find_tx, &c);
+	if (rc != PGN_OK)
+		pgn_session_info_release(out);
+	return rc;
+}
+
+pgn_status
+pgn_session_digest(pgn_db *db, const struct pgn_session_info *s, size_t max,
+    struct pgn_transcript *t, char **digest)
+{
+	struct pgn_transcript own;
+	struct pgn_entries j = {0};
+	char err[PGN_MAX_ERRMSG];
+	pgn_status rc;
+
+	*digest = NULL;
+	if (t == NULL)
+		t = &own;
+	pgn_transcript_init(t);
+	if (s->transcript == NULL)
+		return pgn_fail(db, PGN_ENOTFOUND,
+		    "session '%s' has no transcript recorded: its hooks named none",
+		    s->key);
+	rc = pgn_transcript_read(s->transcript, pgn_tx_format_by_name(s->host),
+	    t, err, sizeof(err));
+	if (rc != PGN_OK) {
+		pgn_transcript_release(t);
+		return pgn_fail(db, rc, "%s", err);
+	}
+	rc = pgn_journal_tail(db, s->agent, s->created_ms, PGN_DIGEST_JOURNAL,
+	    &j);
+	if (rc == PGN_OK) {
+		*digest = pgn_digest_render(t, s->key, s->agent, &j, max, &rc);
+		if (*digest == NULL)
+			rc = pgn_fail(db, rc, "cannot build the digest: %s",
+			    pgn_status_name(rc));
+	}
+	pgn_entries_release(&j);
+	if (t == &own)
+		pgn_transcript_release(t);
+	return rc;
+}
