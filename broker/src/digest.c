@@ -137,13 +137,11 @@ add_text(struct pgn_buf *b, const char *s, size_t room, pgn_status *st)
 	return ok;
 }
 
-/* Append s[0..) escaped, at most 'cap' bytes of it. */
+/* Append s escaped on one line, in at most 'cap' bytes. */
 static void
-add_safe_cap(struct pgn_buf *b, const char *s, size_t cap)
+add_safe_cap(struct pgn_buf *b, const char *s, size_t cap, pgn_status *st)
 {
-	size_t n = strlen(s);
-
-	pgn_buf_add_safe(b, s, n < cap ? n : cap, 0);
+	add_text(b, s, cap, st);
 }
 
 /*
@@ -262,7 +260,7 @@ head(struct dg *d, const struct pgn_transcript *t, pgn_status *st)
 		    PGN_TRANSCRIPT_MAX_READ >> 20);
 	if (t->parent != NULL) {
 		pgn_buf_adds(&h, ", a subagent of ");
-		add_safe_cap(&h, t->parent, 80);
+		add_safe_cap(&h, t->parent, 80, st);
 	}
 	if (h.err == PGN_OK)
 		line(d, h.data, NULL, 0, st);
@@ -282,7 +280,7 @@ turn(struct dg *d, const struct pgn_transcript *t, pgn_status *st)
 	                                    pgn_tx_outcome_name(t->outcome));
 	if (t->outcome == PGN_TX_OTHER && t->status != NULL) {
 		pgn_buf_adds(&h, " (");
-		add_safe_cap(&h, t->status, PGN_MAX_NAME);
+		add_safe_cap(&h, t->status, PGN_MAX_NAME, st);
 		pgn_buf_adds(&h, ")");
 	}
 	if (t->error != NULL)
