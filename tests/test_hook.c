@@ -1056,6 +1056,156 @@ test_payload_claude_hook_with_cursor_payload_is_skipped(void)
 	pgn_payload_release(&in);
 }
 
+/*
+ * Copilot CLI's own payloads (camelCase, no hook_event_name): named as
+ * the installed command names them, and detected alone by sessionId.
+ */
+static void
+test_payloads_copilot(void)
+{
+	static const struct {
+		const char *file;
+		pgn_event ev;
+		int hashed; /* a prompt or session start: a hashed turn */
+	} cases[] = {
+	    {"01-sessionStart-new.json", PGN_EVENT_SESSION_START, 1},
+	    {"02-userPromptSubmitted-prompt.json", PGN_EVENT_PROMPT, 1},
+	    {"03-postToolUse-bash.json", PGN_EVENT_AFTER_TOOL, 0},
+	    {"04-agentStop-end.json", PGN_EVENT_STOP, 0},
+	    {"05-userPromptSubmitted-stop-continuation.json", PGN_EVENT_PROMPT,
+	        1},
+	    {"06-agentStop-continued.json", PGN_EVENT_STOP, 0},
+	};
+	struct hook_opts o;
+	struct pgn_payload in;
+	char why[256], want[PGN_MAX_SESSION_KEY + 1];
+	const char *evname;
+	cJSON *root;
+	size_t i, len;
+	char *buf;
+
+	for (i = 0; i < H_COUNT(cases); i++) {
+		printf("  payload copilot/%s\n", cases[i].file);
+		buf = load_payload("copilot", cases[i].file, &len);
+		root = cJSON_Parse(buf);
+		REQUIRE(root != NULL);
+		CHECK(jstr(root, "hook_event_name") == NULL);
+		CHECK_INT(pgn_payload_detect(buf, len), PGN_HOST_COPILOT);
+		o = opts(PGN_HOST_COPILOT, cases[i].ev);
+		why[0] = '\0';
+		CHECK_INT(pgn_payload_parse(buf, len, o.host, o.event, &in, why,
+		              sizeof(why)),
+		    PGN_OK);
+		CHECK_STR(why, "");
+		CHECK_INT(in.skip, 0);
+		CHECK_INT(in.ignore, 0);
+		CHECK_INT(in.host, PGN_HOST_COPILOT);
+		snprintf(want, sizeof(want), "copilot:%s",
+		    jstr(root, "sessionId"));
+		CHECK_STR(in.session, want);
+		CHECK_STR(in.dir, jstr(root, "cwd"));
+		evname = pgn_host_get(PGN_HOST_COPILOT)->events[cases[i].ev];
+		if (cases[i].hashed)
+			CHECK(is_hashed_turn(in.turn, evname));
+		else
+			CHECK_STR(in.turn, "");
+		CHECK_INT(in.new_conversation,
+		    cases[i].ev == PGN_EVENT_SESSION_START);
+		if (cases[i].ev == PGN_EVENT_PROMPT)
+			CHECK_STR(in.prompt, jstr(root, "prompt"));
+		pgn_payload_release(&in);
+		cJSON_Delete(root);
+		free(buf);
+	}
+}
+
+/*
+ * Copilot CLI runs Claude's project hooks with its VS Code-compatible
+ * payload: pigeon-hook claude EVENT prints nothing for those (Pigeon's
+ * copilot hook delivers), and a copilot hook still takes its own.
+ */
+static void
+test_payload_claude_hook_with_copilot_payload_is_skipped(void)
+{
+	static const struct {
+		const char *file;
+		pgn_event ev;
+	} cases[] = {
+	    {"11-SessionStart-claude-replay.json", PGN_EVENT_SESSION_START},
+	    {"12-UserPromptSubmit-claude-replay.json", PGN_EVENT_PROMPT},
+	    {"13-PostToolUse-claude-replay.json", PGN_EVENT_AFTER_TOOL},
+	    {"14-Stop-claude-replay.json", PGN_EVENT_STOP},
+	};
+	struct hook_opts o;
+	struct pgn_payload in;
+	char why[256];
+	size_t i, len;
+	char *buf;
+
+	for (i = 0; i < H_COUNT(cases); i++) {
+		printf("  payload copilot/%s\n", cases[i].file);
+		buf = load_payload("copilot", cases[i].file, &len);
+		o = opts(PGN_HOST_CLAUDE, cases[i].ev);
+		CHECK_INT(pgn_payload_parse(buf, len, o.host, o.event, &in, why,
+		              sizeof(why)),
+		    PGN_OK);
+		CHECK_INT(in.skip, 1);
+		CHECK_STR(in.session, "");
+		pgn_payload_release(&in);
+		/* Codex and Gemini never see Copilot's runs: not skipped. */
+		o = opts(PGN_HOST_GEMINI, PGN_EVENT_SESSION_START);
+		CHECK_INT(pgn_payload_parse(buf, len, o.host, o.event, &in, why,
+		              sizeof(why)),
+		    PGN_OK);
+		CHECK_INT(in.skip, 0);
+		pgn_payload_release(&in);
+		free(buf);
+	}
+	/* A real Claude payload has no timestamp: delivered as ever. */
+	buf = load_payload("claude", "01-SessionStart-startup.json", &len);
+	o = opts(PGN_HOST_CLAUDE, PGN_EVENT_SESSION_START);
+	CHECK_INT(pgn_payload_parse(buf, len, o.host, o.event, &in, why,
+	              sizeof(why)),
+	    PGN_OK);
+	CHECK_INT(in.skip, 0);
+	CHECK_INT(in.host, PGN_HOST_CLAUDE);
+	pgn_payload_release(&in);
+	free(buf);
+}
+
+/* New shapes from Copilot fail open: ignored or refused, never a crash. */
+static void
+test_payload_copilot_new_shapes_fail_open(void)
+{
+	struct hook_opts o = opts(PGN_HOST_COPILOT, PGN_EVENT_SESSION_START);
+	struct pgn_payload in;
+	char why[256];
+
+	/* No session id in either spelling: refused with a reason. */
+	CHECK_INT(parse("{\"timestamp\":1,\"cwd\":\"/x\"}", &o, &in, why,
+	              sizeof(why)),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(why, "no usable session id");
+	/* A number where the id goes. */
+	CHECK_INT(parse("{\"sessionId\":7}", &o, &in, why, sizeof(why)),
+	    PGN_EINVAL);
+	/* The snake_case spelling, should Copilot send it to its own hook. */
+	CHECK_INT(parse("{\"session_id\":\"s1\",\"cwd\":\"/w\"}", &o, &in, why,
+	              sizeof(why)),
+	    PGN_OK);
+	CHECK_STR(in.session, "copilot:s1");
+	pgn_payload_release(&in);
+	/* An event Pigeon does not register (a notification): ignored. */
+	o = opts(PGN_HOST_COPILOT, PGN_EVENT_NONE);
+	CHECK_INT(
+	    parse("{\"sessionId\":\"s\",\"hook_event_name\":"
+	          "\"Notification\",\"notification_type\":\"agent_idle\"}",
+	        &o, &in, why, sizeof(why)),
+	    PGN_OK);
+	CHECK_INT(in.ignore, 1);
+	pgn_payload_release(&in);
+}
+
 static void
 test_payload_unhandled_event_is_ignored(void)
 {
@@ -1313,6 +1463,10 @@ test_envelopes_escape_special_characters(void)
 					CHECK(cJSON_IsTrue(
 					    cJSON_GetObjectItemCaseSensitive(
 					        root, "continue")));
+			} else if (h == PGN_HOST_COPILOT) {
+				CHECK_INT(cJSON_GetArraySize(root), 1);
+				v = cJSON_GetObjectItemCaseSensitive(root,
+				    "additionalContext");
 			} else {
 				CHECK_INT(cJSON_GetArraySize(root), 1);
 				inner = cJSON_GetObjectItemCaseSensitive(root,
@@ -2183,6 +2337,9 @@ static const struct h_test tests[] = {
     H_TEST(test_payload_detection_from_fields),
     H_TEST(test_payload_hashed_keys_follow_the_bytes),
     H_TEST(test_payload_claude_hook_with_cursor_payload_is_skipped),
+    H_TEST(test_payloads_copilot),
+    H_TEST(test_payload_claude_hook_with_copilot_payload_is_skipped),
+    H_TEST(test_payload_copilot_new_shapes_fail_open),
     H_TEST(test_payload_unhandled_event_is_ignored),
     H_TEST(test_payload_refusals),
     H_TEST(test_envelopes_golden),

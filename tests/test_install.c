@@ -21,8 +21,8 @@
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
 
 static const char *const env_vars[] = {"HOME", "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME", "PIGEON_HOME"};
-static char *saved_env[4];
+    "CODEX_HOME", "COPILOT_HOME", "PIGEON_HOME"};
+static char *saved_env[5];
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -52,9 +52,19 @@ env_restore(void)
 	}
 }
 
+/* 'dir' and its missing parents (Copilot's config is two deep). */
 static void
 ensure_dir(const char *dir)
 {
+	char parent[PATH_MAX], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (slash != NULL && slash != parent && access(dir, F_OK) != 0) {
+		*slash = '\0';
+		if (access(parent, F_OK) != 0)
+			ensure_dir(parent);
+	}
 	REQUIRE(mkdir(dir, 0755) == 0 || errno == EEXIST);
 }
 
@@ -67,6 +77,7 @@ use_home(char *home, size_t len)
 	REQUIRE(setenv("HOME", home, 1) == 0);
 	unsetenv("CLAUDE_CONFIG_DIR");
 	unsetenv("CODEX_HOME");
+	unsetenv("COPILOT_HOME");
 }
 
 /* The user config of host 'h' under $HOME. */
@@ -553,7 +564,7 @@ test_install_writes_only_the_hosts_four_events(void)
 		CHECK_INT(n, pgn_host_nevents((pgn_host)h));
 		check_one_entry_per_event((pgn_host)h, out, HOOK);
 		CHECK_INT(cJSON_GetArraySize(root),
-		    h == PGN_HOST_CURSOR ? 2 : 1);
+		    hi->shape == PGN_SHAPE_FLAT ? 2 : 1);
 		cJSON_Delete(root);
 		free(out);
 	}
@@ -884,7 +895,7 @@ test_install_uninstall_on_odd_file_is_byte_identical(void)
 		bak_of(path, bak, sizeof(bak));
 		snprintf(dir, sizeof(dir), "%s", path);
 		*strrchr(dir, '/') = '\0';
-		h_mkdir(dir);
+		ensure_dir(dir);
 		orig = host_fixture((pgn_host)h, "odd.json", &n);
 		h_write_file(path, orig, n);
 		install_ok((pgn_host)h, NULL, HOOK);

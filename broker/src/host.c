@@ -10,7 +10,7 @@
 
 #include "pgn_int.h"
 
-static pgn_envelope_fn envelope_cursor, envelope_specific;
+static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot;
 
 /* Where the hosts' facts were read, for the cells' evidence. */
 #define DOC_CURSOR "cursor.com/docs/hooks (2026-08-25)"
@@ -22,12 +22,20 @@ static pgn_envelope_fn envelope_cursor, envelope_specific;
 #define T_CLAUDE "Claude Code 2.1.332, integration/t0501-host-claude"
 #define T_CODEX  "Codex 0.171.0, integration/t0502-host-codex"
 #define T_GEMINI "Gemini CLI 0.61.0, integration/t0503-host-gemini"
+#define DOC_COPILOT                                                            \
+	"github/docs:content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md@927566b (2026-12-01)"
+#define T_COPILOT "Copilot CLI 1.0.102, integration/t0505-host-copilot"
 
 /* Cursor: no permission edit, user or project. */
 #define CURSOR_PERM                                                            \
 	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there"
 #define CURSOR_PERM_BRIEF                                                      \
 	"allow pigeon send, read, wait and status in Cursor's own settings"
+
+/* Copilot CLI: its permissions are flags and prompts, not a file. */
+#define COPILOT_PERM                                                           \
+	"none: Copilot CLI asks before a shell command; start it with --allow-tool 'shell(pigeon:*)' (or approve pigeon when it asks)"
+#define COPILOT_PERM_BRIEF "start copilot with --allow-tool 'shell(pigeon:*)'"
 
 static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_CURSOR] =
@@ -210,6 +218,65 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_GEMINI
                         ": no event after AfterAgent, and nothing starts a turn from outside"},
+                },
+        },
+    [PGN_HOST_COPILOT] =
+        {
+            .name = "copilot",
+            .title = "GitHub Copilot CLI",
+            .mechanism = PGN_MECH_COMMAND,
+            /* Cursor's shape: Copilot CLI reads it (measured, 1.0.102). */
+            .shape = PGN_SHAPE_FLAT,
+            .user_env = "COPILOT_HOME",
+            .env_file = "hooks/pigeon.json",
+            .user_path = ".copilot/hooks/pigeon.json",
+            .project_path = ".github/hooks/pigeon.json",
+            .perm = {PGN_PERM_NONE, PGN_PERM_NONE},
+            .perm_none = {COPILOT_PERM, COPILOT_PERM},
+            .perm_brief = {COPILOT_PERM_BRIEF, COPILOT_PERM_BRIEF},
+            .trust_note =
+                {
+                    NULL,
+                    "Copilot CLI loads a repository's .github/hooks only in a folder you trusted (its trust prompt; copilot -p: --trust-folder)",
+                },
+            .events = {"sessionStart", "userPromptSubmitted", "postToolUse",
+                "agentStop", NULL},
+            .keys =
+                {
+                    .session = {"sessionId", "session_id"},
+                    .dir = "cwd",
+                    .prompt = "prompt",
+                    .source = "source",
+                    .new_sources = {"new", "startup"},
+                },
+            /*
+             * Its own (camelCase) payloads carry sessionId; the
+             * VS Code-compatible ones it gives Claude's hooks a
+             * timestamp string, which Claude Code never sends. After
+             * Claude (rank 4), so a Gemini payload stays Gemini's.
+             */
+            .detect =
+                {
+                    .rank = 5,
+                    .keys = {"sessionId"},
+                    .keys2 = {"timestamp", "hook_event_name"},
+                },
+            .replays = "claude",
+            .replay_note =
+                "Copilot CLI also runs Claude's hooks (.claude/settings.json, settings.local.json) with its own payload; Pigeon ignores those runs (their payload has Copilot's timestamp), so its copilot hook injects each event once",
+            .envelope = envelope_copilot,
+            .stop_decision = "block",
+            .cells =
+                {
+                    {PGN_CAP_YES, T_COPILOT},
+                    {PGN_CAP_YES,
+                        T_COPILOT
+                        " (the docs say userPromptSubmitted output is not processed; 1.0.102 puts additionalContext in the prompt, changelog 1.0.65)"},
+                    {PGN_CAP_YES, T_COPILOT},
+                    {PGN_CAP_YES, T_COPILOT},
+                    {PGN_CAP_NO,
+                        DOC_COPILOT
+                        ": agentStop ends the turn; notification's additionalContext follows only the CLI's own notifications, nothing starts a turn from outside"},
                 },
         },
 };
@@ -474,6 +541,45 @@ envelope_specific(const struct pgn_host_info *hi, pgn_event e,
 		        context) == NULL)
 			goto nomem;
 	}
+	out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (out == NULL)
+		*st = PGN_ENOMEM;
+	return out;
+nomem:
+	cJSON_Delete(root);
+	*st = PGN_ENOMEM;
+	return NULL;
+}
+
+/*
+ * Copilot CLI's envelope: context as a top-level {"additionalContext"}
+ * (session start, prompt, after a tool); a stop with mail
+ * {"decision":"block","reason":TEXT}. Nothing to say: nothing printed.
+ */
+static char *
+envelope_copilot(const struct pgn_host_info *hi, pgn_event e,
+    const char *context, pgn_status *st)
+{
+	cJSON *root;
+	char *out;
+	int ok;
+
+	*st = PGN_OK;
+	if (context == NULL || *context == '\0')
+		return NULL;
+	root = cJSON_CreateObject();
+	if (root == NULL)
+		goto nomem;
+	if (e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE)
+		ok = cJSON_AddStringToObject(root, "decision",
+		         hi->stop_decision) != NULL &&
+		    cJSON_AddStringToObject(root, "reason", context) != NULL;
+	else
+		ok = cJSON_AddStringToObject(root, "additionalContext",
+		         context) != NULL;
+	if (!ok)
+		goto nomem;
 	out = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	if (out == NULL)

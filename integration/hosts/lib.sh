@@ -1,5 +1,5 @@
 # integration/hosts/lib.sh: sourced by integration/t05NN-host-HOST.sh
-# (with HOST set to claude, codex or gemini) before anything else.
+# (with HOST set to claude, codex, gemini or copilot) before anything else.
 #
 # Installs the pinned host CLI if the cache lacks it (integration/hosts/
 # install), then sources integration/lib.sh (fresh $TEST_DIR, HOME,
@@ -31,7 +31,10 @@ case $HOST in
 claude) HOST_BIN=$hosts_cache/$PGN_CLAUDE_PKG@$PGN_CLAUDE_VERSION ;;
 codex) HOST_BIN=$hosts_cache/$PGN_CODEX_PKG@$PGN_CODEX_VERSION ;;
 gemini) HOST_BIN=$hosts_cache/$PGN_GEMINI_PKG@$PGN_GEMINI_VERSION ;;
+copilot) HOST_BIN=$hosts_cache/$PGN_COPILOT_PKG@$PGN_COPILOT_VERSION ;;
 esac
+# Copilot CLI's unpacked JavaScript (integration/hosts/install).
+HOST_XDG_CACHE=$HOST_BIN/xdg-cache
 HOST_BIN=$HOST_BIN/node_modules/.bin/$HOST
 
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +71,7 @@ case $HOST in
 claude) HOST_CONFIG=$HOME/.claude/settings.json ;;
 codex) HOST_CONFIG=$HOME/.codex/hooks.json ;;
 gemini) HOST_CONFIG=$HOME/.gemini/settings.json ;;
+copilot) HOST_CONFIG=$HOME/.copilot/hooks/pigeon.json ;;
 esac
 USER_HOOK_LOG=$TEST_DIR/user-hook.log
 
@@ -118,6 +122,13 @@ host_seed() {
 			telemetry: {enabled: false},
 			hooks: {SessionStart: [{hooks: [
 				{type: "command", command: $c}]}]}}' ;;
+	copilot)
+		# The user's own hook file beside Pigeon's (a directory of
+		# them); Pigeon's own file does not exist before install.
+		jq -n --arg c "$hs_cmd" '{version: 1, hooks: {sessionStart: [
+			{type: "command", bash: $c, timeoutSec: 10}]}}' \
+		    >"$(dirname "$HOST_CONFIG")/user.json" || return 1
+		echo '{"version": 1, "hooks": {}}' ;;
 	esac >"$HOST_CONFIG"
 }
 
@@ -198,6 +209,27 @@ host_exec() {
 		[ -n "${HOST_MODE:-}" ] || set -- "$@" --yolo
 		case $he_mode in
 		resume) set -- "$@" --resume latest -p "$he_prompt" ;;
+		new) set -- "$@" -p "$he_prompt" ;;
+		esac
+		;;
+	copilot)
+		# Offline with the mock as its model provider (BYOK): no
+		# GitHub sign-in, no telemetry, no update.
+		set -- "$@" XDG_CACHE_HOME="$HOST_XDG_CACHE" \
+		    COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+		    COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$PORT" \
+		    COPILOT_PROVIDER_TYPE=anthropic \
+		    COPILOT_PROVIDER_API_KEY=mock \
+		    COPILOT_MODEL=claude-sonnet-4.5 \
+		    timeout $he_limit "$HOST_BIN" --disable-client-telemetry \
+		    --no-auto-update
+		# --allow-all: tools, and paths outside the directory (the
+		# state directory pigeon send writes to).
+		[ -n "${HOST_MODE:-}" ] || set -- "$@" --allow-all
+		# shellcheck disable=SC2086 # HOST_ARGS is words
+		set -- "$@" ${HOST_ARGS:-}
+		case $he_mode in
+		resume) set -- "$@" --continue -p "$he_prompt" ;;
 		new) set -- "$@" -p "$he_prompt" ;;
 		esac
 		;;

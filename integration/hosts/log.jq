@@ -46,6 +46,12 @@ def model_request:
 # "Stop hook feedback" ("claude:stop"), or a <task-notification> from an
 # asyncRewake hook ("claude:rewake"); Codex a user message
 # <hook_prompt …> ("codex:stop"); Gemini plain user text ("gemini:stop").
+# Copilot CLI (Anthropic Messages): a session start's text is a user
+# text part of its own ("copilot:start"), a prompt's follows
+# <system_reminder> in the prompt ("copilot:prompt"), a tool's follows
+# "Additional guidance from postToolUse hooks:" in the tool result
+# ("copilot:tool"), and a stop's reason is the next prompt itself
+# ("copilot:stop").
 def landing($s):
 	[turn[] | select(count($s) > 0)] | first //
 	{} | [.. | strings | select(indices($s) | length > 0)] as $t |
@@ -65,5 +71,13 @@ def landing($s):
 		elif ($t | map(test("Stop hook (feedback|blocking error)")) | any)
 		then "claude:stop"
 		elif ($t | map(test("<hook_prompt")) | any) then "codex:stop"
+		elif ($t | map(.[0:indices($s)[0]] |
+		    test("Additional guidance from postToolUse hooks")) | any)
+		then "copilot:tool"
+		elif ($t | map(.[0:indices($s)[0]] | test("<system_reminder>")) |
+		    any) then "copilot:prompt"
+		elif ($t | map(test("<current_datetime>")) | any) then
+			"copilot:stop"
+		elif .content | type == "array" then "copilot:start"
 		else "?:user" end
 	else "?:" + (.role // "none") end;

@@ -17,7 +17,8 @@
 // Lines in the new user text of a turn (the prompt) drive the model,
 // deterministically:
 //   mock-shell: COMMAND    a call of the host's shell tool (Claude Bash,
-//                          Codex exec_command, Gemini run_shell_command)
+//                          Codex exec_command, Gemini run_shell_command,
+//                          Copilot CLI bash)
 //                          running COMMAND; the request carrying its
 //                          result gets the text reply. That is how a
 //                          scenario makes "the model" run a command.
@@ -163,7 +164,10 @@ function anthropic(res, body) {
   const cmd = shellCommand(body);
   if (cmd !== null) {
     const input = { command: cmd, description: 'mock-shell' };
-    const use = { type: 'tool_use', id: `toolu_mock_${seq}`, name: 'Bash', input };
+    // Claude Code's shell tool is Bash, Copilot CLI's bash.
+    const names = toolNames(body);
+    const name = !names.includes('Bash') && names.includes('bash') ? 'bash' : 'Bash';
+    const use = { type: 'tool_use', id: `toolu_mock_${seq}`, name, input };
     if (!body.stream)
       return json(res, 200, { ...message, content: [use], stop_reason: 'tool_use' });
     return sse(res, [

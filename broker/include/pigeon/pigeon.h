@@ -559,6 +559,7 @@ typedef enum pgn_host {
 	PGN_HOST_CLAUDE,
 	PGN_HOST_CODEX,
 	PGN_HOST_GEMINI,
+	PGN_HOST_COPILOT, /* GitHub Copilot CLI */
 	PGN_NHOSTS
 } pgn_host;
 
