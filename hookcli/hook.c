@@ -21,7 +21,8 @@
 #include "hook.h"
 
 static const char usage_head[] =
-    "usage: pigeon-hook [HOST EVENT] [--agent NAME]\n\n"
+    "usage: pigeon-hook [HOST EVENT] [--agent NAME]\n"
+    "       pigeon-hook claude Stop --rewake\n\n"
     "Run by an AI coding host on session start, on every prompt, after each\n"
     "tool call and before the agent stops: reads the host's JSON payload on\n"
     "stdin, claims the agent's queued messages and prints them in the host's\n"
@@ -31,7 +32,10 @@ static const char usage_head[] =
 static const char usage_tail[] =
     "                 (none: detected from the payload)\n"
     "  --agent NAME   the agent a new session binds to, unless PIGEON_AGENT\n"
-    "                 names one (default: a generated name)\n";
+    "                 names one (default: a generated name)\n"
+    "  --rewake       Claude Code's idle wake (pigeon install claude --rewake):\n"
+    "                 after the turn, wait for mail (reach.rewakeWaitS), print\n"
+    "                 it on stderr and exit 2, which starts a new turn\n";
 
 /* The usage, with each hook host's events from the host table. */
 static void
@@ -100,6 +104,10 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 			o->agent = argv[i] + 8;
 			continue;
 		}
+		if (strcmp(argv[i], "--rewake") == 0) {
+			o->rewake = 1;
+			continue;
+		}
 		if (argv[i][0] == '-' || npos == 2) {
 			misuse(o, "unexpected argument '%s'", argv[i]);
 			continue;
@@ -126,6 +134,10 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 			    pos[0], pos[1], names);
 		}
 	}
+	if (o->rewake &&
+	    (o->host != PGN_HOST_CLAUDE || o->event != PGN_EVENT_STOP))
+		misuse(o,
+		    "--rewake is Claude Code's idle wake: claude Stop --rewake");
 	return o->why[0] != '\0' ? -1 : 0;
 }
 
@@ -606,4 +618,131 @@ out:
 	free(payload);
 	free(home);
 	return HOOK_EXIT_OK;
+}
+
+/* ---- the idle wake -------------------------------------------------- */
+
+/* $CLAUDE_PID as a number, or 0. */
+static long
+host_pid(void)
+{
+	const char *s = getenv("CLAUDE_PID");
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno == 0 && *end == '\0' && v > 0 ? v : 0;
+}
+
+int
+hook_rewake(const struct hook_opts *o, int in_fd, int err_fd)
+{
+	struct pgn_hook_in in;
+	struct pgn_hook_out out;
+	char *home = NULL, *dbpath = NULL, *why = NULL, *payload = NULL;
+	int64_t start;
+	size_t len = 0;
+	pgn_status st;
+	long total, wait;
+	int err, rc = HOOK_EXIT_OK;
+
+	memset(&out, 0, sizeof(out));
+	start = pgn_mono_ms();
+	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
+	/* The wait and the claim after it, within the entry's timeout. */
+	wait = PGN_MAX_REWAKE_WAIT_S * 1000L + PGN_HOOK_REWAKE_CLAIM_MS;
+	printed = 0;
+	committing = 0;
+	ending = 0;
+	late = 0;
+	log_path[0] = '\0';
+	neutral_len = 0; /* Claude reads only stderr and the exit code */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	if (pgn_home_path(&home) == PGN_OK &&
+	    pgn_home_ensure(home, &why) == PGN_OK &&
+	    snprintf(log_path, sizeof(log_path), "%s/hook.log", home) >=
+	        (int)sizeof(log_path))
+		log_path[0] = '\0';
+	if (log_path[0] == '\0') {
+		free(home);
+		home = NULL;
+	}
+	free(why);
+	why = NULL;
+	set_deadline_line(o->host, o->event, NULL, total + wait);
+	if (!o->no_timer)
+		arm_timer(total + wait);
+	if (sodium_init() < 0) {
+		ending = 1;
+		hook_log(home, "status=io libsodium failed to initialise");
+		goto out;
+	}
+	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
+	    start + total, &payload, &len);
+	if (st != PGN_OK) {
+		ending = 1;
+		hook_log(home,
+		    "host=claude event=Stop mode=rewake session=- status=bad-input ms=%lld %s",
+		    (long long)(pgn_mono_ms() - start),
+		    st == PGN_ETOOBIG ? "payload over 1 MiB" :
+		                        "no complete JSON object on stdin");
+		goto out;
+	}
+	st = pgn_db_path(NULL, &dbpath, &why);
+	if (st != PGN_OK) {
+		ending = 1;
+		hook_log(home, "status=%s %s", pgn_status_name(st),
+		    why != NULL ? why : "no database path");
+		goto out;
+	}
+	memset(&in, 0, sizeof(in));
+	in.payload = payload;
+	in.len = len;
+	in.host = o->host;
+	in.event = o->event;
+	in.agent_env = getenv("PIGEON_AGENT");
+	in.agent_arg = o->agent;
+	in.home = home;
+	in.db_path = dbpath;
+	in.deadline = start + total;
+	in.wait_until = start + total + wait - PGN_HOOK_REWAKE_CLAIM_MS;
+	in.committing = on_committing;
+	in.host_pid = host_pid();
+	pgn_hook_rewake(&in, &out);
+	ending = 1;
+	set_deadline_line(out.host, out.event, out.session, total + wait);
+	if (out.line == NULL) {
+		log_turn(home, &out);
+		goto out;
+	}
+	/* After the commit the one write comes first; the log after it. */
+	printed = 1;
+	if (write_all(err_fd, out.line, out.len) == 0) {
+		rc = HOOK_EXIT_WAKE;
+		log_turn(home, &out);
+	} else {
+		err = errno;
+		log_turn(home, &out);
+		hook_log(home,
+		    "host=claude event=Stop mode=rewake session=%s status=lost-output ms=%lld ids=%s: stderr failed after the claim (%s); pigeon audit shows them",
+		    out.session, (long long)(pgn_mono_ms() - start), out.ids,
+		    strerror(err));
+	}
+	if (late)
+		hook_log(home,
+		    "host=claude event=Stop mode=rewake session=%s status=late ms=%lld the deadline passed while the claim committed; delivered",
+		    out.session, (long long)(pgn_mono_ms() - start));
+out:
+	if (!o->no_timer)
+		disarm_timer();
+	pgn_hook_out_release(&out);
+	free(dbpath);
+	free(why);
+	free(payload);
+	free(home);
+	return rc;
 }

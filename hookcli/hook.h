@@ -12,9 +12,10 @@
 
 #include "pigeon/hook.h"
 
-#define HOOK_EXIT_OK       0            /* always, for hosts: fail open */
-#define HOOK_DEADLINE_MS   1500         /* the whole run, lock waits included */
-#define HOOK_STDIN_IDLE_MS 500          /* stop reading after this much quiet */
+#define HOOK_EXIT_OK       0    /* always, for hosts: fail open */
+#define HOOK_EXIT_WAKE     2    /* --rewake: mail on stderr, Claude wakes */
+#define HOOK_DEADLINE_MS   1500 /* the whole run, lock waits included */
+#define HOOK_STDIN_IDLE_MS 500  /* stop reading after this much quiet */
 #define HOOK_MAX_STDIN     (1 << 20)    /* payload bytes */
 #define HOOK_MAX_LOG       (256 * 1024) /* hook.log before rotation */
 #define HOOK_MAX_LOG_LINE  1024         /* one hook.log line, bytes */
@@ -26,11 +27,13 @@ struct hook_opts {
 	const char *agent; /* --agent NAME */
 	long deadline_ms;  /* 0: HOOK_DEADLINE_MS */
 	int no_timer;      /* tests: no SIGALRM backstop */
+	int rewake;        /* --rewake: Claude's idle wake (claude Stop) */
 	char why[256];     /* misuse: what was wrong */
 };
 
 /*
- * Parse "pigeon-hook [HOST EVENT] [--agent NAME]". Returns 0 to run,
+ * Parse "pigeon-hook [HOST EVENT] [--agent NAME] [--rewake]" (--rewake
+ * only as "claude Stop --rewake"). Returns 0 to run,
  * 1 when help was printed to 'out', -1 on misuse (o->why says what; the
  * host and event named, if any, are kept for the neutral output).
  */
@@ -54,6 +57,15 @@ pgn_status hook_read_json(int fd, size_t max, long idle_ms, int64_t deadline,
  */
 int hook_run(const struct hook_opts *o, int in_fd, int out_fd,
     const char *misuse);
+
+/*
+ * The idle wake (o->rewake, arguments already checked): read the Stop
+ * payload from 'in_fd' and run pgn_hook_rewake, under a backstop that
+ * allows its wait. The mail it claimed goes to 'err_fd' and the run
+ * returns HOOK_EXIT_WAKE; otherwise nothing is printed and it returns
+ * HOOK_EXIT_OK. Everything else goes to hook.log.
+ */
+int hook_rewake(const struct hook_opts *o, int in_fd, int err_fd);
 
 /* Append one line to hook.log in 'home' (rotated past HOOK_MAX_LOG). */
 void hook_log(const char *home, const char *fmt, ...)

@@ -1,6 +1,7 @@
 /*
  * pigeon-hook: the process AI coding hosts run on session start and on
- * every prompt. Maps argv to hook_run(); the exit code is always 0.
+ * every prompt. Maps argv to hook_run(); the exit code is 0, or 2 when
+ * the idle wake (--rewake) hands Claude mail on stderr.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -20,5 +21,7 @@ main(int argc, char **argv)
 	if (r < 0)
 		fprintf(stderr, "pigeon-hook: %s; see pigeon-hook --help\n",
 		    o.why);
+	if (r == 0 && o.rewake)
+		return hook_rewake(&o, STDIN_FILENO, STDERR_FILENO);
 	return hook_run(&o, STDIN_FILENO, STDOUT_FILENO, r < 0 ? o.why : NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "pigeon/hook.h"
 
 /* ---- helpers ------------------------------------------------------- */
 
@@ -904,6 +905,32 @@ test_reach_defaults_and_its_bounds(void)
 }
 
 static void
+test_rewake_wait_s_defaults_and_its_bounds(void)
+{
+	struct pgn_config c;
+
+	parse("{}", &c);
+	CHECK_INT(c.rewake_wait_s, PGN_REWAKE_WAIT_S_DEFAULT);
+	pgn_config_release(&c);
+	parse("{\"reach\":{\"rewakeWaitS\":540}}", &c);
+	CHECK_INT(c.rewake_wait_s, PGN_MAX_REWAKE_WAIT_S);
+	CHECK(c.reach_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"reach\":{\"rewakeWaitS\":0}}", &c);
+	CHECK_INT(c.rewake_wait_s, 0);
+	CHECK(c.reach_problem == NULL);
+	pgn_config_release(&c);
+	/* The bound leaves the claim time before the entry's timeout. */
+	CHECK(PGN_MAX_REWAKE_WAIT_S * 1000L + PGN_HOOK_REWAKE_CLAIM_MS <
+	    PGN_REWAKE_TIMEOUT_S * 1000L);
+	parse("{\"reach\":{\"rewakeWaitS\":541}}", &c);
+	CHECK_STR(c.reach_problem,
+	    "reach.rewakeWaitS must be an integer from 0 to 540");
+	CHECK_INT(c.rewake_wait_s, PGN_REWAKE_WAIT_S_DEFAULT);
+	pgn_config_release(&c);
+}
+
+static void
 test_reach_out_of_bounds_keeps_the_defaults(void)
 {
 	static const char *const bad[] = {
@@ -912,6 +939,11 @@ test_reach_out_of_bounds_keeps_the_defaults(void)
 	    "{\"reach\":{\"maxAutoContinues\":1.5}}",
 	    "{\"reach\":{\"stopWaitMs\":3001}}",
 	    "{\"reach\":{\"stopWaitMs\":\"1000\"}}",
+	    "{\"reach\":{\"rewakeWaitS\":541}}",
+	    "{\"reach\":{\"rewakeWaitS\":-1}}",
+	    "{\"reach\":{\"rewakeWaitS\":2.5}}",
+	    "{\"reach\":{\"rewakeWaitS\":\"300\"}}",
+	    "{\"reach\":{\"rewakeWaitS\":null}}",
 	    "{\"reach\":[]}",
 	};
 	struct pgn_config c;
@@ -923,6 +955,7 @@ test_reach_out_of_bounds_keeps_the_defaults(void)
 			printf("  accepted: %s\n", bad[i]);
 		CHECK_INT(c.max_auto_continues, PGN_AUTO_CONTINUES_DEFAULT);
 		CHECK_INT(c.stop_wait_ms, 0);
+		CHECK_INT(c.rewake_wait_s, PGN_REWAKE_WAIT_S_DEFAULT);
 		/* The rest of the file is taken as it is. */
 		CHECK(c.problem == NULL);
 		pgn_config_release(&c);
@@ -1135,6 +1168,7 @@ static const struct h_test tests[] = {
     H_TEST(test_unknown_keys_are_listed_even_beside_an_invalid_feature),
     H_TEST(test_reach_defaults_and_its_bounds),
     H_TEST(test_reach_out_of_bounds_keeps_the_defaults),
+    H_TEST(test_rewake_wait_s_defaults_and_its_bounds),
     H_TEST(test_load_reads_the_project_file),
     H_TEST(test_load_of_a_fifo_is_a_problem_without_waiting),
     H_TEST(test_load_of_a_missing_file_configures_nothing),

@@ -234,8 +234,8 @@ static char *
 parse_reach(const cJSON *r, struct pgn_config *c, struct pgn_buf *u)
 {
 	static const char *const known[] = {"maxAutoContinues", "stopWaitMs",
-	    NULL};
-	long cont, wait;
+	    "rewakeWaitS", NULL};
+	long cont, wait, rewake;
 	char *why;
 
 	if (!cJSON_IsObject(r))
@@ -246,10 +246,14 @@ parse_reach(const cJSON *r, struct pgn_config *c, struct pgn_buf *u)
 	if (why == NULL)
 		why = parse_int(r, "reach", "stopWaitMs", 0,
 		    PGN_MAX_STOP_WAIT_MS, 0, &wait);
+	if (why == NULL)
+		why = parse_int(r, "reach", "rewakeWaitS", 0,
+		    PGN_MAX_REWAKE_WAIT_S, PGN_REWAKE_WAIT_S_DEFAULT, &rewake);
 	if (why != NULL)
 		return why;
 	c->max_auto_continues = (int)cont;
 	c->stop_wait_ms = wait;
+	c->rewake_wait_s = rewake;
 	return NULL;
 }
 
@@ -279,6 +283,7 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
+	c->rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
 	pgn_buf_init(&u, 1024);
 	if (len > PGN_MAX_PROJECT_CONFIG) {
 		c->problem = fmt("is over %d bytes", PGN_MAX_PROJECT_CONFIG);
@@ -358,6 +363,7 @@ pgn_config_load(const char *root, struct pgn_config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
+	c->rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
 	pgn_buf_init(&path, PGN_MAX_PATH);
 	if (root == NULL || root[0] == '\0')
 		goto out; /* the global scope has no project config */

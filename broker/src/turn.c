@@ -170,6 +170,24 @@ by_seen(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The rendered text itself and a newline: the idle wake's stderr. */
+static pgn_status
+plain_line(struct turn *t)
+{
+	size_t n;
+
+	if (t->context == NULL || t->context[0] == '\0')
+		return PGN_OK;
+	n = strlen(t->context);
+	t->o->line = malloc(n + 1);
+	if (t->o->line == NULL)
+		return PGN_ENOMEM;
+	memcpy(t->o->line, t->context, n);
+	t->o->line[n] = '\n';
+	t->o->len = n + 1;
+	return PGN_OK;
+}
+
 /* Inside the claim's transaction: the output, or a rollback. */
 static pgn_status
 render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
@@ -183,6 +201,13 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 	t->context = NULL;
 	free(t->o->line);
 	t->o->line = NULL;
+	t->o->len = 0;
+	/* The idle wake: still the newest waiter, of a host still there? */
+	if (t->in->still != NULL && !t->in->still(t->in->still_arg)) {
+		t->o->stale = 1;
+		*keep = 0;
+		return PGN_OK;
+	}
 	memset(&r, 0, sizeof(r));
 	r.agent = out->agent;
 	r.scope = out->scope;
@@ -197,6 +222,8 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 	st = pgn_render_fit(&r, PGN_MAX_CONTEXT, &t->context, keep);
 	if (st != PGN_OK)
 		return st;
+	if (t->in->plain)
+		return plain_line(t);
 	line = pgn_envelope(t->p.host, t->p.event, t->context, &st);
 	if (line == NULL)
 		return st; /* PGN_OK: the neutral output says it all */
@@ -266,6 +293,7 @@ claim(struct turn *t)
 	if (st == PGN_OK) {
 		memcpy(t->o->agent, out.agent, sizeof(out.agent));
 		t->o->claimed = out.msgs.n;
+		t->o->governed = out.governed;
 		list_ids(t->o, &out.msgs);
 		if (out.duplicate) {
 			free(t->o->line);

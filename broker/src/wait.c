@@ -62,7 +62,7 @@ waker_watch_wal(struct waker *w)
 
 /* Set up what it can; without it the waiter polls every tick. */
 static void
-waker_open(pgn_db *db, struct waker *w)
+waker_open(pgn_db *db, const char *extra, struct waker *w)
 {
 	struct pgn_buf b;
 	char *dir;
@@ -86,8 +86,14 @@ waker_open(pgn_db *db, struct waker *w)
 		w->fd = -1;
 	}
 	free(dir);
+	/* The caller's directory: a failed watch leaves the poll for it. */
+	if (w->fd >= 0 && extra != NULL)
+		(void)inotify_add_watch(w->fd, extra,
+		    IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
+		        IN_ONLYDIR);
 #else
 	(void)dir;
+	(void)extra;
 #endif
 	waker_watch_wal(w);
 }
@@ -205,6 +211,7 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 
 	memset(out, 0, sizeof(*out));
 	req->looks = 0;
+	req->found = 0;
 	if (req->timeout_ms < 1 || req->timeout_ms > PGN_WAIT_MAX_MS)
 		return pgn_fail(db, PGN_EINVAL,
 		    "a wait lasts 1 to %d ms, not %lld", PGN_WAIT_MAX_MS,
@@ -223,11 +230,15 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 	look.agent = agent;
 	look.from = claim.from != NULL ? from : NULL;
 	until = pgn_mono_ms() + req->timeout_ms;
-	waker_open(db, &w);
+	waker_open(db, req->watch_dir, &w);
 	for (;;) {
 		last = pgn_mono_ms();
 		req->looks++;
 		rc = pgn_read(db, look_tx, &look);
+		if (rc == PGN_OK && look.found && req->look_only) {
+			req->found = 1;
+			break;
+		}
 		if (rc == PGN_OK && look.found)
 			rc = pgn_claim(db, &claim, out);
 		/* n == 0: another waiter took it first; wait on */

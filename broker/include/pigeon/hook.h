@@ -199,6 +199,19 @@ struct pgn_hook_in {
 	 */
 	void (*committing)(void *arg);
 	void *arg;
+	/* ---- the idle wake (pgn_hook_rewake; 0/NULL for a turn) ---- */
+	long host_pid; /* the host's process ($CLAUDE_PID), 0: unknown */
+	/*
+	 * A turn: the output is the framed mail as plain text (what the
+	 * idle wake prints on stderr), not the host's envelope.
+	 */
+	int plain;
+	/*
+	 * A turn: asked inside the claim's transaction, before anything is
+	 * marked; 0 claims nothing (o->stale is set), and nothing is output.
+	 */
+	int (*still)(void *arg);
+	void *still_arg;
 };
 
 struct pgn_hook_out {
@@ -208,6 +221,8 @@ struct pgn_hook_out {
 	char *line;      /* what to print, with its newline; NULL: neutral */
 	size_t len;
 	size_t claimed;              /* messages in 'line', now delivered */
+	int governed;                /* a stop past the governor's cap */
+	int stale;                   /* in->still said no: nothing claimed */
 	char ids[PGN_HOOK_IDS_TEXT]; /* their ids, "12,13" */
 	char session[PGN_MAX_SESSION_KEY + 1];
 	char agent[PGN_MAX_NAME + 1];
@@ -227,5 +242,28 @@ void pgn_hook_out_release(struct pgn_hook_out *o);
  * due (o->st says why), and o->log holds what to append to hook.log.
  */
 void pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o);
+
+/* ---- the idle wake (rewake.c) -------------------------------------- */
+
+/* The claim after the wait gets this long, lock waits included. */
+#define PGN_HOOK_REWAKE_CLAIM_MS 1500
+/* Bytes of a waiter's token file (pid and nonce). */
+#define PGN_HOOK_REWAKE_TOKEN 64
+/* Token files of ended waiters one new waiter looks at, at most. */
+#define PGN_HOOK_REWAKE_SWEEP 1000
+
+/*
+ * Claude Code's idle wake (an asyncRewake Stop hook, docs/decisions/0081):
+ * parse the Stop payload, then — for a bound session, under the
+ * governor, while in->host_pid lives and this is the session's newest
+ * waiter (a token file under in->home; a newer one supersedes it) —
+ * wait for mail for the session's agent without a busy loop, at most
+ * reach.rewakeWaitS and never past in->wait_until, and claim it as a
+ * stop does (route "stop", the continuation counted). o->line is then
+ * the framed mail as plain text; NULL otherwise (nothing claimed: no
+ * mail in time, superseded, the host gone, governed, or an error, which
+ * o->st and o->log tell). Never fails the caller.
+ */
+void pgn_hook_rewake(const struct pgn_hook_in *in, struct pgn_hook_out *o);
 
 #endif /* PIGEON_HOOK_H */

@@ -337,7 +337,14 @@ struct pgn_wait {
 	int64_t timeout_ms;       /* 1 .. PGN_WAIT_MAX_MS */
 	int (*cancel)(void *arg); /* NULL, or true to stop waiting */
 	void *cancel_arg;
+	/*
+	 * A directory whose changes (a file created, written or renamed
+	 * into it) also wake the waiter to ask 'cancel', or NULL.
+	 */
+	const char *watch_dir;
+	int look_only; /* return once mail is queued, claiming nothing */
 	int64_t looks; /* out: how many times the queue was read */
+	int found;     /* out, with look_only: matching mail is queued */
 };
 
 /*
@@ -349,6 +356,8 @@ struct pgn_wait {
  * a look that finds mail takes the write lock, and a message another
  * waiter took first is simply not there. PGN_OK with out->n == 0: the
  * timeout passed, or req->cancel said so (a signal interrupts the sleep).
+ * With req->look_only nothing is claimed: PGN_OK with req->found set
+ * once matching mail is queued.
  * Returns PGN_EINVAL (timeout out of range, a bad name), PGN_ENOTFOUND
  * (no such agent), PGN_EIO (the database file was replaced or removed
  * while waiting), PGN_EBUSY, PGN_EDB, PGN_ENOMEM.
@@ -800,6 +809,11 @@ struct pgn_install {
 	 * or with 'remove' take that away again (docs/decisions/0073).
 	 */
 	int permissions;
+	/*
+	 * Claude only: 1 adds the idle wake's Stop entry (asyncRewake), -1
+	 * removes it, 0 keeps what is there (docs/decisions/0082).
+	 */
+	int rewake;
 };
 
 struct pgn_install_result {
@@ -831,6 +845,7 @@ struct pgn_install_state {
 	int exists;
 	char *problem; /* why it cannot be read as the host's config */
 	size_t entries[PGN_NEVENTS]; /* Pigeon's entries per event */
+	size_t rewake;               /* Claude's idle-wake Stop entries */
 	char *hook;                  /* the program of Pigeon's first command */
 	char *perm_path;    /* where the permission edit lives, or NULL */
 	int perm;           /* 1 in place, 0 not, -1 none for this host */
@@ -862,6 +877,15 @@ PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
 #define PGN_AUTO_CONTINUES_DEFAULT 3
 /* reach.stopWaitMs: within the hook timeout written into host configs */
 #define PGN_MAX_STOP_WAIT_MS 3000
+/*
+ * reach.rewakeWaitS: how long Claude's idle-wake hook (asyncRewake) waits
+ * for mail after a turn ended; bounded well below the timeout install
+ * writes into its entry, so the hook ends before Claude kills it
+ * (docs/decisions/0081).
+ */
+#define PGN_REWAKE_TIMEOUT_S      600 /* the entry's "timeout" */
+#define PGN_MAX_REWAKE_WAIT_S     540
+#define PGN_REWAKE_WAIT_S_DEFAULT 300
 
 struct pgn_config {
 	char *reminder;         /* the valid one-line reminder, or NULL */
@@ -875,6 +899,7 @@ struct pgn_config {
 	char *unknown;          /* unknown keys, comma-separated, or NULL */
 	int max_auto_continues; /* reach: 0 turns continuing off */
 	long stop_wait_ms;      /* reach: a stop waits this long for mail */
+	long rewake_wait_s;     /* reach: the idle wake waits this long */
 	char *reach_problem;    /* why "reach" is at its defaults */
 };
 
