@@ -2104,7 +2104,7 @@ static void
 test_gemini_policy_is_pigeons_own_file(void)
 {
 	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 5];
-	char err[PGN_MAX_ERR], settings[PATH_MAX], *got;
+	char err[PGN_MAX_ERR], settings[PATH_MAX], dir[PATH_MAX], *got;
 	struct pgn_install_result res;
 	const char *mine = "[[rule]]\ntoolName = \"x\"\n";
 	size_t n;
@@ -2128,7 +2128,11 @@ test_gemini_policy_is_pigeons_own_file(void)
 	free(got);
 	perm_ok(PGN_HOST_GEMINI, NULL, 1);
 	CHECK(absent(pol) && absent(settings));
+	/* install made ~/.gemini/policies: uninstall took it, empty. */
+	h_join(dir, sizeof(dir), home, ".gemini/policies");
+	CHECK(absent(dir));
 	/* A policy of the same name that is not Pigeon's stops it all. */
+	ensure_dir(dir);
 	h_write_file(pol, mine, strlen(mine));
 	CHECK_INT(apply_perm(PGN_HOST_GEMINI, hook, 0, 0, &res, err),
 	    PGN_EINVAL);
@@ -2178,6 +2182,194 @@ test_no_permissions_and_dry_run(void)
 	CHECK(res.perm_path == NULL && !res.perm_changed);
 	CHECK_CONTAINS(res.perm_what, "none");
 	pgn_install_result_release(&res);
+	env_restore();
+}
+
+/*
+ * Uninstall removes ~/.gemini/policies only if install created it and
+ * it is empty: one that was there stays, and so does one holding a file
+ * of the user's.
+ */
+static void
+test_gemini_policies_dir_goes_only_if_pigeon_made_it_and_it_is_empty(void)
+{
+	char home[PATH_MAX], hook[PATH_MAX], dir[PATH_MAX], other[PATH_MAX];
+	char *got;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	make_bin("bin", 1, hook, sizeof(hook));
+	h_join(dir, sizeof(dir), home, ".gemini/policies");
+	h_join(other, sizeof(other), dir, "mine.toml");
+	/* Made by install, something of the user's added since: stays. */
+	perm_ok(PGN_HOST_GEMINI, hook, 0);
+	h_write_file(other, "# mine\n", 7);
+	perm_ok(PGN_HOST_GEMINI, NULL, 1);
+	CHECK(!absent(dir) && !absent(other));
+	/* There before install: stays, even empty. */
+	REQUIRE(unlink(other) == 0);
+	perm_ok(PGN_HOST_GEMINI, hook, 0);
+	h_join(other, sizeof(other), dir, "pigeon.toml");
+	got = h_read_file(other, &n);
+	REQUIRE(got != NULL);
+	CHECK(strstr(got, "created this directory") == NULL);
+	free(got);
+	perm_ok(PGN_HOST_GEMINI, NULL, 1);
+	CHECK(absent(other));
+	CHECK(!absent(dir));
+	/* Made by install, installed twice: the mark stays, it goes. */
+	REQUIRE(rmdir(dir) == 0);
+	perm_ok(PGN_HOST_GEMINI, hook, 0);
+	perm_ok(PGN_HOST_GEMINI, hook, 0);
+	got = h_read_file(other, &n);
+	REQUIRE(got != NULL);
+	CHECK_CONTAINS(got, "created this directory");
+	free(got);
+	perm_ok(PGN_HOST_GEMINI, NULL, 1);
+	CHECK(absent(dir));
+	env_restore();
+}
+
+/* ---- Claude's idle wake (--rewake, decisions 0081 and 0082) --------- */
+
+static pgn_status
+apply_rewake(const char *hook, int rewake, int remove, char *err)
+{
+	struct pgn_install_result res;
+	struct pgn_install req = {0};
+	pgn_status st;
+
+	req.host = PGN_HOST_CLAUDE;
+	req.hook = hook;
+	req.remove = remove;
+	req.rewake = rewake;
+	st = pgn_install_apply(&req, &res, err, PGN_MAX_ERR);
+	pgn_install_result_release(&res);
+	return st;
+}
+
+/* The idle wake's entry of Stop in 'text', or NULL; checks it is one. */
+static cJSON *
+rewake_entry(const char *text)
+{
+	cJSON *root, *stop, *it, *hd, *cmd, *found = NULL;
+	size_t n = 0;
+
+	root = cJSON_Parse(text);
+	REQUIRE(root != NULL);
+	stop = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(root, "hooks"), "Stop");
+	cJSON_ArrayForEach(it, stop)
+	{
+		cJSON_ArrayForEach(hd, cJSON_GetObjectItem(it, "hooks"))
+		{
+			cmd = cJSON_GetObjectItem(hd, "command");
+			if (cJSON_IsString(cmd) &&
+			    strstr(cmd->valuestring, " --rewake") != NULL) {
+				n++;
+				cJSON_Delete(found);
+				found = cJSON_Duplicate(hd, 1);
+			}
+		}
+	}
+	CHECK(n <= 1);
+	cJSON_Delete(root);
+	return found;
+}
+
+static void
+test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], err[PGN_MAX_ERR];
+	char *got, *want;
+	struct pgn_install_state st;
+	cJSON *e, *w;
+	size_t n;
+
+	env_save();
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	h_join(dir, sizeof(dir), home, ".claude");
+	ensure_dir(dir);
+	want = host_fixture(PGN_HOST_CLAUDE, "odd.json", &n);
+	h_write_file(path, want, n);
+	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	got = h_read_file(path, &n);
+	REQUIRE(got != NULL);
+	/* The ordinary Stop entry is there once, the idle wake once. */
+	CHECK_INT(count(got, "\"" HOOK " claude Stop\""), 1);
+	CHECK_INT(count(got, "pigeon-hook"), PGN_NEVENTS + 1);
+	CHECK_CONTAINS(got, "\"beep\""); /* the user's own Stop hook */
+	e = rewake_entry(got);
+	w = cJSON_Parse("{\"type\":\"command\",\"command\":\"" HOOK
+	                " claude Stop --rewake\",\"asyncRewake\":true,"
+	                "\"timeout\":600,\"rewakeMessage\":\"Pigeon woke you: "
+	                "mail arrived while you were idle.\"}");
+	CHECK(e != NULL && cJSON_Compare(e, w, 1));
+	cJSON_Delete(e);
+	cJSON_Delete(w);
+	CHECK(pgn_install_inspect(PGN_HOST_CLAUDE, NULL, &st) == PGN_OK);
+	CHECK_INT(st.rewake, 1);
+	CHECK_INT(st.entries[PGN_EVENT_STOP], 1);
+	pgn_install_state_release(&st);
+	/* Sticky: installing again, with or without it, changes nothing. */
+	CHECK_INT(apply_rewake(HOOK, 0, 0, err), PGN_OK);
+	CHECK(file_is(path, got, n));
+	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	CHECK(file_is(path, got, n));
+	/* A new hook path moves both entries along. */
+	CHECK_INT(apply_rewake("/usr/bin/pigeon-hook", 0, 0, err), PGN_OK);
+	free(got);
+	got = h_read_file(path, &n);
+	CHECK_INT(count(got, "\"/usr/bin/pigeon-hook claude Stop --rewake\""),
+	    1);
+	CHECK_INT(count(got, HOOK), 0);
+	free(got);
+	/* --no-rewake takes it away, leaving the install as without it. */
+	CHECK_INT(apply_rewake(HOOK, -1, 0, err), PGN_OK);
+	got = h_read_file(path, &n);
+	e = rewake_entry(got);
+	CHECK(e == NULL);
+	CHECK_INT(count(got, "pigeon-hook"), PGN_NEVENTS);
+	free(got);
+	/* Uninstall takes everything, the original bytes come back. */
+	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(NULL, 0, 1, err), PGN_OK);
+	CHECK(file_is(path, want, strlen(want)));
+	free(want);
+	env_restore();
+}
+
+static void
+test_install_rewake_then_no_rewake_is_byte_exact(void)
+{
+	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *plain;
+	size_t n;
+
+	env_save();
+	use_home(home, sizeof(home));
+	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
+	CHECK_INT(apply_rewake(HOOK, 0, 0, err), PGN_OK);
+	plain = h_read_file(path, &n);
+	REQUIRE(plain != NULL);
+	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	CHECK(!file_is(path, plain, n));
+	CHECK_INT(apply_rewake(HOOK, -1, 0, err), PGN_OK);
+	CHECK(file_is(path, plain, n));
+	/* Only Claude has it. */
+	{
+		struct pgn_install_result res;
+		struct pgn_install req = {0};
+
+		req.host = PGN_HOST_CODEX;
+		req.hook = HOOK;
+		req.rewake = 1;
+		CHECK_INT(pgn_install_apply(&req, &res, err, PGN_MAX_ERR),
+		    PGN_EINVAL);
+		CHECK_CONTAINS(err, "only Claude Code has an idle wake");
+		pgn_install_result_release(&res);
+	}
+	free(plain);
 	env_restore();
 }
 
@@ -2248,6 +2440,10 @@ static const struct h_test tests[] = {
     H_TEST(test_codex_writable_root_is_added_and_removed_byte_exact),
     H_TEST(test_uneditable_codex_toml_stops_the_install_before_any_write),
     H_TEST(test_gemini_policy_is_pigeons_own_file),
+    H_TEST(
+        test_gemini_policies_dir_goes_only_if_pigeon_made_it_and_it_is_empty),
+    H_TEST(test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary),
+    H_TEST(test_install_rewake_then_no_rewake_is_byte_exact),
     H_TEST(test_no_permissions_and_dry_run),
 };
 

@@ -190,6 +190,17 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 					    hi->name);
 			}
 			cJSON_AddBoolToObject(o, "installed", installed);
+			if (h == PGN_HOST_CLAUDE)
+				cJSON_AddBoolToObject(o, "rewake",
+				    s.rewake > 0);
+			if (s.rewake > 1)
+				warn(
+				    "%s: %zu idle-wake entries in Stop: run pigeon install claude --rewake to leave one",
+				    s.path, s.rewake);
+			if (s.rewake > 0 && !installed)
+				warn(
+				    "%s: the idle wake (--rewake) is there without Pigeon's other hooks: run pigeon install claude",
+				    s.path);
 			if (s.hook != NULL)
 				cJSON_AddStringToObject(o, "hook", s.hook);
 			add_permissions(o, &s, installed, hi->name, w == 1);
@@ -503,6 +514,8 @@ print_text(const cJSON *doc)
 				printf(", %s",
 				    cJSON_IsTrue(x) ? "trusted" :
 				                      "NOT trusted");
+			if (cJSON_IsTrue(cJSON_GetObjectItem(it, "rewake")))
+				printf(", idle wake on (Stop --rewake)");
 			printf("\n");
 		}
 		x = cJSON_GetObjectItem(it, "permissions");

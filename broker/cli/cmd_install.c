@@ -10,7 +10,7 @@
 
 static const char install_usage[] =
     "usage: pigeon install HOST [--user | --project DIR] [--dry-run]\n"
-    "                           [--no-permissions]\n\n"
+    "                           [--no-permissions] [--rewake | --no-rewake]\n\n"
     "Register Pigeon's hook (session start, prompt submit, after each tool\n"
     "call, before a stop) in the config of HOST: cursor, claude, codex,\n"
     "gemini or copilot. Every byte outside Pigeon's own entries stays as\n"
@@ -40,6 +40,12 @@ static const char install_usage[] =
     "                   DIR/.github/hooks/pigeon.json for copilot)\n"
     "  --dry-run        print what would change (every file); write nothing\n"
     "  --no-permissions only the hooks: no permission edit\n"
+    "  --rewake         claude only: also wake an idle session when mail\n"
+    "                   arrives (a background Stop entry, asyncRewake, that\n"
+    "                   waits up to reach.rewakeWaitS after each turn; a\n"
+    "                   session's end waits for it too). It stays on when\n"
+    "                   you install again without it\n"
+    "  --no-rewake      take the idle wake's entry away, keep the rest\n"
     "  -h/--help\n\n"
     "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an\n"
     "absolute path) names another.\n";
@@ -62,18 +68,27 @@ static const char uninstall_usage[] =
     "  --no-permissions only the hooks: leave the permission edit\n"
     "  -h/--help\n";
 
-enum { OPT_USER = OPT_CMD, OPT_DRY_RUN, OPT_NO_PERMISSIONS };
+enum {
+	OPT_USER = OPT_CMD,
+	OPT_DRY_RUN,
+	OPT_NO_PERMISSIONS,
+	OPT_REWAKE,
+	OPT_NO_REWAKE
+};
 
 static const struct option longopts[] = {CLI_COMMON_OPTS,
     {"user", no_argument, NULL, OPT_USER},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"no-permissions", no_argument, NULL, OPT_NO_PERMISSIONS},
-    {NULL, 0, NULL, 0}};
+    {"rewake", no_argument, NULL, OPT_REWAKE},
+    {"no-rewake", no_argument, NULL, OPT_NO_REWAKE}, {NULL, 0, NULL, 0}};
 
 struct install_opts {
 	int user;
 	int dry_run;
 	int no_permissions;
+	int rewake; /* 1 --rewake, -1 --no-rewake */
+	int rewake_twice;
 };
 
 static int
@@ -92,6 +107,12 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_NO_PERMISSIONS:
 		o->no_permissions = 1;
+		return 0;
+	case OPT_REWAKE:
+	case OPT_NO_REWAKE:
+		if (o->rewake != 0)
+			o->rewake_twice = 1;
+		o->rewake = ch == OPT_REWAKE ? 1 : -1;
 		return 0;
 	default:
 		return EXIT_USAGE;
@@ -132,6 +153,16 @@ run(int argc, char **argv, int remove)
 	if (c.json)
 		return cli_usage(&c, "%s prints text; --json is not supported",
 		    c.cmd);
+	if (o.rewake_twice)
+		return cli_usage(&c, "say --rewake or --no-rewake, once");
+	if (o.rewake != 0 && remove)
+		return cli_usage(&c,
+		    "uninstall removes the idle wake with the other hooks: drop %s",
+		    o.rewake > 0 ? "--rewake" : "--no-rewake");
+	if (o.rewake != 0 && h != PGN_HOST_CLAUDE)
+		return cli_usage(&c,
+		    "--rewake and --no-rewake are for claude only: %s has no idle wake Pigeon can use",
+		    name);
 	if (c.project != NULL) {
 		if (stat(c.project, &sb) != 0 || !S_ISDIR(sb.st_mode))
 			return cli_usage(&c,
@@ -152,6 +183,7 @@ run(int argc, char **argv, int remove)
 	req.dry_run = o.dry_run;
 	req.remove = remove;
 	req.permissions = !o.no_permissions;
+	req.rewake = o.rewake;
 	st = pgn_install_apply(&req, &res, errbuf, sizeof(errbuf));
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s",

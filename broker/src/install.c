@@ -246,18 +246,97 @@ fail:
 	return NULL;
 }
 
+/*
+ * Claude's idle wake (docs/decisions/0081): one more Stop entry, run in
+ * the background after the turn; exit 2 makes Claude start a turn with
+ * its stderr, after this prefix (rewakeMessage, honoured by 2.1.332).
+ */
+#define REWAKE_FLAG    "--rewake"
+#define REWAKE_MESSAGE "Pigeon woke you: mail arrived while you were idle."
+
+static cJSON *
+make_rewake_entry(const char *hook)
+{
+	cJSON *entry = NULL, *handler = NULL, *arr;
+	char *cmd = NULL, *full = NULL, timeout[16];
+	struct pgn_buf b;
+
+	cmd = hook_command(hook, "claude", "Stop");
+	if (cmd == NULL)
+		goto fail;
+	pgn_buf_init(&b, strlen(cmd) + sizeof(REWAKE_FLAG) + 1);
+	pgn_buf_addf(&b, "%s " REWAKE_FLAG, cmd);
+	full = pgn_buf_take(&b, NULL);
+	pgn_buf_release(&b);
+	snprintf(timeout, sizeof(timeout), "%d", PGN_REWAKE_TIMEOUT_S);
+	handler = cJSON_CreateObject();
+	if (full == NULL || handler == NULL ||
+	    cJSON_AddStringToObject(handler, "type", "command") == NULL ||
+	    cJSON_AddStringToObject(handler, "command", full) == NULL ||
+	    cJSON_AddTrueToObject(handler, "asyncRewake") == NULL ||
+	    cJSON_AddRawToObject(handler, "timeout", timeout) == NULL ||
+	    cJSON_AddStringToObject(handler, "rewakeMessage", REWAKE_MESSAGE) ==
+	        NULL)
+		goto fail;
+	entry = cJSON_CreateObject();
+	arr = entry != NULL ? cJSON_AddArrayToObject(entry, "hooks") : NULL;
+	if (arr == NULL)
+		goto fail;
+	cJSON_AddItemToArray(arr, handler);
+	free(cmd);
+	free(full);
+	return entry;
+fail:
+	free(cmd);
+	free(full);
+	cJSON_Delete(handler);
+	cJSON_Delete(entry);
+	return NULL;
+}
+
 /* ---- walking a config ----------------------------------------------- */
 
+/* Which of Pigeon's handlers a walk is about. */
+enum which {
+	PIG_ANY,      /* all of them (uninstall) */
+	PIG_ORDINARY, /* the synchronous ones, one per event */
+	PIG_REWAKE,   /* Claude's idle wake, in Stop */
+};
+
+/* A Pigeon command that ends in the idle wake's flag. */
 static int
-handler_is_pigeon(const struct je_node *x)
+command_is_rewake(const char *cmd)
+{
+	size_t n = strlen(cmd), k = sizeof(REWAKE_FLAG) - 1;
+
+	while (n > 0 && is_blank(cmd[n - 1]))
+		n--;
+	return n > k && is_blank(cmd[n - k - 1]) &&
+	    memcmp(cmd + n - k, REWAKE_FLAG, k) == 0;
+}
+
+static int
+handler_is(const struct je_node *x, enum which which)
 {
 	const struct je_node *cmd;
+	int rw;
 
 	if (x->type != JE_OBJECT)
 		return 0;
 	cmd = je_get(x, "command");
-	return cmd != NULL && cmd->type == JE_STRING &&
-	    pgn_command_is_pigeon(cmd->str);
+	if (cmd == NULL || cmd->type != JE_STRING ||
+	    !pgn_command_is_pigeon(cmd->str))
+		return 0;
+	if (which == PIG_ANY)
+		return 1;
+	rw = command_is_rewake(cmd->str);
+	return which == PIG_REWAKE ? rw : !rw;
+}
+
+static int
+handler_is_pigeon(const struct je_node *x)
+{
+	return handler_is(x, PIG_ORDINARY);
 }
 
 /*
@@ -265,7 +344,7 @@ handler_is_pigeon(const struct je_node *x)
  * flat definition or nested group, holding the last one).
  */
 static size_t
-count_event(const struct je_node *arr, pgn_config_shape shape,
+count_which(const struct je_node *arr, pgn_config_shape shape, enum which which,
     const struct je_node **holder)
 {
 	const struct je_node *it, *hs, *hd;
@@ -276,7 +355,7 @@ count_event(const struct je_node *arr, pgn_config_shape shape,
 		return 0;
 	for (it = arr->child; it != NULL; it = it->next) {
 		if (shape == PGN_SHAPE_FLAT) {
-			if (handler_is_pigeon(it)) {
+			if (handler_is(it, which)) {
 				n++;
 				*holder = it;
 			}
@@ -286,13 +365,21 @@ count_event(const struct je_node *arr, pgn_config_shape shape,
 		if (hs == NULL || hs->type != JE_ARRAY)
 			continue;
 		for (hd = hs->child; hd != NULL; hd = hd->next) {
-			if (handler_is_pigeon(hd)) {
+			if (handler_is(hd, which)) {
 				n++;
 				*holder = it;
 			}
 		}
 	}
 	return n;
+}
+
+/* Pigeon's synchronous entries in 'arr' (the idle wake's not counted). */
+static size_t
+count_event(const struct je_node *arr, pgn_config_shape shape,
+    const struct je_node **holder)
+{
+	return count_which(arr, shape, PIG_ORDINARY, holder);
 }
 
 /* Pigeon's entries in every event array of 'root'. */
@@ -306,7 +393,7 @@ count_all(const struct je_node *root, pgn_config_shape shape)
 	if (hooks == NULL || hooks->type != JE_OBJECT)
 		return 0;
 	for (ev = hooks->child; ev != NULL; ev = ev->next)
-		n += count_event(ev, shape, &holder);
+		n += count_which(ev, shape, PIG_ANY, &holder);
 	return n;
 }
 
@@ -318,7 +405,8 @@ count_all(const struct je_node *root, pgn_config_shape shape)
  * the items of 'arr' removed.
  */
 static size_t
-strip_event(struct je_node *arr, pgn_config_shape shape, size_t *gone)
+strip_event(struct je_node *arr, pgn_config_shape shape, enum which which,
+    size_t *gone)
 {
 	struct je_node *it, *hs, *hd;
 	size_t n = 0, k;
@@ -326,7 +414,7 @@ strip_event(struct je_node *arr, pgn_config_shape shape, size_t *gone)
 	*gone = 0;
 	for (it = arr->child; it != NULL; it = it->next) {
 		if (shape == PGN_SHAPE_FLAT) {
-			if (handler_is_pigeon(it)) {
+			if (handler_is(it, which)) {
 				je_drop(it);
 				n++;
 				(*gone)++;
@@ -338,7 +426,7 @@ strip_event(struct je_node *arr, pgn_config_shape shape, size_t *gone)
 			continue;
 		k = 0;
 		for (hd = hs->child; hd != NULL; hd = hd->next)
-			k += (size_t)handler_is_pigeon(hd);
+			k += (size_t)handler_is(hd, which);
 		n += k;
 		if (k == 0)
 			continue;
@@ -348,7 +436,7 @@ strip_event(struct je_node *arr, pgn_config_shape shape, size_t *gone)
 			continue;
 		}
 		for (hd = hs->child; hd != NULL; hd = hd->next)
-			if (handler_is_pigeon(hd))
+			if (handler_is(hd, which))
 				je_drop(hd);
 	}
 	return n;
@@ -359,7 +447,8 @@ strip_event(struct je_node *arr, pgn_config_shape shape, size_t *gone)
  * event arrays and the "hooks" object that this left empty (only those:
  * an empty array the user wrote stays). With 'keep' (install), the
  * host's own events and "hooks" stay in place to be refilled, and an
- * event named in 'keep' (an up-to-date entry stays put) is not touched.
+ * event named in 'keep' (an up-to-date entry stays put) is not touched,
+ * and the idle wake's entry stays (add_rewake decides on it).
  * Returns the handlers removed.
  */
 static size_t
@@ -386,7 +475,8 @@ strip_all(struct je_node *root, const struct pgn_host_info *hi,
 		}
 		if (kept)
 			continue;
-		k = strip_event(ev, hi->shape, &gone);
+		k = strip_event(ev, hi->shape,
+		    keep != NULL ? PIG_ORDINARY : PIG_ANY, &gone);
 		n += k;
 		if (k > 0 && gone == ev->n && !ours) {
 			je_drop(ev);
@@ -799,9 +889,58 @@ merged_release(struct merged *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * Claude's idle wake in 'd': 'rewake' 1 adds it, -1 removes it, 0 keeps
+ * what is there (refreshed to 'hook'). An entry already the one we
+ * would write stays put.
+ */
+static pgn_status
+add_rewake(struct je_doc *d, const char *hook, int rewake)
+{
+	static const char *const path[] = {"hooks", "Stop"};
+	const struct je_node *hooks, *holder;
+	struct je_node *ev = NULL;
+	cJSON *fresh = NULL, *have;
+	size_t n = 0, gone;
+	pgn_status rc = PGN_OK;
+	int same = 0;
+
+	hooks = je_get(d->root, "hooks");
+	if (hooks != NULL)
+		ev = (struct je_node *)je_get(hooks, "Stop");
+	if (ev != NULL && ev->type == JE_ARRAY)
+		n = count_which(ev, PGN_SHAPE_NESTED, PIG_REWAKE, &holder);
+	if (rewake < 0 || (rewake == 0 && n == 0)) {
+		if (n > 0)
+			(void)strip_event(ev, PGN_SHAPE_NESTED, PIG_REWAKE,
+			    &gone);
+		return PGN_OK;
+	}
+	fresh = make_rewake_entry(hook);
+	if (fresh == NULL)
+		return PGN_ENOMEM;
+	if (n == 1) {
+		have = je_to_cjson(holder);
+		if (have == NULL) {
+			cJSON_Delete(fresh);
+			return PGN_ENOMEM;
+		}
+		same = cJSON_Compare(have, fresh, 1);
+		cJSON_Delete(have);
+	}
+	if (same) {
+		cJSON_Delete(fresh);
+		return PGN_OK;
+	}
+	if (n > 0)
+		(void)strip_event(ev, PGN_SHAPE_NESTED, PIG_REWAKE, &gone);
+	rc = je_push(d, path, 2, fresh);
+	return rc;
+}
+
 /* Install Pigeon's entries into 'd' (already shape-checked). */
 static pgn_status
-add_entries(pgn_host h, struct je_doc *d, const char *hook)
+add_entries(pgn_host h, struct je_doc *d, const char *hook, int rewake)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	const char *keep[PGN_NEVENTS] = {NULL};
@@ -857,7 +996,7 @@ add_entries(pgn_host h, struct je_doc *d, const char *hook)
 		if (rc != PGN_OK)
 			goto out;
 	}
-	rc = PGN_OK;
+	rc = h == PGN_HOST_CLAUDE ? add_rewake(d, hook, rewake) : PGN_OK;
 out:
 	for (e = 0; e < PGN_NEVENTS; e++)
 		cJSON_Delete(fresh[e]);
@@ -903,7 +1042,7 @@ config_tree(pgn_host h, const char *in, size_t len, cJSON **root, char *errbuf,
  */
 static pgn_status
 merge(pgn_host h, const char *in, size_t len, const char *hook,
-    const char *word, struct merged *m, char *errbuf, size_t errlen)
+    const char *word, int rewake, struct merged *m, char *errbuf, size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
 	struct je_doc d;
@@ -922,6 +1061,12 @@ merge(pgn_host h, const char *in, size_t len, const char *hook,
 		    hook);
 		return PGN_EINVAL;
 	}
+	if (rewake > 0 && h != PGN_HOST_CLAUDE) {
+		pgn_errf(errbuf, errlen,
+		    "only Claude Code has an idle wake (--rewake), not %s",
+		    hi->name);
+		return PGN_EINVAL;
+	}
 	rc = parse_config(h, in, len, &d, errbuf, errlen);
 	if (rc != PGN_OK)
 		return rc;
@@ -929,7 +1074,7 @@ merge(pgn_host h, const char *in, size_t len, const char *hook,
 	if (word != NULL)
 		m->had += count_rules(d.root);
 	if (hook != NULL)
-		rc = add_entries(h, &d, hook);
+		rc = add_entries(h, &d, hook, rewake);
 	else if (d.root != NULL)
 		(void)strip_all(d.root, hi, NULL);
 	/* 'word' for uninstall: take Pigeon's permission rules away too. */
@@ -978,7 +1123,7 @@ merge_public(pgn_host h, const char *in, size_t len, const char *hook,
 	*changed = 0;
 	if (errbuf != NULL && errlen > 0)
 		errbuf[0] = '\0';
-	rc = merge(h, in, len, hook, NULL, &m, errbuf, errlen);
+	rc = merge(h, in, len, hook, NULL, 0, &m, errbuf, errlen);
 	if (rc != PGN_OK)
 		return rc;
 	*out = m.out;
@@ -1253,6 +1398,10 @@ out:
 #define GEMINI_POLICY "policies/pigeon.toml"
 /* The first line of that file: how Pigeon knows it is its own. */
 #define POLICY_MARK "# Written by pigeon install gemini"
+/* A later line when install made its directory too (decision 0083). */
+#define POLICY_DIR_MARK                                                         \
+	"# pigeon install gemini created this directory; uninstall removes it " \
+	"once empty."
 /* Gemini CLI's policy tiers add to this; the docs' own example value. */
 #define POLICY_PRIORITY 100
 
@@ -1267,6 +1416,7 @@ struct perm_plan {
 	char *out; /* new bytes; NULL with 'del' (remove the file) */
 	size_t outlen;
 	int changed, del;
+	int rmdir; /* with 'del': Pigeon made the directory, remove it empty */
 };
 
 static void
@@ -1308,18 +1458,19 @@ state_root(char **root, char *errbuf, size_t errlen)
 	return PGN_OK;
 }
 
-/* The Gemini policy Pigeon writes for CLI 'word'. */
+/* The Gemini policy Pigeon writes for CLI 'word' ('made': its dir too). */
 static char *
-policy_text(const char *word)
+policy_text(const char *word, int made)
 {
 	struct pgn_buf b;
 	char cmd[RULE_MAX], *q;
 	size_t k;
 
 	pgn_buf_init(&b, 8 * RULE_MAX + 512);
+	pgn_buf_adds(&b, POLICY_MARK "; pigeon uninstall gemini removes it.\n");
+	if (made)
+		pgn_buf_adds(&b, POLICY_DIR_MARK "\n");
 	pgn_buf_adds(&b,
-	    POLICY_MARK
-	    "; pigeon uninstall gemini removes it.\n"
 	    "# Lets the agent run Pigeon's send, read, wait and status.\n"
 	    "[[rule]]\n"
 	    "toolName = \"run_shell_command\"\n"
@@ -1337,6 +1488,36 @@ policy_text(const char *word)
 	pgn_buf_addf(&b, "]\ndecision = \"allow\"\npriority = %d\n",
 	    POLICY_PRIORITY);
 	return pgn_buf_take(&b, NULL);
+}
+
+/* Is 'line' one of the lines of 'text'? */
+static int
+has_line(const char *text, size_t len, const char *line)
+{
+	size_t k = strlen(line);
+	const char *p = text, *end = text + len;
+
+	while (p != NULL && p + k <= end) {
+		if (memcmp(p, line, k) == 0 && (p + k == end || p[k] == '\n'))
+			return 1;
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (p != NULL)
+			p++;
+	}
+	return 0;
+}
+
+/* Does the directory of file 'path' exist? */
+static int
+dir_exists(const char *path)
+{
+	struct stat sb;
+	char *dir = pgn_path_dir(path);
+	int yes;
+
+	yes = dir != NULL && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+	free(dir);
+	return yes;
 }
 
 /* Read the plan's file, following a symlink to its target. */
@@ -1377,6 +1558,7 @@ perm_plan_make(const struct pgn_install *req, const char *hooks_path,
 	const char *v;
 	struct pgn_buf b;
 	pgn_status rc = PGN_ENOMEM;
+	int made;
 
 	memset(p, 0, sizeof(*p));
 	*what = NULL;
@@ -1447,11 +1629,15 @@ perm_plan_make(const struct pgn_install *req, const char *hooks_path,
 			rc = PGN_EINVAL;
 			goto out;
 		}
+		/* Did install make the directory? Then the file says so. */
+		made = p->exists ? has_line(p->in, p->len, POLICY_DIR_MARK) :
+		                   !dir_exists(p->target);
 		if (req->remove) {
 			p->del = p->changed = p->exists;
+			p->rmdir = p->exists && made;
 			goto done;
 		}
-		text = policy_text(word);
+		text = policy_text(word, made);
 		if (text == NULL)
 			goto out;
 		p->changed = !p->exists || p->len != strlen(text) ||
@@ -1479,7 +1665,7 @@ out:
 static pgn_status
 perm_plan_write(const struct perm_plan *p, char *errbuf, size_t errlen)
 {
-	char *dir;
+	char *dir, *up;
 	pgn_status rc;
 
 	if (!p->changed)
@@ -1495,6 +1681,13 @@ perm_plan_write(const struct perm_plan *p, char *errbuf, size_t errlen)
 			rc = PGN_EIO;
 		} else {
 			(void)pgn_fsync_dir(dir);
+		}
+		/* Only an empty one: anything the user put there stays. */
+		if (rc == PGN_OK && p->rmdir && rmdir(dir) == 0) {
+			up = pgn_path_dir(dir);
+			if (up != NULL)
+				(void)pgn_fsync_dir(up);
+			free(up);
 		}
 		free(dir);
 		return rc;
@@ -1650,8 +1843,8 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	if (rules && !req->remove)
 		hook_pigeon_word(req->hook, word, sizeof(word));
 	rc = merge(req->host, exists ? in : NULL, len,
-	    req->remove ? NULL : req->hook, rules ? word : NULL, &m, why,
-	    sizeof(why));
+	    req->remove ? NULL : req->hook, rules ? word : NULL, req->rewake,
+	    &m, why, sizeof(why));
 	if (rc == PGN_EINVAL || rc == PGN_ETOOBIG) {
 		pgn_errf(errbuf, errlen,
 		    "'%s' %s: left untouched; fix or move it", res->path, why);
@@ -1900,6 +2093,9 @@ pgn_install_inspect(pgn_host h, const char *project,
 	if (rc != PGN_OK)
 		goto problem;
 	hooks = je_get(d.root, "hooks");
+	if (h == PGN_HOST_CLAUDE && hooks != NULL)
+		s->rewake = count_which(je_get(hooks, "Stop"), hi->shape,
+		    PIG_REWAKE, &holder);
 	for (e = 0; e < PGN_NEVENTS && hooks != NULL; e++) {
 		if (hi->events[e] == NULL)
 			continue;
