@@ -2298,7 +2298,8 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	REQUIRE(got != NULL);
 	/* The ordinary Stop entry is there once, the idle wake once. */
 	CHECK_INT(count(got, "\"" HOOK " claude Stop\""), 1);
-	CHECK_INT(count(got, "pigeon-hook"), PGN_NEVENTS + 1);
+	CHECK_INT(count(got, "pigeon-hook"),
+	    pgn_host_nevents(PGN_HOST_CLAUDE) + 1);
 	CHECK_CONTAINS(got, "\"beep\""); /* the user's own Stop hook */
 	e = rewake_entry(got);
 	w = cJSON_Parse("{\"type\":\"command\",\"command\":\"" HOOK
@@ -2330,7 +2331,7 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	got = h_read_file(path, &n);
 	e = rewake_entry(got);
 	CHECK(e == NULL);
-	CHECK_INT(count(got, "pigeon-hook"), PGN_NEVENTS);
+	CHECK_INT(count(got, "pigeon-hook"), pgn_host_nevents(PGN_HOST_CLAUDE));
 	free(got);
 	/* Uninstall takes everything, the original bytes come back. */
 	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);

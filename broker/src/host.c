@@ -117,9 +117,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_YES, T_CLAUDE},
                     {PGN_CAP_YES, T_CLAUDE},
                     {PGN_CAP_YES, T_CLAUDE},
-                    {PGN_CAP_NO,
-                        DOC_CLAUDE
-                        ": no documented way to start a turn from outside; asyncRewake (read in the 2.1.332 bundle, docs/decisions/0076) is not installed"},
+                    {PGN_CAP_PARTIAL,
+                        T_CLAUDE
+                        ": opt-in, pigeon install claude --rewake: an asyncRewake Stop hook waits up to reach.rewakeWaitS after each turn (interactive and stream-json sessions; not plain -p; docs/decisions/0081)"},
                 },
         },
     [PGN_HOST_CODEX] =
