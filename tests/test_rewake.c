@@ -21,6 +21,7 @@
 #include "harness.h"
 #include "pgn_int.h"
 #include "pigeon/hook.h"
+#include "hook.h" /* hookcli: hook_rewake */
 
 static char dbpath[PATH_MAX], home[PATH_MAX], root[PATH_MAX];
 
@@ -78,6 +79,38 @@ turn(pgn_event e, const char *sid, const char *agent)
 	in.home = home;
 	in.db_path = dbpath;
 	in.db_create = 1;
+	in.deadline = pgn_mono_ms() + 10000;
+	pgn_hook_turn(&in, &o);
+	REQUIRE(o.st == PGN_OK);
+	pgn_hook_out_release(&o);
+}
+
+/*
+ * The UserPromptSubmit Claude 2.1.332 runs for the turn an idle wake
+ * starts (measured): the prompt is the task-notification.
+ */
+static void
+woken_turn(const char *sid)
+{
+	struct pgn_hook_in in;
+	struct pgn_hook_out o;
+	char p[PATH_MAX + 1024];
+
+	snprintf(p, sizeof(p),
+	    "{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"%s\","
+	    "\"cwd\":\"%s\",\"prompt_id\":\"w-%lld\",\"permission_mode\":"
+	    "\"default\",\"prompt\":\"<task-notification>\\n<summary>Stop "
+	    "hook feedback</summary>\\n</task-notification>\\n<system-"
+	    "reminder>\\nPigeon woke you: mail arrived while you were idle. "
+	    "Pigeon: 1 new message\\n</system-reminder>\"}",
+	    sid, root, (long long)pgn_now_ms());
+	memset(&in, 0, sizeof(in));
+	in.payload = p;
+	in.len = strlen(p);
+	in.host = PGN_HOST_CLAUDE;
+	in.event = PGN_EVENT_PROMPT;
+	in.home = home;
+	in.db_path = dbpath;
 	in.deadline = pgn_mono_ms() + 10000;
 	pgn_hook_turn(&in, &o);
 	REQUIRE(o.st == PGN_OK);
@@ -338,9 +371,10 @@ test_a_newer_waiter_supersedes_the_older_which_claims_nothing(void)
 }
 
 /*
- * Two agents waking each other: each wake counts, nothing resets the
- * count in between (no prompt), and past maxAutoContinues the waiter
- * ends at once; the mail waits for the next prompt, which delivers it.
+ * Two agents waking each other: each wake counts, the woken turn's own
+ * UserPromptSubmit (a task-notification) does not reset the count, and
+ * past maxAutoContinues the waiter ends at once; the mail waits for the
+ * next prompt of a person, which delivers it and resets the count.
  */
 static void
 test_the_governor_ends_the_idle_wake_at_the_cap(void)
@@ -355,10 +389,14 @@ test_the_governor_ends_the_idle_wake_at_the_cap(void)
 	rewake(&o, "s1", (long)getpid());
 	CHECK_INT(o.claimed, 1);
 	pgn_hook_out_release(&o);
+	/* The woken turn's own prompt hook is no person's prompt. */
+	woken_turn("s1");
+	CHECK_INT(sql_int("SELECT auto_continues FROM session"), 1);
 	queue("rita", "two");
 	rewake(&o, "s1", (long)getpid());
 	CHECK_INT(o.claimed, 1);
 	pgn_hook_out_release(&o);
+	woken_turn("s1");
 	CHECK_INT(sql_int("SELECT auto_continues FROM session"), 2);
 	id = queue("rita", "three");
 	token(before, sizeof(before));
@@ -368,9 +406,9 @@ test_the_governor_ends_the_idle_wake_at_the_cap(void)
 	CHECK(o.governed);
 	CHECK(logged(&o, "status=governed") &&
 	    logged(&o, "agent=rita: 2 continuations in a row, the cap"));
-	/* It never became a waiter: the last token is the earlier one's. */
+	/* It did not wait, but superseded any older waiter all the same. */
 	token(after, sizeof(after));
-	CHECK_STR(after, before);
+	CHECK(after[0] != '\0' && strcmp(after, before) != 0);
 	CHECK_INT(sql_int("SELECT count(*) FROM message WHERE id = 3 AND "
 	                  "delivered_ms IS NULL"),
 	    1);
@@ -561,6 +599,94 @@ test_a_new_waiter_sweeps_stale_token_files(void)
 	pgn_hook_out_release(&o);
 }
 
+/* ---- pigeon-hook's side: hook_rewake ------------------------------ */
+
+/* hook_rewake on the Stop payload of 'sid'; 'err' gets the mail. */
+static int
+hook_once(const char *sid, int err)
+{
+	struct hook_opts o;
+	char p[PATH_MAX + 512], in[PATH_MAX], pid[32];
+	int fd, rc;
+
+	payload(p, sizeof(p), PGN_EVENT_STOP, sid);
+	H_PATH(in, "stop.json");
+	h_write_file(in, p, strlen(p));
+	fd = open(in, O_RDONLY);
+	REQUIRE(fd >= 0);
+	memset(&o, 0, sizeof(o));
+	o.host = PGN_HOST_CLAUDE;
+	o.event = PGN_EVENT_STOP;
+	o.rewake = 1;
+	o.no_timer = 1;
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	REQUIRE(setenv("CLAUDE_PID", pid, 1) == 0);
+	REQUIRE(setenv("PIGEON_HOME", home, 1) == 0);
+	REQUIRE(setenv("PIGEON_DB", dbpath, 1) == 0);
+	rc = hook_rewake(&o, fd, err);
+	close(fd);
+	unsetenv("CLAUDE_PID");
+	unsetenv("PIGEON_DB");
+	return rc;
+}
+
+static char *
+hook_log_text(void)
+{
+	char path[PATH_MAX + 16];
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/hook.log", home);
+	return h_read_file(path, &n);
+}
+
+static void
+test_pigeon_hook_prints_the_mail_on_stderr_and_exits_2(void)
+{
+	char errp[PATH_MAX], *text, *log;
+	size_t n;
+	int err;
+
+	setup(NULL);
+	turn(PGN_EVENT_SESSION_START, "s1", "rita");
+	queue("rita", "wake up");
+	H_PATH(errp, "stderr");
+	err = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(err >= 0);
+	CHECK_INT(hook_once("s1", err), HOOK_EXIT_WAKE);
+	close(err);
+	text = h_read_file(errp, &n);
+	REQUIRE(text != NULL);
+	CHECK_CONTAINS(text, "Pigeon: 1 new message for rita.");
+	CHECK_CONTAINS(text, "\n  wake up\n");
+	free(text);
+	log = hook_log_text();
+	CHECK_CONTAINS(log, " mode=rewake session=claude:s1 status=woken ");
+	free(log);
+}
+
+/* stderr gone after the commit: delivered, logged with the ids. */
+static void
+test_stderr_failing_after_the_claim_logs_lost_output(void)
+{
+	char *log;
+	int p[2];
+
+	setup(NULL);
+	turn(PGN_EVENT_SESSION_START, "s1", "rita");
+	queue("rita", "into the void");
+	REQUIRE(pipe(p) == 0);
+	close(p[0]); /* EPIPE on write; SIGPIPE is ignored by the hook */
+	CHECK_INT(hook_once("s1", p[1]), HOOK_EXIT_OK);
+	close(p[1]);
+	log = hook_log_text();
+	CHECK_CONTAINS(log, " status=lost-output ");
+	CHECK_CONTAINS(log, " ids=1: stderr failed after the claim");
+	free(log);
+	CHECK_INT(sql_int("SELECT count(*) FROM delivery WHERE route = 'stop'"),
+	    1);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_mail_that_arrives_while_it_waits_is_claimed_as_a_stop),
     H_TEST(test_mail_already_queued_is_claimed_at_once),
@@ -571,6 +697,8 @@ static const struct h_test tests[] = {
     H_TEST(test_no_mail_within_rewake_wait_s_ends_quietly),
     H_TEST(test_rewake_wait_s_zero_turns_it_off),
     H_TEST(test_a_new_waiter_sweeps_stale_token_files),
+    H_TEST(test_pigeon_hook_prints_the_mail_on_stderr_and_exits_2),
+    H_TEST(test_stderr_failing_after_the_claim_logs_lost_output),
     H_TEST(test_what_cannot_wait_ends_with_a_line_and_nothing_claimed),
 };
 

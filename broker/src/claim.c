@@ -470,7 +470,8 @@ turn_tx(pgn_db *db, void *arg)
 		rc = pgn_exec_id(db, SQL_SESSION_SEEN, b.session, now,
 		    "marking a session seen");
 	/* A prompt from a person ends a run of continuations. */
-	if (rc == PGN_OK && is_route(req->route, "prompt") && b.continues != 0)
+	if (rc == PGN_OK && is_route(req->route, "prompt") &&
+	    b.continues != 0 && !req->keep_continues)
 		rc = pgn_exec_id(db, SQL_SESSION_CONTINUES, b.session, 0,
 		    "resetting continuations");
 	memset(&claim, 0, sizeof(claim));

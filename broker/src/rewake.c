@@ -361,6 +361,19 @@ prepare(struct rewake *w)
 		return 0;
 	}
 	memcpy(w->o->agent, w->peek.agent, sizeof(w->o->agent));
+	/*
+	 * The newest Stop's waiter supersedes the older ones first, even if
+	 * it then does not wait itself (off, governed).
+	 */
+	st = token_paths(w);
+	if (st == PGN_OK)
+		st = token_write(w, why, sizeof(why));
+	if (st != PGN_OK) {
+		w->o->st = st;
+		logf_rw(w, pgn_status_name(st), "%s",
+		    why[0] ? why : "no token path");
+		return 0;
+	}
 	if (pgn_config_load(w->peek.scope, &w->cfg) != PGN_OK) {
 		memset(&w->cfg, 0, sizeof(w->cfg));
 		w->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
@@ -378,15 +391,6 @@ prepare(struct rewake *w)
 		logf_rw(w, "governed",
 		    "agent=%s: %lld continuations in a row, the cap; the mail waits for the next prompt",
 		    w->peek.agent, (long long)w->peek.continues);
-		return 0;
-	}
-	st = token_paths(w);
-	if (st == PGN_OK)
-		st = token_write(w, why, sizeof(why));
-	if (st != PGN_OK) {
-		w->o->st = st;
-		logf_rw(w, pgn_status_name(st), "%s",
-		    why[0] ? why : "no token path");
 		return 0;
 	}
 	return 1;

@@ -88,6 +88,21 @@ has_text(const char *s)
 	return 0;
 }
 
+/*
+ * A prompt a person typed, not one the host made: Claude Code runs
+ * UserPromptSubmit for the turn a task-notification starts (the idle
+ * wake's, measured with 2.1.332), its prompt that notification. Such a
+ * turn is a continuation: it must not reset the governor's count.
+ */
+static int
+from_a_person(const struct turn *t)
+{
+	static const char note[] = "<task-notification>";
+
+	return !(t->p.host == PGN_HOST_CLAUDE && t->p.prompt != NULL &&
+	    strncmp(t->p.prompt, note, sizeof(note) - 1) == 0);
+}
+
 /* Would the project's provider run for this prompt? */
 static int
 provider_runs(const struct turn *t)
@@ -268,6 +283,7 @@ claim(struct turn *t)
 	req.transcript = t->p.transcript;
 	req.route = pgn_turn_route(t->p.event);
 	req.max_continues = t->cfg.max_auto_continues;
+	req.keep_continues = !from_a_person(t);
 	/*
 	 * Cursor counts its own follow-ups (loop_count): a follow-up that
 	 * passed for a person's prompt must not reset the governor's count.
@@ -455,7 +471,8 @@ run(struct turn *t)
 	 * after continuations writes, to reset the governor's count.
 	 */
 	if (only_mail && pgn_turn_quiet(&t->peek, pgn_now_ms()) &&
-	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.continues > 0)) {
+	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.continues > 0 &&
+	        from_a_person(t))) {
 		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
 		if (t->snapped)
 			pgn_quiet_record(in->home, t->p.session, &t->snap,

@@ -262,40 +262,88 @@ test_case 'a ping queued as the turn ends makes the host go on with it' '
 	test "$(route_of "$id")" = "1|stop"
 '
 
-# Claude Code only: an asyncRewake Stop hook runs in the background once
-# the turn has ended and, exiting 2, starts a new turn with its stderr
-# (docs/decisions/0076). The hook here is `pigeon wait`, from the
-# project's own .claude/settings.json; Claude runs it in the background
-# only with a live input (interactive, or stream-json on stdin).
-test_case 'Claude: an idle session is woken by mail through an asyncRewake Stop hook' '
+# Claude Code only: the idle wake. `pigeon install claude --rewake` adds
+# a background (asyncRewake) Stop entry beside the ordinary one; once the
+# turn has ended it waits for mail (pigeon-hook claude Stop --rewake) and,
+# exiting 2 with the mail on stderr, makes Claude start a new turn with it
+# (docs/decisions/0076, 0081). Claude runs it in the background only with
+# a live input (interactive, or stream-json on stdin): a live session
+# here. The governor (maxAutoContinues 1) then keeps a second ping
+# queued: the woken turn was a continuation, and no prompt came between.
+# rewake_checks: the assertions of the idle-wake scenario (below).
+rewake_checks() {
+	absent w1 PGN-REWAKE-14 &&
+	arrives w2 PGN-REWAKE-14 claude:rewake &&
+	test "$(requests w2 | jq "$LOG_JQ select(model_request) |
+		.body | [turn[]] | count(\"Pigeon woke you: mail arrived\")" |
+		awk "{ n += \$1 } END { print n }")" = 1 &&
+	test "$(route_of "$(cat rewake.id)")" = "1|stop" &&
+	test "$(sessions_of rita)" = 1 &&
+	sql_is "SELECT auto_continues FROM session s JOIN agent a
+		ON a.id = s.agent_id WHERE a.name = 'rita'" 1 &&
+	absent w3 PGN-REWAKE-GOVERNED-15 &&
+	test "$(msg_of PGN-REWAKE-GOVERNED-15)" = "alice|rita||1" &&
+	grep -q " mode=rewake session=claude:[^ ]* status=woken " rewake.log &&
+	grep -q " mode=rewake session=claude:[^ ]* status=governed " rewake.log
+}
+
+test_case 'Claude: pigeon install claude --rewake wakes an idle session once, governed' '
 	if [ "$HOST" != claude ]; then
 		test_note "claude only"; exit 0
 	fi &&
-	mkdir -p "$PROJ/w/.claude" && AGENT=rita &&
-	jq -n --arg c "$PIG wait --project $PROJ --agent rita --timeout 15 >&2 && exit 2" \
-		"{hooks: {Stop: [{hooks: [{type: \"command\", command: \$c,
-		asyncRewake: true, timeout: 30}]}]}}" >"$PROJ/w/.claude/settings.json" &&
+	cp "$HOST_CONFIG" before-rewake.json &&
+	"$PIG" install claude --rewake >rewake-install.out &&
+	hook=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
+	jq -e --arg c "$hook claude Stop --rewake" "[.hooks.Stop[].hooks[] |
+		select(.command | endswith(\" --rewake\"))] == [{type: \"command\",
+		command: \$c, asyncRewake: true, timeout: 600,
+		rewakeMessage: \"Pigeon woke you: mail arrived while you were idle.\"}]" \
+		"$HOST_CONFIG" >/dev/null &&
+	test "$(grep -cF "\"$hook claude Stop\"" "$HOST_CONFIG")" = 1 &&
+	"$PIG" doctor >doctor.out && grep -q "idle wake on" doctor.out &&
+	mkdir -p "$PROJ/.pigeon" "$PROJ/w" && AGENT=rita &&
+	echo "{\"reach\": {\"maxAutoContinues\": 1, \"rewakeWaitS\": 30}}" \
+		>"$PROJ/.pigeon/config.json" &&
 	rm -f "$TEST_DIR/live.in" &&
+	n=$(hook_lines) &&
 	live_start "$PROJ/w" &&
 	{
 		live_prompt w1 "first prompt" &&
-		sleep 1 && ping rita PGN-REWAKE-14 >rewake.id &&
-		w_from=$(wc -l <"$REQLOG") && i=0 &&
-		while [ "$(live_replies)" -lt 2 ] && [ "$i" -lt 300 ]; do
+		sleep 1 && w_from=$(wc -l <"$REQLOG") &&
+		t_ping=$(date +%s%N) && ping rita PGN-REWAKE-14 >rewake.id &&
+		i=0 && while [ "$(wc -l <"$REQLOG")" -le "$w_from" ] &&
+			[ "$i" -lt 3000 ]; do
+			i=$((i + 1)); sleep 0.01
+		done &&
+		t_req=$(date +%s%N) &&
+		i=0 && while [ "$(live_replies)" -lt 2 ] && [ "$i" -lt 300 ]; do
 			i=$((i + 1)); sleep 0.1
 		done &&
-		sleep 0.5 &&
-		echo "$w_from $(wc -l <"$REQLOG")" >w2.range
-		lv=$?; t0=$(date +%s); live_stop; t1=$(date +%s)
+		sleep 1 && echo "$w_from $(wc -l <"$REQLOG")" >w2.range &&
+		ping rita PGN-REWAKE-GOVERNED-15 >governed.id &&
+		g_from=$(wc -l <"$REQLOG") && sleep 3 &&
+		echo "$g_from $(wc -l <"$REQLOG")" >w3.range &&
+		test "$(live_replies)" = 2
+		lv=$?; t0=$(date +%s%N); live_stop; t1=$(date +%s%N)
 		test "$lv" = 0
 	} &&
-	test_note "claude: woken $((i / 10)) s after the ping; the session took" \
-		"$((t1 - t0)) s to end with a waiter left" &&
-	absent w1 PGN-REWAKE-14 &&
-	arrives w2 PGN-REWAKE-14 claude:rewake &&
-	test "$(route_of "$(cat rewake.id)")" = "1|cli" &&
-	test "$(sessions_of rita)" = 1
+	test_note "claude: the woken turn asked the model" \
+		"$(((t_req - t_ping) / 1000000)) ms after pigeon send; the session" \
+		"ended in $(((t1 - t0) / 1000000)) ms (no waiter left: governed)" &&
+	new_log "$n" >rewake.log &&
+	{ rewake_checks; ok=$?; } &&
+	"$PIG" install claude --no-rewake >no-rewake.out &&
+	rm "$PROJ/.pigeon/config.json" &&
+	cmp before-rewake.json "$HOST_CONFIG" &&
+	test "$ok" = 0 &&
+	"$PIG" read --project "$PROJ" --agent rita >read.out &&
+	grep -q PGN-REWAKE-GOVERNED-15 read.out
 '
+# Whatever happened above, the later scenarios run without the idle wake.
+if [ "$HOST" = claude ]; then
+	"$PIG" install claude --no-rewake >/dev/null 2>&1
+	rm -f "$PROJ/.pigeon/config.json"
+fi
 
 # From a subdirectory of the project, for every host: Codex's sandbox
 # mounts an empty read-only .git there (a writable root without one),
@@ -423,8 +471,10 @@ test_case "pigeon uninstall $HOST restores every file byte for byte; no hook run
 	jq -e "length == 2" inbox >/dev/null
 '
 
+# (The idle wake's lines count its wait, bounded by reach.rewakeWaitS.)
 test_case 'no hook run came near the deadline' '
-	sed -n "s/.* ms=\([0-9]*\).*/\1/p" "$PIGEON_HOME/hook.log" >ms.all &&
+	grep -v " mode=rewake " "$PIGEON_HOME/hook.log" |
+		sed -n "s/.* ms=\([0-9]*\).*/\1/p" >ms.all &&
 	test -s ms.all &&
 	! awk "\$1 > 1500 { bad = 1 } END { exit !bad }" ms.all &&
 	test_note "$HOST turns (ms): $(awk "{ printf \"%s=%s \", \$2, \$3 }" timings)"

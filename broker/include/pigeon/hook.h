@@ -138,7 +138,12 @@ struct pgn_turn {
 	const char *transcript; /* the session's transcript path, or NULL */
 	const char *route;      /* pgn_turn_route() of the event */
 	int64_t max_continues;  /* a stop goes on at most this many times */
-	size_t budget;          /* candidates' summed cost, 0: no bound */
+	/*
+	 * A prompt that is not a person's (Claude's task-notification turn,
+	 * which the idle wake starts): the governor's count stays.
+	 */
+	int keep_continues;
+	size_t budget; /* candidates' summed cost, 0: no bound */
 	pgn_cost_fn *cost;
 	void *cost_arg;
 	pgn_turn_render_fn *render; /* NULL: claim every candidate */
