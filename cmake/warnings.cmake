@@ -29,4 +29,13 @@ if(PGN_HARDEN AND NOT PGN_SANITIZE AND NOT PGN_FUZZ)
 		"$<${pgn_optimised}:-U_FORTIFY_SOURCE;-D_FORTIFY_SOURCE=2;-fstack-protector-strong;-fPIE>")
 	target_link_options(pgn_hardening INTERFACE
 		"$<${pgn_optimised}:-pie;LINKER:-z,relro,-z,now>")
+	# PIE's relative relocations packed (DT_RELR, binutils 2.38, glibc
+	# 2.36): the loader applies them in a fraction of the instructions,
+	# every hook run (docs/decisions/0110-storage-seam.md).
+	include(CheckLinkerFlag)
+	check_linker_flag(C "LINKER:-z,pack-relative-relocs" PGN_HAVE_RELR)
+	if(PGN_HAVE_RELR)
+		target_link_options(pgn_hardening INTERFACE
+			"$<${pgn_optimised}:LINKER:-z,pack-relative-relocs>")
+	endif()
 endif()

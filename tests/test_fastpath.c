@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "store_int.h"
 #include "pigeon/hook.h"
 
 #define SCOPE   "/src/fastpath"
@@ -132,7 +133,7 @@ static const char SQL_ECHO[] = "SELECT ?1";
 static void
 test_prepare_reuses_a_finished_statement(void)
 {
-	sqlite3_stmt *a = NULL, *b = NULL;
+	pgn_stmt *a = NULL, *b = NULL;
 	pgn_db *db = h_open();
 
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &a) == PGN_OK);
@@ -146,18 +147,18 @@ test_prepare_reuses_a_finished_statement(void)
 static void
 test_prepare_while_in_use_gives_a_second_statement(void)
 {
-	sqlite3_stmt *a = NULL, *b = NULL, *c = NULL;
+	pgn_stmt *a = NULL, *b = NULL, *c = NULL;
 	pgn_db *db = h_open();
 
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &a) == PGN_OK);
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &b) == PGN_OK);
 	CHECK(a != b);
-	CHECK_INT(sqlite3_bind_int(a, 1, 1), SQLITE_OK);
-	CHECK_INT(sqlite3_bind_int(b, 1, 2), SQLITE_OK);
-	CHECK_INT(sqlite3_step(a), SQLITE_ROW);
-	CHECK_INT(sqlite3_step(b), SQLITE_ROW);
-	CHECK_INT(sqlite3_column_int(a, 0), 1);
-	CHECK_INT(sqlite3_column_int(b, 0), 2);
+	CHECK_INT(pgn_bind_i64(db, a, 1, 1), PGN_OK);
+	CHECK_INT(pgn_bind_i64(db, b, 1, 2), PGN_OK);
+	CHECK_INT(pgn_step_row(db, a, "stepping"), PGN_OK);
+	CHECK_INT(pgn_step_row(db, b, "stepping"), PGN_OK);
+	CHECK_INT((int)pgn_col_i64(a, 0), 1);
+	CHECK_INT((int)pgn_col_i64(b, 0), 2);
 	pgn_finish(db, b);
 	pgn_finish(db, a);
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &c) == PGN_OK);
@@ -169,17 +170,18 @@ test_prepare_while_in_use_gives_a_second_statement(void)
 static void
 test_finish_resets_and_clears_bindings(void)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
+	size_t len;
 	pgn_db *db = h_open();
 
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &st) == PGN_OK);
-	CHECK_INT(sqlite3_bind_int(st, 1, 42), SQLITE_OK);
-	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-	CHECK_INT(sqlite3_column_int(st, 0), 42);
+	CHECK_INT(pgn_bind_i64(db, st, 1, 42), PGN_OK);
+	CHECK_INT(pgn_step_row(db, st, "stepping"), PGN_OK);
+	CHECK_INT((int)pgn_col_i64(st, 0), 42);
 	pgn_finish(db, st);
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &st) == PGN_OK);
-	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-	CHECK_INT(sqlite3_column_type(st, 0), SQLITE_NULL);
+	CHECK_INT(pgn_step_row(db, st, "stepping"), PGN_OK);
+	CHECK(pgn_col_bytes(st, 0, &len) == NULL);
 	pgn_finish(db, st);
 	pgn_finish(db, NULL);
 	pgn_db_close(db);
@@ -228,7 +230,7 @@ test_more_statements_than_the_cache_holds(void)
 	    "SELECT 37",
 	    "SELECT 38",
 	};
-	sqlite3_stmt *st[sizeof(sql) / sizeof(sql[0])];
+	pgn_stmt *st[sizeof(sql) / sizeof(sql[0])];
 	size_t i, n = sizeof(sql) / sizeof(sql[0]);
 	pgn_db *db = h_open();
 
@@ -236,16 +238,16 @@ test_more_statements_than_the_cache_holds(void)
 	/* All held at once: the ones past the cache are one-offs. */
 	for (i = 0; i < n; i++) {
 		REQUIRE(pgn_prepare(db, sql[i], &st[i]) == PGN_OK);
-		CHECK_INT(sqlite3_step(st[i]), SQLITE_ROW);
-		CHECK_INT(sqlite3_column_int(st[i], 0), (int)i + 1);
+		CHECK_INT(pgn_step_row(db, st[i], "stepping"), PGN_OK);
+		CHECK_INT((int)pgn_col_i64(st[i], 0), (int)i + 1);
 	}
 	for (i = 0; i < n; i++)
 		pgn_finish(db, st[i]);
 	/* Cached ones come back; the rest still work. */
 	for (i = 0; i < n; i++) {
 		REQUIRE(pgn_prepare(db, sql[i], &st[i]) == PGN_OK);
-		CHECK_INT(sqlite3_step(st[i]), SQLITE_ROW);
-		CHECK_INT(sqlite3_column_int(st[i], 0), (int)i + 1);
+		CHECK_INT(pgn_step_row(db, st[i], "stepping"), PGN_OK);
+		CHECK_INT((int)pgn_col_i64(st[i], 0), (int)i + 1);
 		pgn_finish(db, st[i]);
 	}
 	pgn_db_close(db); /* LSan: nothing leaks */

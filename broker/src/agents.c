@@ -15,7 +15,8 @@ const char pgn_sql_agent_names[] =
 #define PGN_FRESH_NAME_TRIES 64
 
 static const char SQL_AGENT_ADD[] =
-    "INSERT INTO agent(scope_id, name, created_ms) VALUES (?1, ?2, ?3)";
+    "INSERT INTO agent(scope_id, name, created_ms) VALUES (?1, ?2, ?3) "
+    "RETURNING id";
 static const char SQL_AGENT_RENAME[] =
     "UPDATE agent SET name = ?2 WHERE id = ?1";
 static const char SQL_AGENT_REMOVE[] =
@@ -24,6 +25,16 @@ static const char SQL_AGENT_LIST[] =
     "SELECT a.name, a.created_ms, coalesce(a.last_seen_ms, 0), "
     " coalesce((SELECT group_concat(host, ',') FROM (SELECT DISTINCT host "
     "  FROM session WHERE agent_id = a.id ORDER BY host)), ''), "
+    " (SELECT count(*) FROM session WHERE agent_id = a.id), "
+    " (SELECT count(*) FROM message WHERE recipient_id = a.id "
+    "  AND delivered_ms IS NULL) "
+    "FROM agent a WHERE a.scope_id = ?1 AND a.removed_ms IS NULL "
+    "ORDER BY a.name";
+/* The same in PostgreSQL's words: string_agg for group_concat. */
+static const char SQL_AGENT_LIST_PG[] =
+    "SELECT a.name, a.created_ms, coalesce(a.last_seen_ms, 0), "
+    " coalesce((SELECT string_agg(DISTINCT host, ',' ORDER BY host) "
+    "  FROM session WHERE agent_id = a.id), ''), "
     " (SELECT count(*) FROM session WHERE agent_id = a.id), "
     " (SELECT count(*) FROM message WHERE recipient_id = a.id "
     "  AND delivered_ms IS NULL) "
@@ -39,11 +50,12 @@ pgn_agent_insert(pgn_db *db, int64_t sid, const char *name, const char *why,
 	pgn_status rc;
 
 	*id = 0;
-	rc = pgn_exec(db, SQL_AGENT_ADD, "adding an agent", PGN_I(sid),
-	    PGN_T(name), PGN_I(now));
+	rc = pgn_select_i64(db, SQL_AGENT_ADD, id, "adding an agent",
+	    PGN_I(sid), PGN_T(name), PGN_I(now));
+	if (rc == PGN_ENOTFOUND)
+		rc = pgn_fail(db, PGN_EDB, "adding an agent returned no id");
 	if (rc != PGN_OK)
 		return rc;
-	*id = sqlite3_last_insert_rowid(db->sql);
 	return pgn_journal_add(db, *id, "created", 0, NULL, why, now);
 }
 
@@ -54,7 +66,7 @@ pgn_agent_insert(pgn_db *db, int64_t sid, const char *name, const char *why,
 pgn_status
 pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	struct pgn_buf known;
 	char best[PGN_MAX_NAME + 1] = "";
 	size_t d, bestd = 3, n = 0;
@@ -67,7 +79,7 @@ pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 		rc = pgn_bind(db, st, PGN_I(sid));
 	/* A step error is no end of rows: it would read "known: none". */
 	while (pgn_next_row(db, st, &rc, "listing agents")) {
-		s = (const char *)sqlite3_column_text(st, 1);
+		s = pgn_col_str(st, 1, NULL);
 		if (s == NULL)
 			continue;
 		if (known.len < 400)
@@ -132,7 +144,7 @@ agents_tx(pgn_db *db, void *arg)
 {
 	struct pgn_agents *out = arg;
 	struct pgn_agent *x;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	int64_t sid;
 	pgn_status rc;
 
@@ -142,7 +154,8 @@ agents_tx(pgn_db *db, void *arg)
 		return PGN_OK;
 	if (rc != PGN_OK)
 		return rc;
-	rc = pgn_prepare(db, SQL_AGENT_LIST, &st);
+	rc = pgn_prepare(db, pgn_sql(db, SQL_AGENT_LIST, SQL_AGENT_LIST_PG),
+	    &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(sid));
 	while (pgn_next_row(db, st, &rc, "listing agents")) {
@@ -153,11 +166,11 @@ agents_tx(pgn_db *db, void *arg)
 		}
 		x = &out->v[out->n++];
 		x->name = pgn_col_text(st, 0);
-		x->created_ms = sqlite3_column_int64(st, 1);
-		x->last_seen_ms = sqlite3_column_int64(st, 2);
+		x->created_ms = pgn_col_i64(st, 1);
+		x->last_seen_ms = pgn_col_i64(st, 2);
 		x->hosts = pgn_col_text(st, 3);
-		x->sessions = sqlite3_column_int64(st, 4);
-		x->queued = sqlite3_column_int64(st, 5);
+		x->sessions = pgn_col_i64(st, 4);
+		x->queued = pgn_col_i64(st, 5);
 		if (x->name == NULL || x->hosts == NULL)
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}

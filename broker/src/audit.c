@@ -13,6 +13,12 @@
 
 static const char SQL_HEAD_GET[] =
     "SELECT n, hash FROM audit_head WHERE id = 1";
+/*
+ * PostgreSQL's writers are serialized too (pg.c), and the chain takes
+ * its head row's lock besides: one chain, one head, whatever else runs.
+ */
+static const char SQL_HEAD_LOCK_PG[] =
+    "SELECT n, hash FROM audit_head WHERE id = 1 FOR UPDATE";
 static const char SQL_HEAD_PUT[] =
     "INSERT INTO audit_head(id, n, hash) VALUES (1, ?1, ?2) "
     "ON CONFLICT(id) DO UPDATE SET n = excluded.n, hash = excluded.hash";
@@ -56,26 +62,44 @@ static const char SQL_VERIFY_ALL[] =
     "ELSE '' END "
     "FROM delivery d LEFT JOIN message m ON m.id = d.message_id "
     "LEFT JOIN scope c ON c.id = m.scope_id ORDER BY d.id";
+/* PostgreSQL spells "IS NOT" of two values IS DISTINCT FROM. */
+static const char SQL_VERIFY_ALL_PG[] =
+    "SELECT d.id, d.message_id, d.scope, d.sender, d.recipient, d.body, "
+    "d.created_ms, coalesce(d.reply_to, 0), d.delivered_ms, d.session, "
+    "d.host, d.route, d.bytes, d.hash, "
+    "CASE WHEN m.id IS NULL THEN 'row' "
+    "WHEN m.body IS DISTINCT FROM d.body THEN 'body' "
+    "WHEN m.sender IS DISTINCT FROM d.sender THEN 'sender' "
+    "WHEN c.root IS DISTINCT FROM d.scope THEN 'scope' "
+    "WHEN m.created_ms IS DISTINCT FROM d.created_ms THEN 'creation time' "
+    "WHEN coalesce(m.reply_to, 0) IS DISTINCT FROM coalesce(d.reply_to, 0) "
+    "THEN 'reply-to' "
+    "WHEN m.delivered_ms IS DISTINCT FROM d.delivered_ms THEN 'delivery time' "
+    "ELSE '' END "
+    "FROM delivery d LEFT JOIN message m ON m.id = d.message_id "
+    "LEFT JOIN scope c ON c.id = m.scope_id ORDER BY d.id";
 
 /* Copy one claimed message into the audit, extending the chain. */
 pgn_status
 pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
     const struct pgn_msg *m, int64_t now)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	struct pgn_delivery d;
 	unsigned char prev[PGN_HASH_BYTES] = {0};
+	const void *p;
+	size_t len;
 	int64_t n = 0;
 	pgn_status rc;
 
-	rc = pgn_prepare(db, SQL_HEAD_GET, &st);
+	rc = pgn_prepare(db, pgn_sql(db, SQL_HEAD_GET, SQL_HEAD_LOCK_PG), &st);
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading the audit head");
 	if (rc == PGN_OK) {
-		n = sqlite3_column_int64(st, 0);
-		if (sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES)
-			memcpy(prev, sqlite3_column_blob(st, 1),
-			    PGN_HASH_BYTES);
+		n = pgn_col_i64(st, 0);
+		p = pgn_col_bytes(st, 1, &len);
+		if (len == PGN_HASH_BYTES)
+			memcpy(prev, p, PGN_HASH_BYTES);
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_ENOTFOUND)
@@ -138,24 +162,28 @@ pgn_deliveries_release(struct pgn_deliveries *d)
 
 /* Read a DELIVERY_COLS row into 'x' (caller releases strings). */
 static int
-delivery_row(sqlite3_stmt *st, struct pgn_delivery *x)
+delivery_row(pgn_stmt *st, struct pgn_delivery *x)
 {
+	const void *p;
+	size_t len;
+
 	memset(x, 0, sizeof(*x));
-	x->id = sqlite3_column_int64(st, 0);
-	x->message_id = sqlite3_column_int64(st, 1);
+	x->id = pgn_col_i64(st, 0);
+	x->message_id = pgn_col_i64(st, 1);
 	x->scope = pgn_col_text(st, 2);
 	x->sender = pgn_col_text(st, 3);
 	x->recipient = pgn_col_text(st, 4);
 	x->body = pgn_col_text(st, 5);
-	x->created_ms = sqlite3_column_int64(st, 6);
-	x->reply_to = sqlite3_column_int64(st, 7);
-	x->delivered_ms = sqlite3_column_int64(st, 8);
+	x->created_ms = pgn_col_i64(st, 6);
+	x->reply_to = pgn_col_i64(st, 7);
+	x->delivered_ms = pgn_col_i64(st, 8);
 	x->session = pgn_col_text(st, 9);
 	x->host = pgn_col_text(st, 10);
 	x->route = pgn_col_text(st, 11);
-	x->bytes = sqlite3_column_int64(st, 12);
-	if (sqlite3_column_bytes(st, 13) == PGN_HASH_BYTES)
-		memcpy(x->hash, sqlite3_column_blob(st, 13), PGN_HASH_BYTES);
+	x->bytes = pgn_col_i64(st, 12);
+	p = pgn_col_bytes(st, 13, &len);
+	if (len == PGN_HASH_BYTES)
+		memcpy(x->hash, p, PGN_HASH_BYTES);
 	return x->scope && x->sender && x->recipient && x->body && x->session &&
 	    x->host && x->route;
 }
@@ -171,7 +199,7 @@ struct audit_ctx {
 };
 
 static pgn_status
-collect(pgn_db *db, sqlite3_stmt *st, struct pgn_deliveries *out)
+collect(pgn_db *db, pgn_stmt *st, struct pgn_deliveries *out)
 {
 	struct pgn_delivery *x;
 	pgn_status rc = PGN_OK;
@@ -192,7 +220,7 @@ audit_list_tx(pgn_db *db, void *arg)
 {
 	struct audit_ctx *c = arg;
 	const struct pgn_audit_filter *f = c->f;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 	size_t limit;
 
@@ -245,7 +273,7 @@ static pgn_status
 audit_get_tx(pgn_db *db, void *arg)
 {
 	struct audit_ctx *c = arg;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	pgn_deliveries_release(c->out);
@@ -281,17 +309,20 @@ static pgn_status
 verify_tx(pgn_db *db, void *arg)
 {
 	struct audit_ctx *c = arg;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	struct pgn_delivery x;
 	unsigned char prev[PGN_HASH_BYTES] = {0}, h[PGN_HASH_BYTES];
 	int64_t n = 0, head_n = 0;
 	pgn_status rc;
 	const char *differs;
+	const void *hp;
+	size_t hlen;
 	int have_head = 0, ok;
 
 	*c->checked = 0;
 	*c->bad = 0;
-	rc = pgn_prepare(db, SQL_VERIFY_ALL, &st);
+	rc = pgn_prepare(db, pgn_sql(db, SQL_VERIFY_ALL, SQL_VERIFY_ALL_PG),
+	    &st);
 	while (pgn_next_row(db, st, &rc, "reading the audit")) {
 		ok = delivery_row(st, &x);
 		if (ok) {
@@ -318,7 +349,7 @@ verify_tx(pgn_db *db, void *arg)
 			    (long long)x.id);
 			break;
 		}
-		differs = (const char *)sqlite3_column_text(st, 14);
+		differs = pgn_col_str(st, 14, NULL);
 		if (differs != NULL && differs[0] != '\0') {
 			*c->bad = x.id;
 			rc = pgn_fail(db, PGN_ETAMPER,
@@ -340,10 +371,10 @@ verify_tx(pgn_db *db, void *arg)
 		rc = pgn_step_row(db, st, "reading the audit head");
 	if (rc == PGN_OK) {
 		have_head = 1;
-		head_n = sqlite3_column_int64(st, 0);
-		ok = sqlite3_column_bytes(st, 1) == PGN_HASH_BYTES &&
-		    sodium_memcmp(sqlite3_column_blob(st, 1), prev,
-		        PGN_HASH_BYTES) == 0;
+		head_n = pgn_col_i64(st, 0);
+		hp = pgn_col_bytes(st, 1, &hlen);
+		ok = hlen == PGN_HASH_BYTES &&
+		    sodium_memcmp(hp, prev, PGN_HASH_BYTES) == 0;
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_ENOTFOUND)

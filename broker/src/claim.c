@@ -33,6 +33,15 @@ const char pgn_sql_turn_peek[] =
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+/* The same in PostgreSQL's words: least() for the two-argument min(). */
+static const char SQL_TURN_PEEK_PG[] =
+    "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "s.auto_continues, "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL) "
+    "FROM session s JOIN agent a ON a.id = s.agent_id "
+    "JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
 static const char SQL_SESSION_TRANSCRIPT[] =
@@ -106,13 +115,13 @@ static pgn_status
 select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
     struct pgn_msgs *out)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	size_t spent = 0, cost;
 	int64_t queued;
 	struct pgn_msg *m;
 	char from[PGN_MAX_NAME + 1];
 	pgn_status rc;
-	int r = SQLITE_DONE, filtered;
+	int filtered;
 
 	pgn_msgs_release(out);
 	rc = pgn_queued_count(db, aid, &queued);
@@ -136,7 +145,7 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		rc = pgn_bind_text(db, st, 3, req->from != NULL ? from : NULL);
 	if (rc == PGN_OK && filtered)
 		rc = pgn_bind_i64(db, st, 4, req->reply_to);
-	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+	while (pgn_next_row(db, st, &rc, "reading the queue")) {
 		rc = pgn_msgs_push(db, out, st);
 		if (rc != PGN_OK)
 			break;
@@ -145,13 +154,10 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		if (req->budget != 0 && out->n > 1 &&
 		    (cost > req->budget || spent > req->budget - cost)) {
 			msgs_truncate(out, out->n - 1);
-			r = SQLITE_DONE;
 			break;
 		}
 		spent += cost;
 	}
-	if (rc == PGN_OK && r != SQLITE_DONE)
-		rc = pgn_fail_sql(db, r, "reading the queue");
 	pgn_finish(db, st);
 	if (rc == PGN_OK)
 		out->left = (size_t)queued - out->n;
@@ -166,7 +172,7 @@ static pgn_status
 mark_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
     const struct pgn_msgs *msgs)
 {
-	sqlite3_stmt *mark = NULL;
+	pgn_stmt *mark = NULL;
 	const struct pgn_msg *m;
 	int64_t now = pgn_now_ms();
 	pgn_status rc;
@@ -175,14 +181,14 @@ mark_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 	rc = pgn_prepare(db, SQL_MSG_MARK, &mark);
 	for (i = 0; rc == PGN_OK && i < msgs->n; i++) {
 		m = &msgs->v[i];
-		sqlite3_reset(mark);
+		pgn_reset(mark);
 		rc = pgn_bind_i64(db, mark, 1, m->id);
 		if (rc == PGN_OK)
 			rc = pgn_bind_i64(db, mark, 2, now);
 		if (rc == PGN_OK)
 			rc = pgn_step_done(db, mark, "claiming a message");
 		/* Under the write lock a queued row cannot vanish. */
-		if (rc == PGN_OK && sqlite3_changes(db->sql) != 1)
+		if (rc == PGN_OK && pgn_changes(db, mark) != 1)
 			rc = pgn_fail(db, PGN_EDB,
 			    "message %lld was claimed twice", (long long)m->id);
 		if (rc == PGN_OK)
@@ -261,10 +267,10 @@ struct bound {
 };
 
 static void
-copy_col(char *dst, size_t max, sqlite3_stmt *st, int col)
+copy_col(char *dst, size_t max, pgn_stmt *st, int col)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
-	size_t n = (size_t)sqlite3_column_bytes(st, col);
+	size_t n;
+	const char *t = pgn_col_str(st, col, &n);
 
 	if (t == NULL || n >= max)
 		n = 0;
@@ -283,29 +289,26 @@ static pgn_status
 bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
     const char *agent, int64_t now, struct bound *out)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
-	int r;
 
 	memset(out, 0, sizeof(*out));
 	rc = pgn_prepare(db, SQL_SESSION_GET, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind_text(db, st, 1, key);
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW) {
-			out->session = sqlite3_column_int64(st, 0);
-			out->agent = sqlite3_column_int64(st, 1);
-			copy_col(out->name, sizeof(out->name), st, 2);
-			copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
-			out->last_turn_ms = sqlite3_column_int64(st, 4);
-			copy_col(out->scope, sizeof(out->scope), st, 5);
-			out->continues = sqlite3_column_int64(st, 6);
-			copy_col(out->transcript, sizeof(out->transcript), st,
-			    7);
-		} else if (r != SQLITE_DONE) {
-			rc = pgn_fail_sql(db, r, "reading a session");
-		}
+		out->session = pgn_col_i64(st, 0);
+		out->agent = pgn_col_i64(st, 1);
+		copy_col(out->name, sizeof(out->name), st, 2);
+		copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
+		out->last_turn_ms = pgn_col_i64(st, 4);
+		copy_col(out->scope, sizeof(out->scope), st, 5);
+		out->continues = pgn_col_i64(st, 6);
+		copy_col(out->transcript, sizeof(out->transcript), st, 7);
+	} else if (rc == PGN_ENOTFOUND) {
+		rc = PGN_OK;
 	}
 	pgn_finish(db, st);
 	st = NULL;
@@ -408,7 +411,7 @@ struct turn_ctx {
 static pgn_status
 record_turn(pgn_db *db, int64_t session, const char *turn, int64_t now)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	rc = pgn_prepare(db, SQL_SESSION_TURN, &st);
@@ -551,26 +554,25 @@ peek_tx(pgn_db *db, void *arg)
 {
 	struct peek_ctx *c = arg;
 	struct pgn_peek *p = c->p;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
-	int r;
 
 	memset(p, 0, sizeof(*p));
-	rc = pgn_prepare(db, pgn_sql_turn_peek, &st);
+	rc = pgn_prepare(db, pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG),
+	    &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind_text(db, st, 1, c->session);
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW) {
-			copy_col(p->agent, sizeof(p->agent), st, 0);
-			copy_col(p->scope, sizeof(p->scope), st, 1);
-			p->seen_ms = sqlite3_column_int64(st, 2);
-			p->continues = sqlite3_column_int64(st, 3);
-			p->queued = sqlite3_column_int(st, 4) != 0;
-			p->bound = p->agent[0] != '\0';
-		} else if (r != SQLITE_DONE) {
-			rc = pgn_fail_sql(db, r, "reading a session");
-		}
+		copy_col(p->agent, sizeof(p->agent), st, 0);
+		copy_col(p->scope, sizeof(p->scope), st, 1);
+		p->seen_ms = pgn_col_i64(st, 2);
+		p->continues = pgn_col_i64(st, 3);
+		p->queued = pgn_col_i64(st, 4) != 0;
+		p->bound = p->agent[0] != '\0';
+	} else if (rc == PGN_ENOTFOUND) {
+		rc = PGN_OK;
 	}
 	pgn_finish(db, st);
 	return rc;

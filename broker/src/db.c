@@ -1,6 +1,9 @@
 /*
- * The connection: open, schema migrations, pragmas, error recording,
- * and transactions that retry a busy lock with jitter up to a deadline.
+ * The SQLite backend (store_int.h, docs/decisions/0110): open, schema
+ * migrations, pragmas, the WAL lifecycle, the statement cache, SQLite's
+ * errors, transactions that retry a busy lock with jitter up to a
+ * deadline, and pgn_wait's wake-up on the WAL. The only file of the
+ * store that calls sqlite3_*.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,29 +13,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <poll.h>
+#include <sys/inotify.h>
+#endif
 
 #include <sodium.h>
+#include <sqlite3.h>
 
 #include "pgn_int.h"
 #include "schema_int.h"
-
-int64_t
-pgn_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t
-pgn_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "store_int.h"
 
 static void
 sleep_ms(long ms)
@@ -45,56 +36,9 @@ sleep_ms(long ms)
 		;
 }
 
-/* Record message 'fmt' and remedy 'hint' (about 'arg') on 'db'. */
-static pgn_status vfail(pgn_db *db, pgn_status st, pgn_hint hint,
-    const char *arg, const char *fmt, va_list ap) PGN_PRINTF(5, 0);
-
+/* Map an SQLite result to a status, recording its message with 'what'. */
 static pgn_status
-vfail(pgn_db *db, pgn_status st, pgn_hint hint, const char *arg,
-    const char *fmt, va_list ap)
-{
-	if (vsnprintf(db->err, sizeof(db->err), fmt, ap) < 0)
-		db->err[0] = '\0';
-	db->hint = hint;
-	db->hint_arg[0] = '\0';
-	if (arg != NULL && strlen(arg) < sizeof(db->hint_arg))
-		memcpy(db->hint_arg, arg, strlen(arg) + 1);
-	return st;
-}
-
-pgn_status
-pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	st = vfail(db, st, PGN_HINT_NONE, NULL, fmt, ap);
-	va_end(ap);
-	return st;
-}
-
-pgn_status
-pgn_fail_hint(pgn_db *db, pgn_status st, pgn_hint hint, const char *arg,
-    const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	st = vfail(db, st, hint, arg, fmt, ap);
-	va_end(ap);
-	return st;
-}
-
-pgn_hint
-pgn_errhint(const pgn_db *db, const char **arg)
-{
-	if (arg != NULL)
-		*arg = db != NULL && db->hint_arg[0] ? db->hint_arg : NULL;
-	return db != NULL ? db->hint : PGN_HINT_NONE;
-}
-
-pgn_status
-pgn_fail_sql(pgn_db *db, int rc, const char *what)
+fail_sql(pgn_db *db, int rc, const char *what)
 {
 	const char *msg;
 
@@ -130,88 +74,177 @@ pgn_fail_sql(pgn_db *db, int rc, const char *what)
 	}
 }
 
-const char *
-pgn_errmsg(const pgn_db *db)
-{
-	if (db == NULL)
-		return "out of memory";
-	return db->err;
-}
+static const struct pgn_backend lite;
 
-pgn_status
-pgn_prepare(pgn_db *db, const char *sql, sqlite3_stmt **st)
+/* The SQLite statement of 'st'. */
+#define LITE(st) ((sqlite3_stmt *)(st)->h)
+
+/*
+ * A cached statement for 'sql' (docs/decisions/0022): a free one
+ * prepared from the same static text, else a new one in a free slot
+ * (SQLITE_PREPARE_PERSISTENT), else (nested, or the cache is full) a
+ * one-off freed by lite_finish.
+ */
+static pgn_status
+lite_prepare(pgn_db *db, const char *sql, pgn_stmt **out)
 {
-	struct pgn_stmt_slot *s, *slot = NULL;
+	struct pgn_stmt *s, *slot = NULL;
+	sqlite3_stmt *st = NULL;
 	size_t i;
 	int rc;
 
-	*st = NULL;
+	*out = NULL;
 	for (i = 0; i < PGN_STMT_CACHE; i++) {
 		s = &db->stmts[i];
-		if (s->st == NULL) {
+		if (s->h == NULL) {
 			if (slot == NULL)
 				slot = s;
 		} else if (s->sql == sql && !s->busy &&
-		    strcmp(sqlite3_sql(s->st), sql) == 0) {
+		    strcmp(sqlite3_sql(LITE(s)), sql) == 0) {
 			s->busy = 1;
-			*st = s->st;
+			*out = s;
 			return PGN_OK;
 		}
 	}
-	/* In use already (nested) or the cache is full: a one-off. */
 	rc = sqlite3_prepare_v3(db->sql, sql, -1,
-	    slot != NULL ? SQLITE_PREPARE_PERSISTENT : 0, st, NULL);
-	if (rc != SQLITE_OK) {
-		*st = NULL;
-		return pgn_fail_sql(db, rc, "preparing a statement");
-	}
-	if (slot != NULL && *st != NULL) {
-		slot->sql = sql;
-		slot->st = *st;
-		slot->busy = 1;
-	}
-	return PGN_OK;
-}
-
-void
-pgn_finish(pgn_db *db, sqlite3_stmt *st)
-{
-	size_t i;
-
-	if (st == NULL)
-		return;
-	for (i = 0; i < PGN_STMT_CACHE; i++)
-		if (db->stmts[i].st == st) {
-			/* Locks and bound pointers go now, as with finalize. */
-			(void)sqlite3_reset(st);
-			(void)sqlite3_clear_bindings(st);
-			db->stmts[i].busy = 0;
-			return;
+	    slot != NULL ? SQLITE_PREPARE_PERSISTENT : 0, &st, NULL);
+	if (rc != SQLITE_OK)
+		return fail_sql(db, rc, "preparing a statement");
+	if (slot == NULL) {
+		slot = calloc(1, sizeof(*slot));
+		if (slot == NULL) {
+			sqlite3_finalize(st);
+			return fail_sql(db, SQLITE_NOMEM,
+			    "preparing a statement");
 		}
-	sqlite3_finalize(st);
-}
-
-pgn_status
-pgn_step_done(pgn_db *db, sqlite3_stmt *st, const char *what)
-{
-	int rc;
-
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return pgn_fail_sql(db, rc, what);
+	}
+	slot->be = &lite;
+	slot->sql = sql;
+	slot->h = st;
+	slot->busy = 1;
+	*out = slot;
 	return PGN_OK;
 }
 
-char *
-pgn_col_text(sqlite3_stmt *st, int col)
+static int
+cached(pgn_db *db, const pgn_stmt *st)
 {
-	const unsigned char *t;
+	return st >= db->stmts && st < db->stmts + PGN_STMT_CACHE;
+}
 
-	t = sqlite3_column_text(st, col);
-	if (t == NULL)
-		return pgn_strdup("");
-	return pgn_strndup((const char *)t,
-	    (size_t)sqlite3_column_bytes(st, col));
+static void
+lite_finish(pgn_db *db, pgn_stmt *st)
+{
+	if (cached(db, st)) {
+		/* Locks and bound pointers go now, as with finalize. */
+		(void)sqlite3_reset(LITE(st));
+		(void)sqlite3_clear_bindings(LITE(st));
+		st->busy = 0;
+		return;
+	}
+	sqlite3_finalize(LITE(st));
+	free(st);
+}
+
+static void
+lite_reset(pgn_stmt *st)
+{
+	(void)sqlite3_reset(LITE(st));
+}
+
+static int
+lite_nparams(pgn_stmt *st)
+{
+	return sqlite3_bind_parameter_count(LITE(st));
+}
+
+static pgn_status
+lite_bind(pgn_db *db, pgn_stmt *st, int i, const struct pgn_arg *a)
+{
+	sqlite3_stmt *s = LITE(st);
+	int rc = SQLITE_MISUSE;
+
+	switch (a->kind) {
+	case PGN_ARG_I64:
+		rc = sqlite3_bind_int64(s, i, a->i);
+		break;
+	case PGN_ARG_TEXT:
+		rc = a->t == NULL ?
+		    sqlite3_bind_null(s, i) :
+		    sqlite3_bind_text(s, i, a->t, -1, SQLITE_STATIC);
+		break;
+	case PGN_ARG_TEXTN:
+		rc = sqlite3_bind_text(s, i, a->t, (int)a->len, SQLITE_STATIC);
+		break;
+	case PGN_ARG_BLOB:
+		rc = sqlite3_bind_blob(s, i, a->b, (int)a->len, SQLITE_STATIC);
+		break;
+	case PGN_ARG_NONE:
+		break;
+	}
+	return rc == SQLITE_OK ? PGN_OK : fail_sql(db, rc, "binding");
+}
+
+static pgn_status
+lite_step(pgn_db *db, pgn_stmt *st, const char *what)
+{
+	int r;
+
+	r = sqlite3_step(LITE(st));
+	if (r == SQLITE_ROW)
+		return PGN_OK;
+	if (r == SQLITE_DONE)
+		return PGN_ENOTFOUND;
+	return fail_sql(db, r, what);
+}
+
+static int64_t
+lite_col_i64(pgn_stmt *st, int col)
+{
+	return sqlite3_column_int64(LITE(st), col);
+}
+
+/* The pointer first: it makes the byte count the text's (or blob's). */
+static const char *
+lite_col_text(pgn_stmt *st, int col, size_t *len)
+{
+	const unsigned char *p = sqlite3_column_text(LITE(st), col);
+
+	*len = p != NULL ? (size_t)sqlite3_column_bytes(LITE(st), col) : 0;
+	return (const char *)p;
+}
+
+static const void *
+lite_col_blob(pgn_stmt *st, int col, size_t *len)
+{
+	const void *p = sqlite3_column_blob(LITE(st), col);
+
+	*len = p != NULL ? (size_t)sqlite3_column_bytes(LITE(st), col) : 0;
+	return p;
+}
+
+static int64_t
+lite_changes(pgn_db *db, pgn_stmt *st)
+{
+	(void)st;
+	return sqlite3_changes(db->sql);
+}
+
+/* One statement of static text, prepared once per connection. */
+static pgn_status
+lite_exec_static(pgn_db *db, const char *sql, const char *what)
+{
+	pgn_stmt *st = NULL;
+	pgn_status rc;
+
+	rc = lite_prepare(db, sql, &st);
+	if (rc == PGN_OK)
+		rc = lite_step(db, st, what);
+	if (rc == PGN_ENOTFOUND)
+		rc = PGN_OK;
+	if (st != NULL)
+		lite_finish(db, st);
+	return rc;
 }
 
 static pgn_status
@@ -221,22 +254,8 @@ exec(pgn_db *db, const char *sql, const char *what)
 
 	rc = sqlite3_exec(db->sql, sql, NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return pgn_fail_sql(db, rc, what);
+		return fail_sql(db, rc, what);
 	return PGN_OK;
-}
-
-/* One statement of static text, prepared once per connection. */
-static pgn_status
-step_static(pgn_db *db, const char *sql, const char *what)
-{
-	sqlite3_stmt *st = NULL;
-	pgn_status rc;
-
-	rc = pgn_prepare(db, sql, &st);
-	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, what);
-	pgn_finish(db, st);
-	return rc;
 }
 
 /* Busy handler: sleep a jittered, growing slice until the deadline. */
@@ -275,11 +294,11 @@ run_armed(pgn_db *db, const char *begin, pgn_tx_fn *fn, void *arg)
 	pgn_status rc;
 
 	for (;;) {
-		rc = step_static(db, begin, "starting a transaction");
+		rc = lite_exec_static(db, begin, "starting a transaction");
 		if (rc == PGN_OK)
 			rc = fn(db, arg);
 		if (rc == PGN_OK)
-			rc = step_static(db, "COMMIT", "committing");
+			rc = lite_exec_static(db, "COMMIT", "committing");
 		if (rc == PGN_OK)
 			return PGN_OK;
 		if (!sqlite3_get_autocommit(db->sql))
@@ -330,15 +349,15 @@ checkpoint_first(pgn_db *db)
 		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 }
 
-pgn_status
-pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
+static pgn_status
+lite_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
 {
 	checkpoint_first(db);
 	return run(db, "BEGIN IMMEDIATE", fn, arg);
 }
 
-pgn_status
-pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg)
+static pgn_status
+lite_read(pgn_db *db, pgn_tx_fn *fn, void *arg)
 {
 	return run(db, "BEGIN", fn, arg);
 }
@@ -352,24 +371,24 @@ pgn_schema_version(void)
 static pgn_status
 read_int(pgn_db *db, const char *sql, int *out)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 	int r;
 
-	rc = pgn_prepare(db, sql, &st);
+	rc = lite_prepare(db, sql, &st);
 	if (rc != PGN_OK)
 		return rc;
-	r = sqlite3_step(st);
+	r = sqlite3_step(LITE(st));
 	if (r == SQLITE_ROW)
-		*out = sqlite3_column_int(st, 0);
+		*out = sqlite3_column_int(LITE(st), 0);
 	else
-		rc = pgn_fail_sql(db, r, "reading the schema");
-	pgn_finish(db, st);
+		rc = fail_sql(db, r, "reading the schema");
+	lite_finish(db, st);
 	return rc;
 }
 
-pgn_status
-pgn_db_user_version(pgn_db *db, int *version)
+static pgn_status
+lite_user_version(pgn_db *db, int *version)
 {
 	return read_int(db, "PRAGMA user_version", version);
 }
@@ -388,7 +407,7 @@ read_state(pgn_db *db, void *arg)
 	pgn_status rc;
 
 	s->tables = 0;
-	rc = pgn_db_user_version(db, &s->version);
+	rc = lite_user_version(db, &s->version);
 	if (rc == PGN_OK && s->version == 0)
 		rc = read_int(db, "SELECT count(*) FROM sqlite_schema",
 		    &s->tables);
@@ -457,7 +476,7 @@ migrate(pgn_db *db)
 
 	arm_deadline(db);
 	/* The common case costs one statement: a database at our version. */
-	rc = pgn_db_user_version(db, &version);
+	rc = lite_user_version(db, &version);
 	if (rc == PGN_OK && version == pgn_schema_version())
 		return PGN_OK;
 	if (rc != PGN_OK && rc != PGN_EBUSY)
@@ -635,26 +654,17 @@ prepare_files(pgn_db *db, const char *path, unsigned flags, char **real)
 }
 
 pgn_status
-pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
+pgn_sqlite_open(pgn_db *db, const char *path, unsigned flags)
 {
-	pgn_db *db;
 	char *real = NULL;
 	pgn_status rc;
 	int r;
 
-	*out = NULL;
-	db = calloc(1, sizeof(*db));
-	if (db == NULL)
-		return PGN_ENOMEM;
-	*out = db;
-	db->flags = flags;
-	db->deadline_ms = deadline_ms > 0 ? deadline_ms : PGN_BUSY_DEADLINE_MS;
-	db->path = pgn_strdup(path);
-	db->scope = pgn_strdup("");
-	if (db->path == NULL || db->scope == NULL)
+	db->be = &lite;
+	/* Its own allocation: pgn_db stays small to clear (calloc). */
+	db->stmts = calloc(PGN_STMT_CACHE, sizeof(*db->stmts));
+	if (db->stmts == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
-	if (sodium_init() < 0)
-		return pgn_fail(db, PGN_EIO, "libsodium failed to initialise");
 	rc = prepare_files(db, path, flags, &real);
 	if (rc != PGN_OK) {
 		free(real);
@@ -666,10 +676,10 @@ pgn_db_open(const char *path, unsigned flags, long deadline_ms, pgn_db **out)
 	    NULL);
 	free(real);
 	if (r != SQLITE_OK)
-		return pgn_fail_sql(db, r, "opening");
+		return fail_sql(db, r, "opening");
 	/*
 	 * Keep -wal and -shm when the last connection closes, and do not
-	 * checkpoint there (see pgn_db_close): a hook run creates, deletes
+	 * checkpoint there (see lite_close): a hook run creates, deletes
 	 * and syncs no file (docs/decisions/0021-wal-lifecycle.md).
 	 */
 	r = 1;
@@ -697,15 +707,15 @@ pgn_single_threaded(void)
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-void
-pgn_db_close(pgn_db *db)
+static void
+lite_close(pgn_db *db)
 {
 	size_t i;
 
-	if (db == NULL)
-		return;
-	for (i = 0; i < PGN_STMT_CACHE; i++)
-		sqlite3_finalize(db->stmts[i].st);
+	for (i = 0; db->stmts != NULL && i < PGN_STMT_CACHE; i++)
+		sqlite3_finalize(LITE(&db->stmts[i]));
+	free(db->stmts);
+	db->stmts = NULL;
 	/*
 	 * A WAL past the bound is checkpointed and cut to zero bytes by the
 	 * last connection to close (journal_size_limit), as SQLite does by
@@ -715,30 +725,11 @@ pgn_db_close(pgn_db *db)
 		(void)sqlite3_db_config(db->sql,
 		    SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
 	sqlite3_close(db->sql);
-	free(db->path);
-	free(db->scope);
-	free(db);
+	db->sql = NULL;
 }
 
-pgn_status
-pgn_db_set_scope(pgn_db *db, const char *root)
-{
-	char *s;
-
-	if (strlen(root) >= PGN_MAX_PATH)
-		return pgn_fail(db, PGN_ETOOBIG, "scope path over %d bytes",
-		    PGN_MAX_PATH);
-	s = pgn_strdup(root);
-	if (s == NULL)
-		return pgn_fail(db, PGN_ENOMEM, "out of memory");
-	free(db->scope);
-	db->scope = s;
-	db->scope_id = 0;
-	return PGN_OK;
-}
-
-pgn_status
-pgn_db_check_file(pgn_db *db)
+static pgn_status
+lite_check_file(pgn_db *db)
 {
 	int moved = 0, rc;
 
@@ -746,10 +737,196 @@ pgn_db_check_file(pgn_db *db)
 	rc = sqlite3_file_control(db->sql, "main", SQLITE_FCNTL_HAS_MOVED,
 	    &moved);
 	if (rc != SQLITE_OK)
-		return pgn_fail_sql(db, rc, "checking the database file");
+		return fail_sql(db, rc, "checking the database file");
 	if (moved)
 		return pgn_fail(db, PGN_EIO,
 		    "database '%s' was replaced or removed since it was opened",
 		    db->path);
 	return PGN_OK;
 }
+
+/* ---- what doctor reports of the file (pgn_db_health) -------------- */
+
+static pgn_status
+lite_health(pgn_db *db, struct pgn_health *h)
+{
+	pgn_stmt *st = NULL;
+	pgn_status rc;
+
+	rc = lite_user_version(db, &h->schema_version);
+	if (rc == PGN_OK)
+		rc = lite_prepare(db, "PRAGMA integrity_check(1)", &st);
+	if (rc == PGN_OK)
+		rc = lite_step(db, st, "checking integrity");
+	if (rc == PGN_OK) {
+		h->integrity = pgn_col_text(st, 0);
+		if (h->integrity == NULL)
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	if (st != NULL)
+		lite_finish(db, st);
+	if (rc == PGN_OK)
+		rc = pgn_select_i64(db, "PRAGMA page_size", &h->page_size,
+		    "reading the database size", PGN_NONE);
+	if (rc == PGN_OK)
+		rc = pgn_select_i64(db, "PRAGMA page_count", &h->pages,
+		    "reading the database size", PGN_NONE);
+	if (rc == PGN_OK)
+		rc = pgn_select_i64(db, "PRAGMA freelist_count", &h->free_pages,
+		    "reading the database size", PGN_NONE);
+	return rc;
+}
+
+/* ---- pgn_wait's wake-up: inotify on the WAL ----------------------- */
+
+struct pgn_waker {
+	int fd;  /* -1: no notification, the waiter polls */
+	int wal; /* watch of the -wal file, -1 while there is none */
+	char *wal_path;
+};
+
+static void
+waker_watch_wal(struct pgn_waker *w)
+{
+#if defined(__linux__)
+	if (w->fd >= 0 && w->wal < 0 && w->wal_path != NULL)
+		w->wal = inotify_add_watch(w->fd, w->wal_path,
+		    IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF);
+#else
+	(void)w;
+#endif
+}
+
+static struct pgn_waker *
+lite_wait_open(pgn_db *db, const char *extra)
+{
+	struct pgn_waker *w;
+	struct pgn_buf b;
+	char *dir;
+
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return NULL;
+	w->fd = -1;
+	w->wal = -1;
+	pgn_buf_init(&b, PGN_MAX_PATH + 8);
+	pgn_buf_adds(&b, db->path);
+	pgn_buf_adds(&b, "-wal");
+	w->wal_path = pgn_buf_take(&b, NULL);
+	pgn_buf_release(&b);
+#if defined(__linux__)
+	dir = pgn_path_dir(db->path);
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	/* The database replaced or removed: wake up to see it at once. */
+	if (w->fd >= 0 && dir != NULL &&
+	    inotify_add_watch(w->fd, dir,
+	        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+	            IN_ONLYDIR) < 0) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	free(dir);
+	/* The caller's directory: a failed watch leaves the poll for it. */
+	if (w->fd >= 0 && extra != NULL)
+		(void)inotify_add_watch(w->fd, extra,
+		    IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
+		        IN_ONLYDIR);
+#else
+	(void)dir;
+	(void)extra;
+#endif
+	waker_watch_wal(w);
+	return w;
+}
+
+static void
+lite_wait_close(pgn_db *db, struct pgn_waker *w)
+{
+	(void)db;
+	if (w == NULL)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->wal_path);
+	free(w);
+}
+
+static void
+waker_drain(struct pgn_waker *w)
+{
+#if defined(__linux__)
+	char buf[4096]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	ssize_t n;
+	size_t off;
+
+	for (;;) {
+		n = read(w->fd, buf, sizeof(buf));
+		if (n <= 0)
+			return;
+		for (off = 0; off + sizeof(*ev) <= (size_t)n;
+		     off += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(buf + off);
+			if (ev->wd == w->wal && (ev->mask & IN_IGNORED) != 0)
+				w->wal = -1;
+		}
+	}
+#else
+	(void)w;
+#endif
+}
+
+/* Up to 'ms', until the WAL (or the directory) changes. */
+static int
+lite_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
+{
+#if defined(__linux__)
+	struct pollfd p;
+	int r;
+
+	(void)db;
+	if (w == NULL)
+		return 0;
+	waker_watch_wal(w);
+	if (w->fd >= 0 && w->wal >= 0) {
+		p.fd = w->fd;
+		p.events = POLLIN;
+		p.revents = 0;
+		r = poll(&p, 1, (int)ms);
+		if (r < 0 && errno == EINTR)
+			return -1;
+		if (r > 0)
+			waker_drain(w);
+	}
+#else
+	(void)db;
+	(void)w;
+	(void)ms;
+#endif
+	return 0;
+}
+
+static const struct pgn_backend lite = {
+    .name = "sqlite",
+    .dialect = PGN_DIALECT_SQLITE,
+    .prepare = lite_prepare,
+    .finish = lite_finish,
+    .reset = lite_reset,
+    .nparams = lite_nparams,
+    .bind = lite_bind,
+    .step = lite_step,
+    .col_i64 = lite_col_i64,
+    .col_text = lite_col_text,
+    .col_blob = lite_col_blob,
+    .changes = lite_changes,
+    .tx = lite_tx,
+    .read = lite_read,
+    .user_version = lite_user_version,
+    .check_file = lite_check_file,
+    .health = lite_health,
+    .wait_open = lite_wait_open,
+    .wait_sleep = lite_wait_sleep,
+    .wait_close = lite_wait_close,
+    .close = lite_close,
+};

@@ -1,6 +1,7 @@
 /*
- * What pigeon doctor reports about the database: schema version,
- * integrity, size in pages, and the row count of each table.
+ * What pigeon doctor reports about the database: the engine's part
+ * (schema version, integrity, size: the backend's health operation) and
+ * the row count of each table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,13 @@ static const char SQL_HEALTH[] =
     "(SELECT count(*) FROM message WHERE delivered_ms IS NULL), "
     "(SELECT count(*) FROM delivery), (SELECT count(*) FROM journal)";
 
-static const char SQL_INTEGRITY[] = "PRAGMA integrity_check(1)";
-static const char SQL_PAGE_SIZE[] = "PRAGMA page_size";
-static const char SQL_PAGE_COUNT[] = "PRAGMA page_count";
-static const char SQL_FREELIST_COUNT[] = "PRAGMA freelist_count";
-
 void
 pgn_health_release(struct pgn_health *h)
 {
 	if (h == NULL)
 		return;
 	free(h->integrity);
+	free(h->server);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -33,45 +30,26 @@ static pgn_status
 health_tx(pgn_db *db, void *arg)
 {
 	struct pgn_health *h = arg;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	pgn_health_release(h);
-	rc = pgn_db_user_version(db, &h->schema_version);
-	if (rc == PGN_OK)
-		rc = pgn_prepare(db, SQL_INTEGRITY, &st);
-	if (rc == PGN_OK)
-		rc = pgn_step_row(db, st, "checking integrity");
-	if (rc == PGN_OK) {
-		h->integrity = pgn_col_text(st, 0);
-		if (h->integrity == NULL)
-			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
-	}
-	pgn_finish(db, st);
-	st = NULL;
-	if (rc == PGN_OK)
-		rc = pgn_select_i64(db, SQL_PAGE_SIZE, &h->page_size,
-		    "reading the database size", PGN_NONE);
-	if (rc == PGN_OK)
-		rc = pgn_select_i64(db, SQL_PAGE_COUNT, &h->pages,
-		    "reading the database size", PGN_NONE);
-	if (rc == PGN_OK)
-		rc = pgn_select_i64(db, SQL_FREELIST_COUNT, &h->free_pages,
-		    "reading the database size", PGN_NONE);
+	rc = db->be->health(db, h);
 	if (rc == PGN_OK)
 		rc = pgn_prepare(db, SQL_HEALTH, &st);
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "counting rows");
 	if (rc == PGN_OK) {
-		h->scopes = sqlite3_column_int64(st, 0);
-		h->agents = sqlite3_column_int64(st, 1);
-		h->sessions = sqlite3_column_int64(st, 2);
-		h->queued = sqlite3_column_int64(st, 3);
-		h->deliveries = sqlite3_column_int64(st, 4);
-		h->journal = sqlite3_column_int64(st, 5);
+		h->scopes = pgn_col_i64(st, 0);
+		h->agents = pgn_col_i64(st, 1);
+		h->sessions = pgn_col_i64(st, 2);
+		h->queued = pgn_col_i64(st, 3);
+		h->deliveries = pgn_col_i64(st, 4);
+		h->journal = pgn_col_i64(st, 5);
 	}
 	pgn_finish(db, st);
-	/* Both statements always yield one row; none is SQLite misbehaving. */
+	/* Both statements always yield one row; none is the engine misbehaving.
+	 */
 	if (rc == PGN_ENOTFOUND)
 		rc = pgn_fail(db, PGN_EDB,
 		    "checking the database: a query that always yields a row yielded none");

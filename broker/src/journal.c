@@ -25,7 +25,7 @@ static const char SQL_JOURNAL_TAIL[] =
 /* Without --since: counted from the index alone, no table rows read. */
 static const char SQL_JOURNAL_EARLIER_ALL[] =
     "SELECT count(*) FROM (SELECT 1 FROM journal WHERE agent_id = ?1 "
-    "AND id < ?2 LIMIT ?3)";
+    "AND id < ?2 LIMIT ?3) AS earlier";
 static const char SQL_JOURNAL_EARLIER[] =
     "SELECT at_ms FROM journal WHERE agent_id = ?1 AND id < ?2 "
     "ORDER BY id DESC LIMIT ?3";
@@ -34,7 +34,7 @@ pgn_status
 pgn_journal_add(pgn_db *db, int64_t agent, const char *kind, int64_t msg,
     const char *peer, const char *detail, int64_t now)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	rc = pgn_prepare(db, SQL_JOURNAL_ADD, &st);
@@ -84,17 +84,17 @@ struct journal_ctx {
 
 /* Read one row of SQL_JOURNAL_LIST or _TAIL into a new entry. */
 static pgn_status
-take_row(pgn_db *db, sqlite3_stmt *st, struct pgn_entries *out)
+take_row(pgn_db *db, pgn_stmt *st, struct pgn_entries *out)
 {
 	struct pgn_entry *x;
 
 	if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v)))
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	x = &out->v[out->n++];
-	x->id = sqlite3_column_int64(st, 0);
-	x->at_ms = sqlite3_column_int64(st, 1);
+	x->id = pgn_col_i64(st, 0);
+	x->at_ms = pgn_col_i64(st, 1);
 	x->kind = pgn_col_text(st, 2);
-	x->message_id = sqlite3_column_int64(st, 3);
+	x->message_id = pgn_col_i64(st, 3);
 	x->peer = pgn_col_text(st, 4);
 	x->detail = pgn_col_text(st, 5);
 	x->body = pgn_col_text(st, 6);
@@ -107,9 +107,8 @@ take_row(pgn_db *db, sqlite3_stmt *st, struct pgn_entries *out)
 static pgn_status
 count_earlier(pgn_db *db, int64_t aid, int64_t id, int64_t since_ms, int64_t *n)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
-	int r = SQLITE_DONE;
 
 	*n = 0;
 	rc = pgn_prepare(db,
@@ -121,16 +120,14 @@ count_earlier(pgn_db *db, int64_t aid, int64_t id, int64_t since_ms, int64_t *n)
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 3, PGN_MAX_EARLIER);
 	if (rc == PGN_OK && since_ms == 0) {
-		r = sqlite3_step(st);
-		if (r == SQLITE_ROW)
-			*n = sqlite3_column_int64(st, 0);
+		rc = pgn_query_i64(db, st, n, "reading the journal");
+		if (rc == PGN_ENOTFOUND)
+			rc = PGN_OK;
 	}
 	while (rc == PGN_OK && since_ms > 0 &&
-	    (r = sqlite3_step(st)) == SQLITE_ROW &&
-	    sqlite3_column_int64(st, 0) >= since_ms)
+	    pgn_next_row(db, st, &rc, "reading the journal") &&
+	    pgn_col_i64(st, 0) >= since_ms)
 		(*n)++;
-	if (rc == PGN_OK && r != SQLITE_DONE && r != SQLITE_ROW)
-		rc = pgn_fail_sql(db, r, "reading the journal");
 	pgn_finish(db, st);
 	return rc;
 }
@@ -141,11 +138,10 @@ journal_tx(pgn_db *db, void *arg)
 	struct journal_ctx *c = arg;
 	struct pgn_entries *out = c->out;
 	struct pgn_entry tmp;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	int64_t aid;
 	pgn_status rc;
 	size_t i;
-	int r = SQLITE_DONE;
 
 	pgn_entries_release(out);
 	rc = pgn_need_agent(db, c->agent, 1, &aid);
@@ -161,11 +157,11 @@ journal_tx(pgn_db *db, void *arg)
 		rc = pgn_bind_i64(db, st, 2, c->after);
 	if (rc == PGN_OK && !c->tail)
 		rc = pgn_bind_i64(db, st, 3, (int64_t)c->limit);
-	while (rc == PGN_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+	while (pgn_next_row(db, st, &rc, "reading the journal")) {
 		if (out->newest == 0)
-			out->newest = sqlite3_column_int64(st, 0);
+			out->newest = pgn_col_i64(st, 0);
 		/* the walk back ends at the first entry before 'since' */
-		if (c->tail && sqlite3_column_int64(st, 1) < c->since_ms)
+		if (c->tail && pgn_col_i64(st, 1) < c->since_ms)
 			break;
 		/* one more than asked for: the listing is cut */
 		if (c->tail && out->n == c->limit) {
@@ -175,8 +171,6 @@ journal_tx(pgn_db *db, void *arg)
 		}
 		rc = take_row(db, st, out);
 	}
-	if (rc == PGN_OK && r != SQLITE_DONE && r != SQLITE_ROW)
-		rc = pgn_fail_sql(db, r, "reading the journal");
 	pgn_finish(db, st);
 	/* newest last */
 	for (i = 0; rc == PGN_OK && c->tail && i < out->n / 2; i++) {

@@ -7,7 +7,6 @@
 
 #include <stdarg.h>
 #include <sys/types.h>
-#include <sqlite3.h>
 #include <sodium.h>
 
 #include "pigeon/pigeon.h"
@@ -31,16 +30,29 @@
 #define PGN_STR_(x)        #x
 #define PGN_STR(x)         PGN_STR_(x)
 
-/* A statement prepared once and reused (pgn_prepare, pgn_finish). */
-struct pgn_stmt_slot {
-	const char *sql;  /* the static text it was prepared from */
-	sqlite3_stmt *st; /* NULL: free slot */
-	int busy;         /* handed out, not finished yet */
+struct sqlite3;
+struct pgn_backend;
+struct pgn_pg;
+
+/*
+ * A statement of one backend (docs/decisions/0110-storage-seam.md): the
+ * mailbox's files hold it and reach its rows only through the helpers of
+ * store_int.h; 'h' is the backend's own (an sqlite3_stmt, or pg.c's).
+ * The SQLite module keeps PGN_STMT_CACHE of them per connection.
+ */
+struct pgn_stmt {
+	const struct pgn_backend *be;
+	const char *sql; /* the static text it was prepared from */
+	void *h;         /* the backend's statement; NULL: a free slot */
+	int busy;        /* handed out, not finished yet */
 };
+typedef struct pgn_stmt pgn_stmt;
 
 struct pgn_db {
-	sqlite3 *sql;
-	char *path;
+	const struct pgn_backend *be; /* the store's one backend module */
+	struct sqlite3 *sql;          /* SQLite's connection (db.c only) */
+	struct pgn_pg *pg;            /* PostgreSQL's (pg.c only) */
+	char *path;       /* a file, or a conninfo without password */
 	char *scope;      /* current scope root, "" = global */
 	int64_t scope_id; /* 0: not looked up yet */
 	long deadline_ms; /* bound on each lock wait */
@@ -50,7 +62,7 @@ struct pgn_db {
 	char hint_arg[PGN_MAX_NAME + 1]; /* the name it is about */
 	unsigned flags;                  /* PGN_OPEN_* */
 	int checkpointed;                /* the first write checkpointed */
-	struct pgn_stmt_slot stmts[PGN_STMT_CACHE];
+	struct pgn_stmt *stmts; /* SQLite's cache, PGN_STMT_CACHE (db.c) */
 };
 
 /* ---- the quiet stamp (quiet.c, decision 0085) ----------------------- */
@@ -180,7 +192,7 @@ pgn_status pgn_state_read(const char *home, const unsigned char *key,
 pgn_status pgn_state_write(const char *home, const unsigned char *key,
     const char *plain, size_t len, char *err, size_t errlen);
 
-/* ---- errors (db.c) ------------------------------------------------- */
+/* ---- errors (store.c) ---------------------------------------------- */
 
 /* Record a message on 'db' and return 'st'. */
 pgn_status pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
@@ -188,40 +200,39 @@ pgn_status pgn_fail(pgn_db *db, pgn_status st, const char *fmt, ...)
 /* pgn_fail with the remedy 'hint' (about name 'arg', or NULL). */
 pgn_status pgn_fail_hint(pgn_db *db, pgn_status st, pgn_hint hint,
     const char *arg, const char *fmt, ...) PGN_PRINTF(5, 6);
-/* Map an SQLite result to a status, recording its message with 'what'. */
-pgn_status pgn_fail_sql(pgn_db *db, int rc, const char *what);
 
-/* ---- statements and transactions (db.c) ---------------------------- */
+/* ---- statements and transactions (stmt.c, over the backend) -------- */
 
 /*
- * A statement for 'sql', which must have static storage (it keys the
- * connection's statement cache): a cached one, reset with no bindings,
- * else a new one. Hand it back with pgn_finish, never sqlite3_finalize.
- * Preparing costs more than most statements' work (docs/decisions/0022).
+ * A statement for 'sql', which must have static storage (SQLite keys
+ * its statement cache on it): a cached one, reset with no bindings, else
+ * a new one. Hand it back with pgn_finish. On SQLite preparing costs
+ * more than most statements' work (docs/decisions/0022).
  */
 PGN_NODISCARD pgn_status pgn_prepare(pgn_db *db, const char *sql,
-    sqlite3_stmt **st);
-/* Reset a statement from pgn_prepare for reuse, or finalize it. NULL-safe. */
-void pgn_finish(pgn_db *db, sqlite3_stmt *st);
-/* Step expecting SQLITE_DONE. */
-PGN_NODISCARD pgn_status pgn_step_done(pgn_db *db, sqlite3_stmt *st,
+    pgn_stmt **st);
+/* Reset a statement from pgn_prepare for reuse, or free it. NULL-safe. */
+void pgn_finish(pgn_db *db, pgn_stmt *st);
+/* Step to the end of a statement (a row it yields is ignored). */
+PGN_NODISCARD pgn_status pgn_step_done(pgn_db *db, pgn_stmt *st,
     const char *what);
 
 typedef pgn_status pgn_tx_fn(pgn_db *db, void *arg);
 
 /*
- * Run 'fn' inside BEGIN IMMEDIATE ... COMMIT. A busy lock (at BEGIN, in
- * 'fn' or at COMMIT) rolls back and retries with jitter until the
- * connection's deadline; then PGN_EBUSY. Any other failure rolls back.
- * 'fn' must be safe to run again after a rollback.
+ * Run 'fn' inside one write transaction, serialized with every other
+ * writer (SQLite: BEGIN IMMEDIATE; PostgreSQL: pg.c). A busy lock (at
+ * the start, in 'fn' or at the commit) rolls back and retries with
+ * jitter until the connection's deadline; then PGN_EBUSY. Any other
+ * failure rolls back. 'fn' must be safe to run again after a rollback.
  */
 PGN_NODISCARD pgn_status pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg);
 
-/* Same retry discipline for read-only work (no write lock taken). */
+/* Same retry discipline for read-only work: one snapshot, no write lock. */
 PGN_NODISCARD pgn_status pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg);
 
 /* Text column as a fresh string ("" for NULL). NULL on ENOMEM. */
-char *pgn_col_text(sqlite3_stmt *st, int col);
+char *pgn_col_text(pgn_stmt *st, int col);
 
 /* ---- text (text.c) ------------------------------------------------- */
 /*

@@ -19,7 +19,7 @@ static const char SQL_MSG_IN_SCOPE[] =
     "SELECT 1 FROM message WHERE id = ?1 AND scope_id = ?2";
 static const char SQL_MSG_ADD[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
-    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))";
+    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0)) RETURNING id";
 
 void
 pgn_msgs_release(struct pgn_msgs *m)
@@ -39,20 +39,20 @@ pgn_msgs_release(struct pgn_msgs *m)
 
 /* Append the current row of pgn_sql_queued. */
 pgn_status
-pgn_msgs_push(pgn_db *db, struct pgn_msgs *m, sqlite3_stmt *st)
+pgn_msgs_push(pgn_db *db, struct pgn_msgs *m, pgn_stmt *st)
 {
 	struct pgn_msg *x;
 
 	if (!pgn_vec_grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	x = &m->v[m->n];
-	x->id = sqlite3_column_int64(st, 0);
+	x->id = pgn_col_i64(st, 0);
 	x->sender = pgn_col_text(st, 1);
 	x->recipient = pgn_col_text(st, 2);
 	x->body = pgn_col_text(st, 3);
-	x->body_len = (size_t)sqlite3_column_bytes(st, 3);
-	x->created_ms = sqlite3_column_int64(st, 4);
-	x->reply_to = sqlite3_column_int64(st, 5);
+	(void)pgn_col_str(st, 3, &x->body_len);
+	x->created_ms = pgn_col_i64(st, 4);
+	x->reply_to = pgn_col_i64(st, 5);
 	m->n++;
 	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
@@ -100,7 +100,7 @@ static pgn_status
 resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
     int64_t now)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	const struct pgn_send *req = c->req;
 	pgn_status rc = PGN_OK;
 	int64_t id;
@@ -115,11 +115,10 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 			/* A step error is no end of rows: fewer recipients
 			 * would commit (defects.md 25). */
 			while (pgn_next_row(db, st, &rc, "listing agents")) {
-				id = sqlite3_column_int64(st, 0);
+				id = pgn_col_i64(st, 0);
 				if (id != from_id)
 					rc = add_rcpt(db, c, id,
-					    (const char *)
-					        sqlite3_column_text(st, 1));
+					    pgn_col_str(st, 1, NULL));
 			}
 			pgn_finish(db, st);
 			st = NULL;
@@ -146,7 +145,7 @@ send_tx(pgn_db *db, void *arg)
 {
 	struct send_ctx *c = arg;
 	const struct pgn_send *req = c->req;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	int64_t sid, from_id = 0, n, id, now;
 	size_t i;
 	pgn_status rc;
@@ -190,15 +189,17 @@ send_tx(pgn_db *db, void *arg)
 	}
 	rc = pgn_prepare(db, SQL_MSG_ADD, &st);
 	for (i = 0; rc == PGN_OK && i < c->nrcpt; i++) {
-		sqlite3_reset(st);
+		pgn_reset(st);
 		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(c->from),
 		    PGN_I(c->rcpt[i].id), PGN_S(req->body, req->body_len),
 		    PGN_I(now), PGN_I(req->reply_to));
 		if (rc == PGN_OK)
-			rc = pgn_step_done(db, st, "queueing a message");
+			rc = pgn_query_i64(db, st, &id, "queueing a message");
+		if (rc == PGN_ENOTFOUND)
+			rc = pgn_fail(db, PGN_EDB,
+			    "queueing a message returned no id");
 		if (rc != PGN_OK)
 			break;
-		id = sqlite3_last_insert_rowid(db->sql);
 		c->sent[*c->nsent].id = id;
 		memcpy(c->sent[*c->nsent].to, c->rcpt[i].name,
 		    sizeof(c->rcpt[i].name));
@@ -280,7 +281,7 @@ static pgn_status
 inbox_tx(pgn_db *db, void *arg)
 {
 	struct inbox_ctx *c = arg;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	int64_t aid;
 	pgn_status rc;
 

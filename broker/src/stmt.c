@@ -1,9 +1,9 @@
 /*
- * Statement helpers (typed binding, row stepping that tells the end of
- * the rows from an error, one-value queries) and the row lookups every
- * part of the mailbox shares: the current scope, an agent by name, a
- * recipient's queue length. SQLite only, like the rest of the store
- * (send.c claim.c agents.c journal.c audit.c health.c).
+ * The statement layer over the connection's backend (store_int.h):
+ * prepare, typed binding, row stepping that tells the end of the rows
+ * from an error, one-value queries, transactions; and the row lookups
+ * every part of the mailbox shares: the current scope, an agent by name,
+ * a recipient's queue length. No backend's API is called here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,34 +25,37 @@ static const char SQL_QUEUED_COUNT[] =
     "SELECT count(*) FROM message WHERE recipient_id = ?1 "
     "AND delivered_ms IS NULL";
 
-/* Bind one value to parameter 'i'. */
-static int
-bind_one(sqlite3_stmt *st, int i, const struct pgn_arg *a)
+pgn_status
+pgn_prepare(pgn_db *db, const char *sql, pgn_stmt **st)
 {
-	switch (a->kind) {
-	case PGN_ARG_I64:
-		return sqlite3_bind_int64(st, i, a->i);
-	case PGN_ARG_TEXT:
-		if (a->t == NULL)
-			return sqlite3_bind_null(st, i);
-		return sqlite3_bind_text(st, i, a->t, -1, SQLITE_STATIC);
-	case PGN_ARG_TEXTN:
-		return sqlite3_bind_text(st, i, a->t, (int)a->len,
-		    SQLITE_STATIC);
-	case PGN_ARG_BLOB:
-		return sqlite3_bind_blob(st, i, a->b, (int)a->len,
-		    SQLITE_STATIC);
-	case PGN_ARG_NONE:
-		break;
-	}
-	return SQLITE_MISUSE;
+	return db->be->prepare(db, sql, st);
+}
+
+void
+pgn_finish(pgn_db *db, pgn_stmt *st)
+{
+	if (st != NULL)
+		db->be->finish(db, st);
 }
 
 pgn_status
-pgn_bind_args(pgn_db *db, sqlite3_stmt *st, const struct pgn_arg *a, size_t n)
+pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
+{
+	return db->be->tx(db, fn, arg);
+}
+
+pgn_status
+pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg)
+{
+	return db->be->read(db, fn, arg);
+}
+
+pgn_status
+pgn_bind_args(pgn_db *db, pgn_stmt *st, const struct pgn_arg *a, size_t n)
 {
 	size_t k;
-	int i = 0, rc;
+	int i = 0;
+	pgn_status rc;
 
 	for (k = 0; k < n; k++) {
 		if (a[k].kind == PGN_ARG_NONE)
@@ -63,82 +66,93 @@ pgn_bind_args(pgn_db *db, sqlite3_stmt *st, const struct pgn_arg *a, size_t n)
 			    "binding: a value of %zu bytes, over %d", a[k].len,
 			    PGN_MAX_BIND_LEN);
 		i++;
-		rc = bind_one(st, i, &a[k]);
-		if (rc != SQLITE_OK)
-			return pgn_fail_sql(db, rc, "binding");
+		rc = db->be->bind(db, st, i, &a[k]);
+		if (rc != PGN_OK)
+			return rc;
 	}
 	/* A count that does not match the SQL is a bug, not input. */
-	if (i != sqlite3_bind_parameter_count(st))
+	if (i != db->be->nparams(st))
 		return pgn_fail(db, PGN_EDB,
 		    "binding: %d values for the %d parameters of a statement",
-		    i, sqlite3_bind_parameter_count(st));
+		    i, db->be->nparams(st));
 	return PGN_OK;
 }
 
 pgn_status
-pgn_bind_text(pgn_db *db, sqlite3_stmt *st, int i, const char *s)
+pgn_bind_text(pgn_db *db, pgn_stmt *st, int i, const char *s)
 {
-	int rc;
+	struct pgn_arg a = PGN_T(s);
 
-	rc = s == NULL ? sqlite3_bind_null(st, i) :
-	                 sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	return rc == SQLITE_OK ? PGN_OK : pgn_fail_sql(db, rc, "binding");
+	return db->be->bind(db, st, i, &a);
 }
 
 pgn_status
-pgn_bind_i64(pgn_db *db, sqlite3_stmt *st, int i, int64_t v)
+pgn_bind_i64(pgn_db *db, pgn_stmt *st, int i, int64_t v)
 {
-	int rc;
+	struct pgn_arg a = PGN_I(v);
 
-	rc = sqlite3_bind_int64(st, i, v);
-	return rc == SQLITE_OK ? PGN_OK : pgn_fail_sql(db, rc, "binding");
+	return db->be->bind(db, st, i, &a);
 }
 
 pgn_status
-pgn_step_row(pgn_db *db, sqlite3_stmt *st, const char *what)
+pgn_step_row(pgn_db *db, pgn_stmt *st, const char *what)
 {
-	int r;
+	return db->be->step(db, st, what);
+}
 
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		return PGN_OK;
-	if (r == SQLITE_DONE)
-		return PGN_ENOTFOUND;
-	return pgn_fail_sql(db, r, what);
+pgn_status
+pgn_step_done(pgn_db *db, pgn_stmt *st, const char *what)
+{
+	pgn_status rc;
+
+	rc = db->be->step(db, st, what);
+	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
 }
 
 int
-pgn_next_row(pgn_db *db, sqlite3_stmt *st, pgn_status *rc, const char *what)
+pgn_next_row(pgn_db *db, pgn_stmt *st, pgn_status *rc, const char *what)
 {
-	int r;
+	pgn_status r;
 
 	if (*rc != PGN_OK)
 		return 0;
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
+	r = db->be->step(db, st, what);
+	if (r == PGN_OK)
 		return 1;
-	if (r != SQLITE_DONE)
-		*rc = pgn_fail_sql(db, r, what);
+	if (r != PGN_ENOTFOUND)
+		*rc = r;
 	return 0;
 }
 
 pgn_status
-pgn_query_i64(pgn_db *db, sqlite3_stmt *st, int64_t *out, const char *what)
+pgn_query_i64(pgn_db *db, pgn_stmt *st, int64_t *out, const char *what)
 {
 	pgn_status rc;
 
 	*out = 0;
 	rc = pgn_step_row(db, st, what);
 	if (rc == PGN_OK)
-		*out = sqlite3_column_int64(st, 0);
+		*out = pgn_col_i64(st, 0);
 	return rc;
+}
+
+char *
+pgn_col_text(pgn_stmt *st, int col)
+{
+	const char *t;
+	size_t n;
+
+	t = pgn_col_str(st, col, &n);
+	if (t == NULL)
+		return pgn_strdup("");
+	return pgn_strndup(t, n);
 }
 
 pgn_status
 pgn_exec_args(pgn_db *db, const char *sql, const char *what,
     const struct pgn_arg *a, size_t n)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	rc = pgn_prepare(db, sql, &st);
@@ -154,7 +168,7 @@ pgn_status
 pgn_select_i64_args(pgn_db *db, const char *sql, int64_t *out, const char *what,
     const struct pgn_arg *a, size_t n)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	*out = 0;
@@ -201,14 +215,13 @@ pgn_status
 pgn_exec_id(pgn_db *db, const char *sql, int64_t id, int64_t v,
     const char *what)
 {
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	struct pgn_arg a[2] = {PGN_I(id), PGN_I(v)};
 	pgn_status rc;
 
 	rc = pgn_prepare(db, sql, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind_args(db, st, a,
-		    sqlite3_bind_parameter_count(st) >= 2 ? 2 : 1);
+		rc = pgn_bind_args(db, st, a, db->be->nparams(st) >= 2 ? 2 : 1);
 	if (rc == PGN_OK)
 		rc = pgn_step_done(db, st, what);
 	pgn_finish(db, st);

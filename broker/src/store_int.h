@@ -1,7 +1,11 @@
 /*
- * Internals shared by the mailbox store's files (stmt.c send.c claim.c
- * agents.c journal.c audit.c health.c). Every one of them speaks SQLite
- * directly: there is no backend seam yet (architecture.md).
+ * Internals shared by the mailbox store's files. The seam
+ * (docs/decisions/0110-storage-seam.md): the domain files (send.c
+ * claim.c agents.c journal.c audit.c health.c wait.c) hold the mailbox's
+ * rules and speak to the database only through the statement layer
+ * below; each backend is one module filling struct pgn_backend: db.c
+ * (SQLite) and pg.c (PostgreSQL over libpq). No domain file includes a
+ * backend's header.
  */
 #ifndef PGN_STORE_INT_H
 #define PGN_STORE_INT_H
@@ -10,6 +14,113 @@
 
 /* How a message names the current scope. */
 #define PGN_SCOPE_LABEL(db) ((db)->scope[0] != '\0' ? (db)->scope : "global")
+
+/* ---- the backend's operations ------------------------------------ */
+
+struct pgn_arg;
+struct pgn_waker;
+
+/* Which SQL text a statement takes where the dialects differ. */
+enum pgn_dialect { PGN_DIALECT_SQLITE, PGN_DIALECT_PG };
+
+/*
+ * One backend: every operation the domain files need. Steps return
+ * PGN_OK on a row, PGN_ENOTFOUND at the end, else an error recorded on
+ * the connection with 'what'. Columns count from 0; a NULL reads as 0
+ * or as no bytes. SQL is SQLite's ("?1" parameters); a backend
+ * translates what it must (pg.c: "$1").
+ */
+struct pgn_backend {
+	const char *name; /* "sqlite", "postgresql" */
+	enum pgn_dialect dialect;
+	pgn_status (*prepare)(pgn_db *db, const char *sql, pgn_stmt **st);
+	void (*finish)(pgn_db *db, pgn_stmt *st);
+	void (*reset)(pgn_stmt *st); /* keeps nothing bound */
+	int (*nparams)(pgn_stmt *st);
+	/* Bind a[0] to parameter 'i' (from 1); values stay the caller's
+	 * until the statement is reset or finished. */
+	pgn_status (
+	    *bind)(pgn_db *db, pgn_stmt *st, int i, const struct pgn_arg *a);
+	pgn_status (*step)(pgn_db *db, pgn_stmt *st, const char *what);
+	int64_t (*col_i64)(pgn_stmt *st, int col);
+	/* A column's text, NUL-terminated, or its bytes ('*len' of
+	 * them); NULL for SQL NULL. Valid until the next step. */
+	const char *(*col_text)(pgn_stmt *st, int col, size_t *len);
+	const void *(*col_blob)(pgn_stmt *st, int col, size_t *len);
+	/* Rows the last write statement changed. */
+	int64_t (*changes)(pgn_db *db, pgn_stmt *st);
+	pgn_status (*tx)(pgn_db *db, pgn_tx_fn *fn, void *arg);
+	pgn_status (*read)(pgn_db *db, pgn_tx_fn *fn, void *arg);
+	pgn_status (*user_version)(pgn_db *db, int *version);
+	pgn_status (*check_file)(pgn_db *db);
+	/* The engine's part of pgn_db_health, inside its read transaction. */
+	pgn_status (*health)(pgn_db *db, struct pgn_health *h);
+	/*
+	 * pgn_wait's wake-up: open a watch for new mail and, where the
+	 * backend can, for changes in directory 'extra' (NULL: none; a
+	 * backend that cannot leaves it to the poll); NULL: no watch, the
+	 * waiter polls. Sleep up to 'ms' or until something may have
+	 * changed (-1: a signal came); close. A wake-up is only a hint: the
+	 * waiter re-checks the table either way.
+	 */
+	struct pgn_waker *(*wait_open)(pgn_db *db, const char *extra);
+	int (*wait_sleep)(pgn_db *db, struct pgn_waker *w, int64_t ms);
+	void (*wait_close)(pgn_db *db, struct pgn_waker *w);
+	void (*close)(pgn_db *db);
+};
+
+/* The modules (db.c, pg.c): open 'path' on 'db', setting db->be. */
+PGN_NODISCARD pgn_status pgn_sqlite_open(pgn_db *db, const char *path,
+    unsigned flags);
+PGN_NODISCARD pgn_status pgn_pg_open(pgn_db *db, const char *conninfo,
+    unsigned flags);
+
+/* The statement text of the connection's dialect (the one place). */
+static inline const char *
+pgn_sql(const pgn_db *db, const char *sqlite, const char *pg)
+{
+	return db->be->dialect == PGN_DIALECT_PG ? pg : sqlite;
+}
+
+/* Column accessors, through the statement's backend. */
+static inline int64_t
+pgn_col_i64(pgn_stmt *st, int col)
+{
+	return st->be->col_i64(st, col);
+}
+
+/* Bytes of a blob column, borrowed (NULL for SQL NULL). */
+static inline const void *
+pgn_col_bytes(pgn_stmt *st, int col, size_t *len)
+{
+	return st->be->col_blob(st, col, len);
+}
+
+/* Text of a column, borrowed (NULL for SQL NULL); '*len' may be NULL. */
+static inline const char *
+pgn_col_str(pgn_stmt *st, int col, size_t *len)
+{
+	size_t n;
+	const char *t = st->be->col_text(st, col, &n);
+
+	if (len != NULL)
+		*len = n;
+	return t;
+}
+
+/* Reset a statement to run it again (bind its values anew). */
+static inline void
+pgn_reset(pgn_stmt *st)
+{
+	st->be->reset(st);
+}
+
+/* Rows the last step of write statement 'st' changed. */
+static inline int64_t
+pgn_changes(pgn_db *db, pgn_stmt *st)
+{
+	return db->be->changes(db, st);
+}
 
 /* ---- statements and shared lookups (stmt.c) ------------------------ */
 
@@ -27,8 +138,8 @@ enum pgn_arg_kind {
 /*
  * One value for a statement parameter, made with the macros below so the
  * compiler checks each value's type (an int64_t slot takes no pointer, a
- * text slot no integer). Values are bound SQLITE_STATIC: they must stay
- * valid until the statement is reset or stepped to its end.
+ * text slot no integer). Values are not copied: they must stay valid
+ * until the statement is reset or stepped to its end.
  */
 struct pgn_arg {
 	enum pgn_arg_kind kind;
@@ -49,10 +160,10 @@ struct pgn_arg {
 
 /*
  * Bind a[0..n) to ?1, ?2, ... of 'st' in order (PGN_NONE entries skipped).
- * PGN_ETOOBIG: a value over PGN_MAX_BIND_LEN; PGN_EDB: SQLite refused a
- * value, or the count does not match the statement's parameters.
+ * PGN_ETOOBIG: a value over PGN_MAX_BIND_LEN; PGN_EDB: the backend
+ * refused a value, or the count does not match the statement's parameters.
  */
-PGN_NODISCARD pgn_status pgn_bind_args(pgn_db *db, sqlite3_stmt *st,
+PGN_NODISCARD pgn_status pgn_bind_args(pgn_db *db, pgn_stmt *st,
     const struct pgn_arg *a, size_t n);
 /* pgn_bind(db, st, PGN_I(id), PGN_T(name), ...) */
 #define pgn_bind(db, st, ...)                                                  \
@@ -80,23 +191,22 @@ PGN_NODISCARD pgn_status pgn_select_i64_args(pgn_db *db, const char *sql,
  * Step 'st' once: PGN_OK on a row, PGN_ENOTFOUND at the end, else the
  * error, recorded with 'what'. Never mistakes an error for the end.
  */
-PGN_NODISCARD pgn_status pgn_step_row(pgn_db *db, sqlite3_stmt *st,
+PGN_NODISCARD pgn_status pgn_step_row(pgn_db *db, pgn_stmt *st,
     const char *what);
 /*
  * The row loop: while (pgn_next_row(db, st, &rc, "listing x")) { ... }.
  * True on a row while '*rc' is PGN_OK; false at the end, once '*rc' holds
  * an error (set by the body), or on a step error, which goes into '*rc'.
  */
-int pgn_next_row(pgn_db *db, sqlite3_stmt *st, pgn_status *rc,
-    const char *what);
+int pgn_next_row(pgn_db *db, pgn_stmt *st, pgn_status *rc, const char *what);
 /* pgn_step_row, then column 0 into '*out' (0 unless PGN_OK). */
-PGN_NODISCARD pgn_status pgn_query_i64(pgn_db *db, sqlite3_stmt *st,
-    int64_t *out, const char *what);
+PGN_NODISCARD pgn_status pgn_query_i64(pgn_db *db, pgn_stmt *st, int64_t *out,
+    const char *what);
 
 /* Older single-value binders, kept for claim.c and journal.c. */
-PGN_NODISCARD pgn_status pgn_bind_text(pgn_db *db, sqlite3_stmt *st, int i,
+PGN_NODISCARD pgn_status pgn_bind_text(pgn_db *db, pgn_stmt *st, int i,
     const char *s);
-PGN_NODISCARD pgn_status pgn_bind_i64(pgn_db *db, sqlite3_stmt *st, int i,
+PGN_NODISCARD pgn_status pgn_bind_i64(pgn_db *db, pgn_stmt *st, int i,
     int64_t v);
 /* Run 'sql' with ?1 = id and, if it has one, ?2 = v. */
 PGN_NODISCARD pgn_status pgn_exec_id(pgn_db *db, const char *sql, int64_t id,
@@ -119,7 +229,7 @@ PGN_NODISCARD pgn_status pgn_check_name(pgn_db *db, const char *field,
 
 /* Append the current row of pgn_sql_queued to 'm'. */
 PGN_NODISCARD pgn_status pgn_msgs_push(pgn_db *db, struct pgn_msgs *m,
-    sqlite3_stmt *st);
+    pgn_stmt *st);
 
 /* ---- agents (agents.c) --------------------------------------------- */
 

@@ -1,18 +1,13 @@
 /*
  * Waiting for mail and where a message stands: pgn_wait sleeps until a
- * matching message is queued (woken by the -wal file changing, with a
- * bounded fallback poll), then claims it through pgn_claim's filter;
- * pgn_msg_status reads a message and its audit row.
+ * matching message is queued (woken by the backend: SQLite's -wal file
+ * changing, PostgreSQL's NOTIFY; with a bounded fallback poll, and a
+ * look at the table after every wake-up), then claims it through
+ * pgn_claim's filter; pgn_msg_status reads a message and its audit row.
  */
-#include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#if defined(__linux__)
-#include <sys/inotify.h>
-#endif
 
 #include "pgn_int.h"
 #include "store_int.h"
@@ -41,73 +36,6 @@ static const char SQL_STATUS[] =
     "LEFT JOIN delivery d ON d.message_id = m.id "
     "WHERE m.id = ?1 AND m.scope_id = ?2";
 
-/* What wakes a waiter: inotify on the -wal file and the directory. */
-struct waker {
-	int fd;  /* -1: no notification, sleep PGN_WAIT_TICK_MS */
-	int wal; /* watch of the -wal file, -1 while there is none */
-	char *wal_path;
-};
-
-static void
-waker_watch_wal(struct waker *w)
-{
-#if defined(__linux__)
-	if (w->fd >= 0 && w->wal < 0 && w->wal_path != NULL)
-		w->wal = inotify_add_watch(w->fd, w->wal_path,
-		    IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF);
-#else
-	(void)w;
-#endif
-}
-
-/* Set up what it can; without it the waiter polls every tick. */
-static void
-waker_open(pgn_db *db, const char *extra, struct waker *w)
-{
-	struct pgn_buf b;
-	char *dir;
-
-	w->fd = -1;
-	w->wal = -1;
-	pgn_buf_init(&b, PGN_MAX_PATH + 8);
-	pgn_buf_adds(&b, db->path);
-	pgn_buf_adds(&b, "-wal");
-	w->wal_path = pgn_buf_take(&b, NULL);
-	pgn_buf_release(&b);
-#if defined(__linux__)
-	dir = pgn_path_dir(db->path);
-	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	/* The database replaced or removed: wake up to see it at once. */
-	if (w->fd >= 0 && dir != NULL &&
-	    inotify_add_watch(w->fd, dir,
-	        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-	            IN_ONLYDIR) < 0) {
-		close(w->fd);
-		w->fd = -1;
-	}
-	free(dir);
-	/* The caller's directory: a failed watch leaves the poll for it. */
-	if (w->fd >= 0 && extra != NULL)
-		(void)inotify_add_watch(w->fd, extra,
-		    IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
-		        IN_ONLYDIR);
-#else
-	(void)dir;
-	(void)extra;
-#endif
-	waker_watch_wal(w);
-}
-
-static void
-waker_close(struct waker *w)
-{
-	if (w->fd >= 0)
-		close(w->fd);
-	w->fd = -1;
-	free(w->wal_path);
-	w->wal_path = NULL;
-}
-
 static void
 sleep_ms(int64_t ms)
 {
@@ -120,56 +48,16 @@ sleep_ms(int64_t ms)
 	nanosleep(&ts, NULL); /* a signal ends it early: the caller looks */
 }
 
-/* Read every pending event; note a -wal watch that went away. */
+/* Sleep on the backend's wake-up, at most PGN_WAIT_TICK_MS apart. */
 static void
-waker_drain(struct waker *w)
+waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
+    int64_t until)
 {
-#if defined(__linux__)
-	char buf[4096]
-	    __attribute__((aligned(__alignof__(struct inotify_event))));
-	const struct inotify_event *ev;
-	ssize_t n;
-	size_t off;
-
-	for (;;) {
-		n = read(w->fd, buf, sizeof(buf));
-		if (n <= 0)
-			return;
-		for (off = 0; off + sizeof(*ev) <= (size_t)n;
-		     off += sizeof(*ev) + ev->len) {
-			ev = (const struct inotify_event *)(buf + off);
-			if (ev->wd == w->wal && (ev->mask & IN_IGNORED) != 0)
-				w->wal = -1;
-		}
-	}
-#else
-	(void)w;
-#endif
-}
-
-/*
- * Sleep until something changed or 'ms' passed, but never look again
- * sooner than PGN_WAIT_TICK_MS after 'last' (monotonic ms).
- */
-static void
-waker_sleep(struct waker *w, int64_t ms, int64_t last, int64_t until)
-{
-	struct pollfd p;
 	int64_t gap;
-	int r;
 
-	waker_watch_wal(w);
-	if (w->fd >= 0 && w->wal >= 0) {
-		p.fd = w->fd;
-		p.events = POLLIN;
-		p.revents = 0;
-		r = poll(&p, 1, (int)ms);
-		if (r < 0 && errno == EINTR)
-			return; /* a signal: the caller asks whether to stop */
-		if (r > 0)
-			waker_drain(w);
-	}
-	/* at most PGN_WAIT_TICK_MS apart, however busy the file is */
+	if (w != NULL && db->be->wait_sleep(db, w, ms) < 0)
+		return; /* a signal: the caller asks whether to stop */
+	/* at most PGN_WAIT_TICK_MS apart, however busy the database is */
 	gap = last + PGN_WAIT_TICK_MS - pgn_mono_ms();
 	if (gap > until - pgn_mono_ms())
 		gap = until - pgn_mono_ms();
@@ -205,7 +93,7 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 	char agent[PGN_MAX_NAME + 1], from[PGN_MAX_NAME + 1];
 	struct pgn_claim claim = req->claim;
 	struct look_ctx look;
-	struct waker w = {-1, -1, NULL};
+	struct pgn_waker *w;
 	int64_t until, last, now;
 	pgn_status rc;
 
@@ -230,7 +118,7 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 	look.agent = agent;
 	look.from = claim.from != NULL ? from : NULL;
 	until = pgn_mono_ms() + req->timeout_ms;
-	waker_open(db, req->watch_dir, &w);
+	w = db->be->wait_open(db, req->watch_dir);
 	for (;;) {
 		last = pgn_mono_ms();
 		req->looks++;
@@ -253,24 +141,24 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 		now = pgn_mono_ms();
 		if (now >= until)
 			break;
-		waker_sleep(&w,
+		waker_sleep(db, w,
 		    until - now < PGN_WAIT_POLL_MS ? until - now :
 		                                     PGN_WAIT_POLL_MS,
 		    last, until);
 		if (req->cancel != NULL && req->cancel(req->cancel_arg))
 			break;
 	}
-	waker_close(&w);
+	db->be->wait_close(db, w);
 	if (rc != PGN_OK)
 		pgn_msgs_release(out);
 	return rc;
 }
 
 static void
-copy_text(char *dst, size_t max, sqlite3_stmt *st, int col)
+copy_text(char *dst, size_t max, pgn_stmt *st, int col)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
-	size_t n = (size_t)sqlite3_column_bytes(st, col);
+	size_t n;
+	const char *t = pgn_col_str(st, col, &n);
 
 	if (t == NULL)
 		n = 0;
@@ -293,7 +181,7 @@ status_tx(pgn_db *db, void *arg)
 {
 	struct status_ctx *c = arg;
 	struct pgn_msg_status *s;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	int64_t sid;
 	pgn_status rc;
 	size_t i;
@@ -309,7 +197,7 @@ status_tx(pgn_db *db, void *arg)
 		rc = pgn_prepare(db, SQL_STATUS, &st);
 	for (i = 0; rc == PGN_OK && i < c->n; i++) {
 		s = &c->out[i];
-		sqlite3_reset(st);
+		pgn_reset(st);
 		rc = pgn_bind(db, st, PGN_I(s->id), PGN_I(sid));
 		if (rc == PGN_OK)
 			rc = pgn_step_row(db, st, "reading a message");
@@ -322,9 +210,9 @@ status_tx(pgn_db *db, void *arg)
 		s->found = 1;
 		copy_text(s->sender, sizeof(s->sender), st, 0);
 		copy_text(s->recipient, sizeof(s->recipient), st, 1);
-		s->created_ms = sqlite3_column_int64(st, 2);
-		s->reply_to = sqlite3_column_int64(st, 3);
-		s->delivered_ms = sqlite3_column_int64(st, 4);
+		s->created_ms = pgn_col_i64(st, 2);
+		s->reply_to = pgn_col_i64(st, 3);
+		s->delivered_ms = pgn_col_i64(st, 4);
 		copy_text(s->session, sizeof(s->session), st, 5);
 		copy_text(s->host, sizeof(s->host), st, 6);
 		copy_text(s->route, sizeof(s->route), st, 7);

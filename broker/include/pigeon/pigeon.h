@@ -172,6 +172,19 @@ pgn_hint pgn_errhint(const pgn_db *db, const char **arg);
 int pgn_schema_version(void);
 PGN_NODISCARD pgn_status pgn_db_user_version(pgn_db *db, int *version);
 
+/* The backend of an open database: "sqlite" or "postgresql". */
+const char *pgn_db_backend(const pgn_db *db);
+/* Whether this build speaks PostgreSQL (it was built with libpq). */
+int pgn_pg_available(void);
+/* The PostgreSQL schema version this build writes (0: no backend). */
+int pgn_pg_schema_version(void);
+/*
+ * Is database string 'path' a PostgreSQL URI (postgres://,
+ * postgresql://) or conninfo ("host=... dbname=...", "service=team")
+ * rather than a file? A file named like a conninfo is given as "./x=y".
+ */
+int pgn_db_is_postgres(const char *path);
+
 /*
  * Select the scope later calls act in ("" = global). 'root' is copied.
  * The scope row is created by the first write that needs it.
@@ -530,6 +543,7 @@ PGN_NODISCARD pgn_status pgn_journal_tail(pgn_db *db, const char *agent,
 struct pgn_health {
 	int schema_version;
 	char *integrity; /* "ok", or SQLite's first complaint */
+	char *server;    /* PostgreSQL: version, host, port, database */
 	int64_t page_size;
 	int64_t pages;
 	int64_t free_pages;
