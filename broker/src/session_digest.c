@@ -35,10 +35,10 @@ pgn_session_info_release(struct pgn_session_info *s)
 }
 
 static void
-copy_col(sqlite3_stmt *st, int col, char *out, size_t len)
+copy_col(pgn_stmt *st, int col, char *out, size_t len)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
-	size_t n = t != NULL ? strlen((const char *)t) : 0;
+	const char *t = pgn_col_str(st, col, NULL);
+	size_t n = t != NULL ? strlen(t) : 0;
 
 	if (n >= len)
 		n = len - 1;
@@ -52,7 +52,7 @@ find_tx(pgn_db *db, void *arg)
 {
 	struct find_ctx *c = arg;
 	struct pgn_session_info *o = c->out;
-	sqlite3_stmt *st = NULL;
+	pgn_stmt *st = NULL;
 	int64_t sid, aid;
 	pgn_status rc;
 
@@ -87,9 +87,9 @@ find_tx(pgn_db *db, void *arg)
 		copy_col(st, 0, o->key, sizeof(o->key));
 		copy_col(st, 1, o->host, sizeof(o->host));
 		copy_col(st, 2, o->agent, sizeof(o->agent));
-		o->created_ms = sqlite3_column_int64(st, 3);
-		o->last_seen_ms = sqlite3_column_int64(st, 4);
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+		o->created_ms = pgn_col_i64(st, 3);
+		o->last_seen_ms = pgn_col_i64(st, 4);
+		if (pgn_col_str(st, 5, NULL) != NULL) {
 			o->transcript = pgn_col_text(st, 5);
 			if (o->transcript == NULL)
 				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
