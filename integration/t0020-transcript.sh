@@ -104,6 +104,8 @@ test_case 'unknown session and unknown agent are one-line errors' '
 	    pigeon transcript --project "$PROJ" --agent nobody &&
 	expect_error 2 "name one of --session, --agent and --file" \
 	    pigeon transcript --session a:b --agent alice &&
+	expect_error 2 "--format goes with --file" \
+	    pigeon transcript --session a:b --format cursor &&
 	expect_error 2 "which agent?" env -u PIGEON_AGENT -u PIGEON_SESSION \
 	    pigeon transcript --project "$PROJ"
 '

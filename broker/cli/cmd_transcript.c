@@ -245,6 +245,9 @@ cmd_transcript(int argc, char **argv)
 	if ((o.session != NULL) + (o.agent != NULL) + (o.file != NULL) > 1)
 		return cli_usage(&c,
 		    "name one of --session, --agent and --file");
+	if (o.file == NULL && o.format != PGN_TX_UNKNOWN)
+		return cli_usage(&c,
+		    "--format goes with --file: a session is read as its host's format");
 	if (o.file == NULL) {
 		code = from_session(&c, &o);
 		goto out;
