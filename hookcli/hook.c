@@ -18,48 +18,8 @@
 
 #include <sodium.h>
 
+#include "help.h"
 #include "hook.h"
-
-static const char usage_head[] =
-    "usage: pigeon-hook [HOST EVENT] [--agent NAME]\n"
-    "       pigeon-hook claude Stop --rewake\n\n"
-    "Run by an AI coding host on session start, on every prompt, after each\n"
-    "tool call and before the agent stops: reads the host's JSON payload on\n"
-    "stdin, claims the agent's queued messages and prints them in the host's\n"
-    "envelope on stdout (at a stop: makes the agent go on with them). Always\n"
-    "exits 0; a failure prints the neutral output and is logged to\n"
-    "$PIGEON_HOME/hook.log.\n\n";
-static const char usage_tail[] =
-    "                 (none: detected from the payload)\n"
-    "  --agent NAME   the agent a new session binds to, unless PIGEON_AGENT\n"
-    "                 names one (default: a generated name)\n"
-    "  --rewake       Claude Code's idle wake (pigeon install claude --rewake):\n"
-    "                 after the turn, wait for mail (reach.rewakeWaitS), print\n"
-    "                 it on stderr and exit 2, which starts a new turn\n";
-
-/* The usage, with each hook host's events from the host table. */
-static void
-print_usage(FILE *out)
-{
-	const struct pgn_host_info *hi;
-	int h, e, first = 1;
-
-	fputs(usage_head, out);
-	for (h = 0; h < PGN_NHOSTS; h++) {
-		hi = pgn_host_get((pgn_host)h);
-		if ((PGN_MECH_HOOK & PGN_MECH_BIT(hi->mechanism)) == 0)
-			continue;
-		fprintf(out, "%s%-7s",
-		    first ? "  HOST EVENT     " : "                 ",
-		    hi->name);
-		first = 0;
-		for (e = 0; e < PGN_NEVENTS; e++)
-			if (hi->events[e] != NULL)
-				fprintf(out, " %s", hi->events[e]);
-		fputc('\n', out);
-	}
-	fputs(usage_tail, out);
-}
 
 /* Record the first misuse; parsing goes on, to learn HOST and EVENT. */
 static void misuse(struct hook_opts *o, const char *fmt, ...)
@@ -90,7 +50,11 @@ hook_parse_args(struct hook_opts *o, int argc, char **argv, FILE *out)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 ||
 		    strcmp(argv[i], "--help") == 0) {
-			print_usage(out);
+			cli_help_cmd(out, "pigeon-hook", &cli_hook_help);
+			return 1;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			fprintf(out, "pigeon-hook %s\n", pgn_version());
 			return 1;
 		}
 		if (strcmp(argv[i], "--agent") == 0) {

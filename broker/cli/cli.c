@@ -172,16 +172,58 @@ cli_common(struct cli *c, int ch, const char *arg)
 	}
 }
 
-int
-cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
-    const struct option *longopts, cli_opt_fn *fn, void *arg)
+/* getopt's tables from the command's options and the common ones. */
+static void
+build_opts(const struct cli_cmd *def, struct option *lo, char *so)
 {
+	const struct cli_opt *sets[2], *o;
+	size_t n = 0, k = 0, s, i;
+
+	sets[0] = def->opts;
+	sets[1] = cli_common_opts;
+	so[k++] = ':';
+	for (s = 0; s < 2; s++) {
+		for (i = 0; (s == 1 || i < CLI_MAX_OPTS) && sets[s][i].name;
+		     i++) {
+			o = &sets[s][i];
+			if (s == 1 && cli_has_opt(def, o->name))
+				continue; /* the command's own meaning wins */
+			lo[n].name = o->name;
+			lo[n].has_arg =
+			    o->arg != NULL ? required_argument : no_argument;
+			lo[n].flag = NULL;
+			lo[n].val = o->id;
+			n++;
+			if (o->id < 128 && o->id > ' ') {
+				so[k++] = (char)o->id;
+				if (o->arg != NULL)
+					so[k++] = ':';
+			}
+		}
+	}
+	memset(&lo[n], 0, sizeof(lo[n]));
+	so[k] = '\0';
+}
+
+int
+cli_parse(struct cli *c, int argc, char **argv, cli_opt_fn *fn, void *arg)
+{
+	struct option lo[CLI_MAX_OPTS + CLI_NCOMMON + 1];
+	char so[2 * (CLI_MAX_OPTS + CLI_NCOMMON) + 2];
 	int ch, code;
 
+	if (c->cmd == NULL)
+		c->cmd = c->def->name;
+	build_opts(c->def, lo, so);
 	opterr = 0;
 	optind = 1;
-	while (
-	    (ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (ch == OPT_COLOR) {
+			code = cli_color_arg(c, optarg);
+			if (code != 0)
+				return code;
+			continue;
+		}
 		if (cli_common(c, ch, optarg))
 			continue;
 		if (ch == '?' || ch == ':') {
@@ -195,8 +237,9 @@ cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
 		if (code != 0)
 			return code;
 	}
+	cli_color_setup(c);
 	if (c->help) {
-		fputs(c->usage, stdout);
+		cli_help_cmd(stdout, "pigeon", c->def);
 		return cli_finish(EXIT_OK);
 	}
 	return -1;
@@ -234,7 +277,14 @@ cli_open(struct cli *c)
 		        "out of memory");
 		goto out;
 	}
-	st = pgn_db_open(path, PGN_OPEN_CREATE, PGN_BUSY_DEADLINE_MS, &c->db);
+	st = pgn_db_open(path, c->existing ? 0 : PGN_OPEN_CREATE,
+	    PGN_BUSY_DEADLINE_MS, &c->db);
+	if (st == PGN_ENOTFOUND) {
+		code = cli_err(EXIT_FAIL,
+		    "%s: nothing there yet (pigeon agent add NAME makes it), or name another with --db",
+		    cli_errmsg(c->db));
+		goto out;
+	}
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s", cli_errmsg(c->db));
 		goto out;
@@ -365,8 +415,9 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 	char age[32];
 
 	cli_age(m->created_ms, now, age, sizeof(age));
-	fprintf(f, "#%lld from %s, %s", (long long)m->id, cli_safe(m->sender),
-	    age);
+	fprintf(f, "%s#%lld from %s%s%s, %s", cli_sgr(CLI_SGR_BOLD),
+	    (long long)m->id, cli_sgr(CLI_SGR_NAME), cli_safe(m->sender),
+	    cli_sgr(CLI_SGR_RESET), age);
 	if (m->reply_to != 0)
 		fprintf(f, ", re #%lld", (long long)m->reply_to);
 	fputc('\n', f);
@@ -388,6 +439,15 @@ cli_json_safe(cJSON *v)
 	}
 	for (it = v != NULL ? v->child : NULL; it != NULL; it = it->next)
 		cli_json_safe(it);
+}
+
+const char *
+cli_version_line(void)
+{
+	static char line[128];
+
+	snprintf(line, sizeof(line), "pigeon %s", pgn_version());
+	return line;
 }
 
 int

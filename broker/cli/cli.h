@@ -24,40 +24,62 @@ enum {
 	OPT_DB = 256,
 	OPT_PROJECT,
 	OPT_JSON,
+	OPT_COLOR,
 	OPT_CMD /* first id free for a command's own options */
 };
 
-#define CLI_COMMON_OPTS                                                        \
-	{"db", required_argument, NULL, OPT_DB},                               \
-	    {"project", required_argument, NULL, OPT_PROJECT},                 \
-	    {"json", no_argument, NULL, OPT_JSON},                             \
-	{                                                                      \
-		"help", no_argument, NULL, 'h'                                 \
-	}
+#include "help.h"
 
 struct cli {
-	const char *cmd;     /* "send", "agent add", ... */
-	const char *usage;   /* the command's usage text */
-	const char *db_flag; /* --db */
-	const char *project; /* --project */
+	const struct cli_cmd *def; /* the command: its options and help */
+	const char *cmd;           /* "send", "agent add", ...: def->name */
+	const char *db_flag;       /* --db */
+	const char *project;       /* --project */
 	int json;
 	int help;
+	int color;    /* CLI_COLOR_*: --color as given */
+	int existing; /* cli_open: never create the database */
 	pgn_db *db;
 	char *scope;
 };
+
+#define CLI_NCOMMON 5 /* cli_common_opts: db, project, json, color, help */
+
+/* --color WHEN; colour is on only as cli_color_setup decided. */
+enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+enum cli_sgr {
+	CLI_SGR_RESET,
+	CLI_SGR_BOLD,
+	CLI_SGR_DIM,
+	CLI_SGR_OK,
+	CLI_SGR_WARN,
+	CLI_SGR_BAD,
+	CLI_SGR_NAME
+};
+/* Take --color's value: 0, or the usage exit code after a line. */
+int cli_color_arg(struct cli *c, const char *arg);
+/*
+ * Decide once options are parsed: never with --json or --color=never;
+ * always with --color=always; else only when stdout is a terminal,
+ * NO_COLOR is unset or empty and TERM is not "dumb".
+ */
+void cli_color_setup(const struct cli *c);
+int cli_color_on(void);
+/* The escape sequence for 'what', or "" when colour is off. */
+const char *cli_sgr(enum cli_sgr what);
 
 /* Take a common option; 1 if it was one, 0 otherwise. */
 int cli_common(struct cli *c, int ch, const char *arg);
 
 /*
- * Parse argv with getopt_long: common options are taken here, others
- * go to 'fn' (which returns 0 to accept, or an exit code). Returns -1
- * to go on, or an exit code (help printed: 0; misuse: 2). 'argv[optind]'
- * is the first operand on return.
+ * Parse argv with getopt_long over c->def's options and the common ones
+ * (help.h): common options are taken here, others go to 'fn' (which
+ * returns 0 to accept, or an exit code). Returns -1 to go on, or an
+ * exit code (help printed: 0; misuse: 2). 'argv[optind]' is the first
+ * operand on return.
  */
 typedef int cli_opt_fn(struct cli *c, int ch, const char *arg, void *arg2);
-int cli_parse(struct cli *c, int argc, char **argv, const char *shortopts,
-    const struct option *longopts, cli_opt_fn *fn, void *arg);
+int cli_parse(struct cli *c, int argc, char **argv, cli_opt_fn *fn, void *arg);
 
 /* Open the database (creating it) and select the scope; exit code. */
 int cli_open(struct cli *c);
@@ -111,6 +133,9 @@ int cli_find_hook(struct cli *c, char **hook);
  */
 int cli_finish(int code);
 
+/* "pigeon 0.1.0 (git ...)": --version, doctor. */
+const char *cli_version_line(void);
+
 int cmd_send(int argc, char **argv);
 int cmd_inbox(int argc, char **argv);
 int cmd_read(int argc, char **argv);
@@ -128,6 +153,13 @@ int cmd_uninstall_instructions(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
+
+/* Each command's help and options, next to its code (help.h). */
+extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
+    cli_cmd_wait, cli_cmd_status, cli_cmd_agents, cli_cmd_agent, cli_cmd_audit,
+    cli_cmd_journal, cli_cmd_install, cli_cmd_uninstall, cli_cmd_doctor,
+    cli_cmd_provider, cli_cmd_install_instructions,
+    cli_cmd_uninstall_instructions, cli_cmd_transcript;
 
 /* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
 int cli_timeout(struct cli *c, const char *arg, int64_t *ms);

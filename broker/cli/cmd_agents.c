@@ -3,28 +3,47 @@
 
 #include "cli.h"
 
-static const char agents_usage[] =
-    "usage: pigeon agents\n\n"
-    "List the agents of the scope: name, hosts, sessions, last seen and the\n"
-    "number of queued messages.\n\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
+enum { OPT_NAMES = OPT_CMD };
 
-static const char agent_usage[] =
-    "usage: pigeon agent add NAME\n"
-    "       pigeon agent rename OLD NEW\n"
-    "       pigeon agent rm NAME\n\n"
-    "Manage the agents of the scope. Names have 1 to 64 characters of\n"
-    "a-z 0-9 . _ - and start with a letter or digit; 'all' is reserved.\n"
-    "A rename keeps the queue and the journal. rm refuses while messages are\n"
-    "queued; the journal and the audit of a removed agent stay readable.\n\n"
-    "  --db PATH, --project DIR, -h/--help\n";
+const struct cli_cmd cli_cmd_agents = {
+    .name = "agents",
+    .fn = cmd_agents,
+    .summary = "list the agents of the scope",
+    .synopsis = {"[--names]"},
+    .text =
+        "List the agents of the scope: name, hosts, sessions, last seen and the number of queued messages.",
+    .opts = {{"names", OPT_NAMES, NULL, CLI_K_NONE, NULL,
+        "only the names, one a line, from the agent table alone (fast: for completion)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
 
-static const struct option longopts[] = {CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
+const struct cli_cmd cli_cmd_agent = {
+    .name = "agent",
+    .fn = cmd_agent,
+    .summary = "add, rename or remove an agent",
+    .synopsis = {"add NAME", "rename OLD NEW", "rm NAME"},
+    .text =
+        "Manage the agents of the scope. Names have 1 to 64 characters of a-z 0-9 . _ - and start with a letter or digit; 'all' is reserved. A rename keeps the queue and the journal. rm refuses while messages are queued; the journal and the audit of a removed agent stay readable.",
+    .common = CLI_DB | CLI_PROJECT,
+    .verbs = "add rename rm",
+    .operand = CLI_K_AGENT,
+};
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	(void)arg;
+	if (ch == OPT_NAMES) {
+		*(int *)p = 1;
+		return 0;
+	}
+	return cli_usage(c, "unknown option");
+}
 
 int
 cmd_agents(int argc, char **argv)
 {
-	struct cli c = {.cmd = "agents", .usage = agents_usage};
+	struct cli c = {.def = &cli_cmd_agents};
 	struct pgn_agents a = {0};
 	struct pgn_agent *x;
 	const char *key;
@@ -33,23 +52,33 @@ cmd_agents(int argc, char **argv)
 	pgn_status st;
 	int64_t now;
 	size_t i;
-	int code;
+	int code, names = 0;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, NULL, NULL);
+	code = cli_parse(&c, argc, argv, opt, &names);
 	if (code >= 0)
 		return code;
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	c.existing = names; /* a TAB never makes a database */
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
 	key = pgn_db_scope(c.db);
-	st = pgn_agents_list(c.db, &a);
+	st = names ? pgn_agents_names(c.db, &a) : pgn_agents_list(c.db, &a);
 	if (st != PGN_OK) {
 		code = cli_fail(&c, st);
 		goto out;
 	}
-	if (c.json) {
+	if (names && c.json) {
+		arr = cJSON_CreateArray();
+		for (i = 0; arr != NULL && i < a.n; i++)
+			cJSON_AddItemToArray(arr,
+			    cJSON_CreateString(a.v[i].name));
+		code = cli_json_print(arr);
+	} else if (names) {
+		for (i = 0; i < a.n; i++)
+			printf("%s\n", cli_safe(a.v[i].name));
+	} else if (c.json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < a.n; i++) {
 			x = &a.v[i];
@@ -71,8 +100,9 @@ cmd_agents(int argc, char **argv)
 		    key[0] ? cli_safe(key) : "global");
 	} else {
 		now = pgn_now_ms();
-		printf("%-24s %-16s %8s  %-10s %6s\n", "NAME", "HOSTS",
-		    "SESSIONS", "LAST SEEN", "QUEUED");
+		printf("%s%-24s %-16s %8s  %-10s %6s%s\n",
+		    cli_sgr(CLI_SGR_BOLD), "NAME", "HOSTS", "SESSIONS",
+		    "LAST SEEN", "QUEUED", cli_sgr(CLI_SGR_RESET));
 		for (i = 0; i < a.n; i++) {
 			x = &a.v[i];
 			if (x->last_seen_ms != 0)
@@ -80,10 +110,13 @@ cmd_agents(int argc, char **argv)
 				    sizeof(seen));
 			else
 				memcpy(seen, "never", 6);
-			printf("%-24s %-16s %8lld  %-10s %6lld\n",
-			    cli_safe(x->name),
+			printf("%s%-24s%s %-16s %8lld  %-10s %s%6lld%s\n",
+			    cli_sgr(CLI_SGR_NAME), cli_safe(x->name),
+			    cli_sgr(CLI_SGR_RESET),
 			    x->hosts[0] ? cli_safe(x->hosts) : "-",
-			    (long long)x->sessions, seen, (long long)x->queued);
+			    (long long)x->sessions, seen,
+			    x->queued > 0 ? cli_sgr(CLI_SGR_WARN) : "",
+			    (long long)x->queued, cli_sgr(CLI_SGR_RESET));
 		}
 		printf("scope: %s\n", key[0] ? cli_safe(key) : "global");
 	}
@@ -97,13 +130,13 @@ out:
 int
 cmd_agent(int argc, char **argv)
 {
-	struct cli c = {.cmd = "agent", .usage = agent_usage};
+	struct cli c = {.def = &cli_cmd_agent};
 	char a[PGN_MAX_NAME + 1] = "", b[PGN_MAX_NAME + 1] = "";
 	const char *verb, *rule;
 	pgn_status st;
 	int code, need;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, NULL, NULL);
+	code = cli_parse(&c, argc, argv, NULL, NULL);
 	if (code >= 0)
 		return code;
 	if (optind == argc)

@@ -3,22 +3,27 @@
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: pigeon audit [--agent NAME] [--from NAME] [--since T] [--limit K]\n"
-    "       pigeon audit show ID\n"
-    "       pigeon audit verify\n\n"
-    "List the deliveries of the scope, newest first, each with a copy of the\n"
-    "message; show one in full; or recompute the hash chain of the whole\n"
-    "audit and report the first row that was edited, deleted or reordered\n"
-    "(exit 1).\n\n"
-    "  --agent NAME     deliveries to this agent\n"
-    "  --from NAME      deliveries from this sender\n"
-    "  --since T        at or after T: an age (90s, 15m, 2h, 7d), a UTC\n"
-    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS\n"
-    "  --limit K        at most K rows (default 50, at most 10000)\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
 enum { OPT_AGENT = OPT_CMD, OPT_FROM, OPT_SINCE, OPT_LIMIT };
+
+const struct cli_cmd cli_cmd_audit = {
+    .name = "audit",
+    .fn = cmd_audit,
+    .summary = "inspect deliveries; verify the hash chain",
+    .synopsis = {"[--agent NAME] [--from NAME] [--since T] [--limit K]",
+        "show ID", "verify"},
+    .text =
+        "List the deliveries of the scope, newest first, each with a copy of the message; show one in full; or recompute the hash chain of the whole audit and report the first row that was edited, deleted or reordered (exit 1).",
+    .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+                 "deliveries to this agent"},
+        {"from", OPT_FROM, "NAME", CLI_K_AGENT, NULL,
+            "deliveries from this sender"},
+        {"since", OPT_SINCE, "T", CLI_K_NONE, NULL,
+            "at or after T: an age (90s, 15m, 2h, 7d), a UTC date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS"},
+        {"limit", OPT_LIMIT, "K", CLI_K_NONE, NULL,
+            "at most K rows (default 50, at most 10000)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+    .verbs = "show verify",
+};
 
 static int
 opt(struct cli *c, int ch, const char *arg, void *p)
@@ -144,7 +149,8 @@ verify(struct cli *c)
 		if (cli_json_print(o) != EXIT_OK)
 			return EXIT_FAIL;
 	} else if (st == PGN_OK) {
-		printf("audit chain intact: %lld deliveries verified\n",
+		printf("%saudit chain intact%s: %lld deliveries verified\n",
+		    cli_sgr(CLI_SGR_OK), cli_sgr(CLI_SGR_RESET),
 		    (long long)checked);
 	}
 	if (st != PGN_OK)
@@ -155,13 +161,7 @@ verify(struct cli *c)
 int
 cmd_audit(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"agent", required_argument,
-	                                             NULL, OPT_AGENT},
-	    {"from", required_argument, NULL, OPT_FROM},
-	    {"since", required_argument, NULL, OPT_SINCE},
-	    {"limit", required_argument, NULL, OPT_LIMIT}, CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "audit", .usage = usage};
+	struct cli c = {.def = &cli_cmd_audit};
 	struct pgn_audit_filter f;
 	struct pgn_deliveries d = {0};
 	const char *verb = NULL;
@@ -170,7 +170,7 @@ cmd_audit(int argc, char **argv)
 	int code;
 
 	memset(&f, 0, sizeof(f));
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &f);
+	code = cli_parse(&c, argc, argv, opt, &f);
 	if (code >= 0)
 		return code;
 	if (optind < argc)

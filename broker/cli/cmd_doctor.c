@@ -17,16 +17,17 @@
 #define LOG_TAIL_BYTES 8192
 #define MAX_TOML       (1 << 20) /* Codex config.toml read for trust */
 
-static const char usage[] =
-    "usage: pigeon doctor [--project DIR] [--db PATH] [--json]\n\n"
-    "Report, for each host, where Pigeon's hooks are installed (user and\n"
-    "project) and whether they run this pigeon-hook; the database's health\n"
-    "(integrity, schema version, sizes, queued messages); the tail of\n"
-    "hook.log; and warnings. Exits 1 when the database or a host config is\n"
-    "broken, 0 otherwise.\n\n"
-    "  --project DIR    the project whose hooks to check (default: the\n"
-    "                   scope of the working directory)\n"
-    "  --db PATH, --json, -h/--help\n";
+const struct cli_cmd cli_cmd_doctor = {
+    .name = "doctor",
+    .fn = cmd_doctor,
+    .summary = "check hooks, database and hook log",
+    .synopsis = {"[--project DIR] [--db PATH] [--json]"},
+    .text =
+        "Report, for each host, where Pigeon's hooks are installed (user and project) and whether they run this pigeon-hook; the database's health (integrity, schema version, sizes, queued messages); the tail of hook.log; and warnings. Exits 1 when the database or a host config is broken, 0 otherwise.",
+    .opts = {{"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
+        "the project whose hooks to check (default: the scope of the working directory)"}},
+    .common = CLI_DB | CLI_JSON | CLI_COLOR,
+};
 
 static cJSON *warnings;
 
@@ -483,7 +484,8 @@ print_text(const cJSON *doc)
 	const char *s;
 	int installed;
 
-	printf("hooks:\n");
+	printf("%s\nhooks:\n",
+	    cJSON_GetStringValue(cJSON_GetObjectItem(doc, "version")));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks"))
 	{
 		printf("  %-6s %-7s %s: ",
@@ -585,22 +587,21 @@ print_text(const cJSON *doc)
 	}
 	w = cJSON_GetObjectItem(doc, "warnings");
 	if (cJSON_GetArraySize(w) > 0)
-		printf("warnings:\n");
+		printf("%swarnings:%s\n", cli_sgr(CLI_SGR_WARN),
+		    cli_sgr(CLI_SGR_RESET));
 	cJSON_ArrayForEach(it, w) printf("  - %s\n", it->valuestring);
 }
 
 int
 cmd_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "doctor", .usage = usage};
+	struct cli c = {.def = &cli_cmd_doctor};
 	struct state_file state[STATE_NFILES];
 	char *hook = NULL, *cwd = NULL, *scope = NULL;
 	cJSON *doc;
 	int code, broken = 0;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, NULL, NULL);
+	code = cli_parse(&c, argc, argv, NULL, NULL);
 	if (code >= 0)
 		return code;
 	if (optind < argc)
@@ -617,6 +618,7 @@ cmd_doctor(int argc, char **argv)
 		if (pgn_scope_find(cwd, &scope) == PGN_OK && scope[0] != '\0')
 			c.project = scope;
 	}
+	cJSON_AddStringToObject(doc, "version", cli_version_line());
 	if (cli_find_hook(&c, &hook) != EXIT_OK)
 		warn(
 		    "no pigeon-hook next to this pigeon: hooks cannot be installed from here");

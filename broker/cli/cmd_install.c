@@ -8,66 +8,6 @@
 
 #include "cli.h"
 
-static const char install_usage[] =
-    "usage: pigeon install HOST [--user | --project DIR] [--dry-run]\n"
-    "                           [--no-permissions] [--rewake | --no-rewake]\n\n"
-    "Register Pigeon's hook (session start, prompt submit, after each tool\n"
-    "call, before a stop) in the config of HOST: cursor, claude, codex,\n"
-    "gemini or copilot. Every byte outside Pigeon's own entries stays as\n"
-    "it was (numbers, comments, indentation, line endings); Pigeon's old\n"
-    "entries are replaced; the file is written atomically (in place if it\n"
-    "has hard links), with FILE.pigeon.bak of the first original next to\n"
-    "it.\n"
-    "Installing twice changes nothing.\n\n"
-    "It also lets HOST's agent run pigeon send, read, wait and status\n"
-    "without an approval prompt and inside its default sandbox:\n"
-    "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
-    "           wait, status) in the same settings.json, PIGEON as the hook\n"
-    "           names it to the agent\n"
-    "  codex    Pigeon's state directory in [sandbox_workspace_write]\n"
-    "           writable_roots of config.toml beside hooks.json\n"
-    "  gemini   the policy ~/.gemini/policies/pigeon.toml (user only:\n"
-    "           Gemini CLI does not read project policies)\n"
-    "  cursor   none: allow the commands in Cursor's own settings\n"
-    "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n\n"
-    "  --user           the user's config (default): ~/.cursor/hooks.json,\n"
-    "                   $CLAUDE_CONFIG_DIR/settings.json or\n"
-    "                   ~/.claude/settings.json, $CODEX_HOME/hooks.json or\n"
-    "                   ~/.codex/hooks.json, ~/.gemini/settings.json,\n"
-    "                   $COPILOT_HOME/hooks/pigeon.json or\n"
-    "                   ~/.copilot/hooks/pigeon.json\n"
-    "  --project DIR    the config of the project in DIR (DIR/.claude/...,\n"
-    "                   DIR/.github/hooks/pigeon.json for copilot)\n"
-    "  --dry-run        print what would change (every file); write nothing\n"
-    "  --no-permissions only the hooks: no permission edit\n"
-    "  --rewake         claude only: also wake an idle session when mail\n"
-    "                   arrives (a background Stop entry, asyncRewake, that\n"
-    "                   waits up to reach.rewakeWaitS after each turn; a\n"
-    "                   session's end waits for it too). It stays on when\n"
-    "                   you install again without it\n"
-    "  --no-rewake      take the idle wake's entry away, keep the rest\n"
-    "  -h/--help\n\n"
-    "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an\n"
-    "absolute path) names another.\n";
-
-static const char uninstall_usage[] =
-    "usage: pigeon uninstall HOST [--user | --project DIR] [--dry-run]\n"
-    "                             [--no-permissions]\n\n"
-    "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex,\n"
-    "gemini or copilot), keeping every other byte. When nothing else\n"
-    "changed since the install, the original bytes come back from\n"
-    "FILE.pigeon.bak; a file\n"
-    "Pigeon created is removed. A FILE.bak of your own is never touched.\n"
-    "The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules,\n"
-    "the state directory in Codex's writable_roots (and the key and table\n"
-    "if they hold nothing else, as install wrote them), Pigeon's Gemini\n"
-    "policy file. A rule or root identical to Pigeon's counts as Pigeon's.\n\n"
-    "  --user           the user's config (default)\n"
-    "  --project DIR    the config of the project in DIR\n"
-    "  --dry-run        print what would change (every file); write nothing\n"
-    "  --no-permissions only the hooks: leave the permission edit\n"
-    "  -h/--help\n";
-
 enum {
 	OPT_USER = OPT_CMD,
 	OPT_DRY_RUN,
@@ -76,12 +16,60 @@ enum {
 	OPT_NO_REWAKE
 };
 
-static const struct option longopts[] = {CLI_COMMON_OPTS,
-    {"user", no_argument, NULL, OPT_USER},
-    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-    {"no-permissions", no_argument, NULL, OPT_NO_PERMISSIONS},
-    {"rewake", no_argument, NULL, OPT_REWAKE},
-    {"no-rewake", no_argument, NULL, OPT_NO_REWAKE}, {NULL, 0, NULL, 0}};
+const struct cli_cmd cli_cmd_install = {
+    .name = "install",
+    .fn = cmd_install,
+    .summary = "register Pigeon's hooks with a host",
+    .synopsis =
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake]"},
+    .text =
+        "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop) in the config of HOST: cursor, claude, codex, gemini or copilot. Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
+        "It also lets HOST's agent run pigeon send, read, wait and status without an approval prompt and inside its default sandbox:\n\n"
+        "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
+        "           wait, status) in the same settings.json, PIGEON as the hook\n"
+        "           names it to the agent\n"
+        "  codex    Pigeon's state directory in [sandbox_workspace_write]\n"
+        "           writable_roots of config.toml beside hooks.json\n"
+        "  gemini   the policy ~/.gemini/policies/pigeon.toml (user only:\n"
+        "           Gemini CLI does not read project policies)\n"
+        "  cursor   none: allow the commands in Cursor's own settings\n"
+        "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n\n"
+        "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an absolute path) names another.",
+    .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
+                 "the user's config (default): ~/.cursor/hooks.json, $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, $CODEX_HOME/hooks.json or ~/.codex/hooks.json, ~/.gemini/settings.json, $COPILOT_HOME/hooks/pigeon.json or ~/.copilot/hooks/pigeon.json"},
+        {"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
+            "the config of the project in DIR (DIR/.claude/..., DIR/.github/hooks/pigeon.json for copilot)"},
+        {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
+            "print what would change (every file); write nothing"},
+        {"no-permissions", OPT_NO_PERMISSIONS, NULL, CLI_K_NONE, NULL,
+            "only the hooks: no permission edit"},
+        {"rewake", OPT_REWAKE, NULL, CLI_K_NONE, NULL,
+            "claude only: also wake an idle session when mail arrives (a background Stop entry, asyncRewake, that waits up to reach.rewakeWaitS after each turn; a session's end waits for it too). It stays on when you install again without it"},
+        {"no-rewake", OPT_NO_REWAKE, NULL, CLI_K_NONE, NULL,
+            "take the idle wake's entry away, keep the rest"}},
+    .operand = CLI_K_HOST,
+    .forms = {&cli_cmd_install_instructions},
+};
+
+const struct cli_cmd cli_cmd_uninstall = {
+    .name = "uninstall",
+    .fn = cmd_uninstall,
+    .summary = "remove Pigeon's hooks from a host",
+    .synopsis =
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]"},
+    .text =
+        "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
+    .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
+                 "the user's config (default)"},
+        {"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
+            "the config of the project in DIR"},
+        {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
+            "print what would change (every file); write nothing"},
+        {"no-permissions", OPT_NO_PERMISSIONS, NULL, CLI_K_NONE, NULL,
+            "only the hooks: leave the permission edit"}},
+    .operand = CLI_K_HOST,
+    .forms = {&cli_cmd_uninstall_instructions},
+};
 
 struct install_opts {
 	int user;
@@ -122,8 +110,7 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 static int
 run(int argc, char **argv, int remove)
 {
-	struct cli c = {.cmd = remove ? "uninstall" : "install",
-	    .usage = remove ? uninstall_usage : install_usage};
+	struct cli c = {.def = remove ? &cli_cmd_uninstall : &cli_cmd_install};
 	struct install_opts o = {0};
 	struct pgn_install req = {0};
 	struct pgn_install_result res = {0};
@@ -135,7 +122,7 @@ run(int argc, char **argv, int remove)
 	pgn_host h;
 	int code;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
 		return code;
 	pgn_host_names(PGN_MECH_HOOK, names, sizeof(names));
@@ -155,10 +142,6 @@ run(int argc, char **argv, int remove)
 		    c.cmd);
 	if (o.rewake_twice)
 		return cli_usage(&c, "say --rewake or --no-rewake, once");
-	if (o.rewake != 0 && remove)
-		return cli_usage(&c,
-		    "uninstall removes the idle wake with the other hooks: drop %s",
-		    o.rewake > 0 ? "--rewake" : "--no-rewake");
 	if (o.rewake != 0 && h != PGN_HOST_CLAUDE)
 		return cli_usage(&c,
 		    "--rewake and --no-rewake are for claude only: %s has no idle wake Pigeon can use",

@@ -15,39 +15,38 @@
 /* Generated names tried before giving up on a free one. */
 #define NAME_TRIES 8
 
-static const char install_usage[] =
-    "usage: pigeon install instructions --file PATH [--agent NAME] [--dry-run]\n\n"
-    "For a host with no usable hook (Windsurf, Grok CLI, any agent that\n"
-    "reads an instructions file such as AGENTS.md or .windsurfrules): write\n"
-    "Pigeon's block, between the lines <!-- pigeon:begin --> and\n"
-    "<!-- pigeon:end -->, at the end of PATH (created if absent). It gives\n"
-    "the agent its name and the exact commands to read, send and wait for\n"
-    "messages. Running it again refreshes the block in place. Every byte\n"
-    "outside the block stays as it was (BOM, CRLF, no final line end); the\n"
-    "file is written atomically (in place if it has hard links). The agent\n"
-    "is added to the scope of PATH's directory.\n\n"
-    "  --file PATH      the instructions file (not a symbolic link)\n"
-    "  --agent NAME     the agent's name (default: the block's own, else a\n"
-    "                   generated one)\n"
-    "  --dry-run        say what would change; write nothing\n"
-    "  --db PATH, --project DIR (the scope; default PATH's directory),\n"
-    "  -h/--help\n";
-
-static const char uninstall_usage[] =
-    "usage: pigeon uninstall instructions --file PATH [--dry-run]\n\n"
-    "Take Pigeon's block out of PATH: the file comes back byte-identical to\n"
-    "what it was before install (removed if install created it), as long\n"
-    "as nothing but the block changed since. The agent stays known.\n\n"
-    "  --file PATH      the instructions file\n"
-    "  --dry-run        say what would change; write nothing\n"
-    "  -h/--help\n";
-
 enum { OPT_FILE = OPT_CMD, OPT_AGENT, OPT_DRY_RUN };
 
-static const struct option longopts[] = {CLI_COMMON_OPTS,
-    {"file", required_argument, NULL, OPT_FILE},
-    {"agent", required_argument, NULL, OPT_AGENT},
-    {"dry-run", no_argument, NULL, OPT_DRY_RUN}, {NULL, 0, NULL, 0}};
+const struct cli_cmd cli_cmd_install_instructions = {
+    .name = "install instructions",
+    .fn = cmd_install_instructions,
+    .summary = "write Pigeon's block into an instructions file",
+    .synopsis = {"--file PATH [--agent NAME] [--dry-run]"},
+    .text =
+        "For a host with no usable hook (Windsurf, Grok CLI, any agent that reads an instructions file such as AGENTS.md or .windsurfrules): write Pigeon's block, between the lines <!-- pigeon:begin --> and <!-- pigeon:end -->, at the end of PATH (created if absent). It gives the agent its name and the exact commands to read, send and wait for messages. Running it again refreshes the block in place. Every byte outside the block stays as it was (BOM, CRLF, no final line end); the file is written atomically (in place if it has hard links). The agent is added to the scope of PATH's directory (--project DIR names another).",
+    .opts = {{"file", OPT_FILE, "PATH", CLI_K_FILE, NULL,
+                 "the instructions file (not a symbolic link)"},
+        {"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+            "the agent's name (default: the block's own, else a generated one)"},
+        {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
+            "say what would change; write nothing"}},
+    .common = CLI_DB | CLI_PROJECT,
+};
+
+const struct cli_cmd cli_cmd_uninstall_instructions = {
+    .name = "uninstall instructions",
+    .fn = cmd_uninstall_instructions,
+    .summary = "take Pigeon's block out of an instructions file",
+    .synopsis = {"--file PATH [--dry-run]"},
+    .text =
+        "Take Pigeon's block out of PATH: the file comes back byte-identical to what it was before install (removed if install created it), as long as nothing but the block changed since. The agent stays known.",
+    .opts = {{"file", OPT_FILE, "PATH", CLI_K_FILE, NULL,
+                 "the instructions file"},
+        {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
+            "say what would change; write nothing"},
+        {"agent", OPT_AGENT, "NAME", CLI_K_NONE, NULL,
+            "refused: uninstall finds the block by its markers"}},
+};
 
 struct instr_opts {
 	const char *file;
@@ -133,9 +132,8 @@ register_agent(struct cli *c, const char *name, int generated, int *taken)
 static int
 run(int argc, char **argv, int remove)
 {
-	struct cli c = {.cmd = remove ? "uninstall instructions" :
-	                                "install instructions",
-	    .usage = remove ? uninstall_usage : install_usage};
+	struct cli c = {.def = remove ? &cli_cmd_uninstall_instructions :
+	                                &cli_cmd_install_instructions};
 	struct instr_opts o = {.remove = remove};
 	struct pgn_instr req = {0};
 	struct pgn_instr_result res = {0};
@@ -146,7 +144,7 @@ run(int argc, char **argv, int remove)
 	pgn_status st;
 	int code, tries, taken = 0;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
 		return code;
 	if (optind < argc)

@@ -7,20 +7,25 @@
 
 #define FOLLOW_POLL_MS 200 /* --follow: how often to look */
 
-static const char usage[] =
-    "usage: pigeon journal NAME [--follow] [--since T] [--limit K]\n\n"
-    "Print the agent's newest journal entries, newest last: created, sent,\n"
-    "delivered, bound to a session, renamed, removed. A first line says how\n"
-    "many earlier entries were left out. With --follow, keep printing new\n"
-    "entries until interrupted (--json prints one object per line); if the\n"
-    "database file is replaced or removed meanwhile, it stops with exit 1.\n\n"
-    "  --since T        at or after T: an age (90s, 15m, 2h, 7d), a UTC\n"
-    "                   date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS\n"
-    "  --limit K        the newest K entries (default 50, at most 10000)\n"
-    "  --follow, -f     wait for new entries\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
 enum { OPT_FOLLOW = 'f', OPT_SINCE = OPT_CMD, OPT_LIMIT };
+
+const struct cli_cmd cli_cmd_journal = {
+    .name = "journal",
+    .fn = cmd_journal,
+    .summary = "one agent's journal",
+    .synopsis = {"NAME [--follow] [--since T] [--limit K]"},
+    .text =
+        "Print the agent's newest journal entries, newest last: created, sent, delivered, bound to a session, renamed, removed. A first line says how many earlier entries were left out. With --follow, keep printing new entries until interrupted (--json prints one object per line); if the database file is replaced or removed meanwhile, it stops with exit 1.",
+    .opts =
+        {{"since", OPT_SINCE, "T", CLI_K_NONE, NULL,
+             "at or after T: an age (90s, 15m, 2h, 7d), a UTC date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS"},
+            {"limit", OPT_LIMIT, "K", CLI_K_NONE, NULL,
+                "the newest K entries (default 50, at most 10000)"},
+            {"follow", OPT_FOLLOW, NULL, CLI_K_NONE, NULL,
+                "wait for new entries"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+    .operand = CLI_K_AGENT,
+};
 
 struct journal_opts {
 	int follow;
@@ -149,12 +154,7 @@ print_entries(struct cli *c, const struct pgn_entries *e, int lines)
 int
 cmd_journal(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"follow", no_argument, NULL,
-	                                             OPT_FOLLOW},
-	    {"since", required_argument, NULL, OPT_SINCE},
-	    {"limit", required_argument, NULL, OPT_LIMIT}, CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "journal", .usage = usage};
+	struct cli c = {.def = &cli_cmd_journal};
 	struct journal_opts o = {0};
 	struct pgn_entries e = {0};
 	struct timespec ts = {0, FOLLOW_POLL_MS * 1000000L};
@@ -164,7 +164,7 @@ cmd_journal(int argc, char **argv)
 	pgn_status st;
 	int code, first = 1;
 
-	code = cli_parse(&c, argc, argv, "hf", longopts, opt, &o);
+	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
 		return code;
 	if (argc - optind != 1)

@@ -6,19 +6,16 @@
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: pigeon provider status | allow | deny [--project DIR] [--json]\n\n"
-    "The project's prompt-context provider (promptContext in\n"
-    "<project>/.pigeon/config.json) runs on every prompt only once allowed\n"
-    "here. allow shows what will run and records an approval bound to the\n"
-    "project root, the provider configuration and the program's content:\n"
-    "any change withdraws it until allowed again. deny withdraws it. status\n"
-    "says what is configured and whether, or why not, it may run.\n\n"
-    "  --project DIR    the project (default: the scope of the working\n"
-    "                   directory)\n"
-    "  --json, -h/--help\n";
-
-static const struct option longopts[] = {CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
+const struct cli_cmd cli_cmd_provider = {
+    .name = "provider",
+    .fn = cmd_provider,
+    .summary = "approve the project's prompt-context provider",
+    .synopsis = {"status | allow | deny [--project DIR] [--json]"},
+    .text =
+        "The project's prompt-context provider (promptContext in <project>/.pigeon/config.json) runs on every prompt only once allowed here. allow shows what will run and records an approval bound to the project root, the provider configuration and the program's content: any change withdraws it until allowed again. deny withdraws it. status says what is configured and whether, or why not, it may run.",
+    .common = CLI_PROJECT | CLI_JSON | CLI_COLOR,
+    .verbs = "status allow deny",
+};
 
 static cJSON *
 describe(const char *root, const struct pgn_config *cfg,
@@ -116,7 +113,7 @@ print_text(const cJSON *o)
 int
 cmd_provider(int argc, char **argv)
 {
-	struct cli c = {.cmd = "provider", .usage = usage};
+	struct cli c = {.def = &cli_cmd_provider};
 	struct pgn_config cfg;
 	struct pgn_approval a;
 	char *home = NULL, *why = NULL, *cwd = NULL, *root = NULL;
@@ -129,7 +126,7 @@ cmd_provider(int argc, char **argv)
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&a, 0, sizeof(a));
-	code = cli_parse(&c, argc, argv, "h", longopts, NULL, NULL);
+	code = cli_parse(&c, argc, argv, NULL, NULL);
 	if (code >= 0)
 		return code;
 	if (argc - optind != 1)

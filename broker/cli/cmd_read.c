@@ -3,20 +3,31 @@
 
 #include "cli.h"
 
-static const char inbox_usage[] =
-    "usage: pigeon inbox [--agent NAME]\n\n"
-    "List the agent's queued messages, oldest first, without claiming them.\n\n"
-    "  --agent NAME     the agent (default: $PIGEON_AGENT)\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
-static const char read_usage[] =
-    "usage: pigeon read [--agent NAME]\n\n"
-    "Claim the agent's queued messages and print them, oldest first. Each is\n"
-    "delivered once (route 'cli'), recorded in the audit and the journal.\n\n"
-    "  --agent NAME     the agent (default: $PIGEON_AGENT)\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
 enum { OPT_AGENT = OPT_CMD };
+
+const struct cli_cmd cli_cmd_inbox = {
+    .name = "inbox",
+    .fn = cmd_inbox,
+    .summary = "list an agent's queued messages",
+    .synopsis = {"[--agent NAME]"},
+    .text =
+        "List the agent's queued messages, oldest first, without claiming them.",
+    .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+        "the agent (default: $PIGEON_AGENT)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
+
+const struct cli_cmd cli_cmd_read = {
+    .name = "read",
+    .fn = cmd_read,
+    .summary = "claim and print an agent's queued messages",
+    .synopsis = {"[--agent NAME]"},
+    .text =
+        "Claim the agent's queued messages and print them, oldest first. Each is delivered once (route 'cli'), recorded in the audit and the journal.",
+    .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+        "the agent (default: $PIGEON_AGENT)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
 
 static int
 opt(struct cli *c, int ch, const char *arg, void *p)
@@ -62,18 +73,14 @@ print_msgs(struct cli *c, const struct pgn_msgs *m, const char *agent,
 static int
 run(int argc, char **argv, int claim)
 {
-	static const struct option longopts[] = {{"agent", required_argument,
-	                                             NULL, OPT_AGENT},
-	    CLI_COMMON_OPTS, {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = claim ? "read" : "inbox",
-	    .usage = claim ? read_usage : inbox_usage};
+	struct cli c = {.def = claim ? &cli_cmd_read : &cli_cmd_inbox};
 	struct pgn_msgs m = {0};
 	struct pgn_claim req;
 	const char *flag = NULL, *agent;
 	pgn_status st;
 	int code;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &flag);
+	code = cli_parse(&c, argc, argv, opt, &flag);
 	if (code >= 0)
 		return code;
 	if (optind < argc)

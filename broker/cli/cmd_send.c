@@ -6,24 +6,6 @@
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: pigeon send --to NAME[,NAME...] [--from NAME] [--reply-to ID]\n"
-    "                   [--create] [--wait-reply [--timeout S]] [TEXT... | -]\n\n"
-    "Queue a message (at most 4096 bytes of UTF-8) for each named agent of\n"
-    "the scope; 'all' names every other agent. The body is TEXT, or standard\n"
-    "input when TEXT is absent or '-'. Prints the id queued for each.\n"
-    "With --wait-reply (one recipient, and the sender an agent), then wait\n"
-    "for the reply to it and claim and print it as pigeon wait does; exit 3\n"
-    "if none came within the timeout.\n\n"
-    "  --to NAME,...    recipients (repeatable)\n"
-    "  --from NAME      sender (default: $PIGEON_AGENT, else 'user')\n"
-    "  --reply-to ID    the message this answers\n"
-    "  --create         queue for names not yet known (delivered at their\n"
-    "                   first session)\n"
-    "  --wait-reply     wait for the reply (the sender: --from or $PIGEON_AGENT)\n"
-    "  --timeout S      give up after S seconds (default 100, at most 3600)\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
 enum {
 	OPT_TO = OPT_CMD,
 	OPT_FROM,
@@ -31,6 +13,30 @@ enum {
 	OPT_CREATE,
 	OPT_WAIT,
 	OPT_TIMEOUT
+};
+
+const struct cli_cmd cli_cmd_send = {
+    .name = "send",
+    .fn = cmd_send,
+    .summary = "queue a message for one or more agents",
+    .synopsis =
+        {"--to NAME[,NAME...] [--from NAME] [--reply-to ID] [--create] [--wait-reply [--timeout S]] [TEXT... | -]"},
+    .text =
+        "Queue a message (at most 4096 bytes of UTF-8) for each named agent of the scope; 'all' names every other agent. The body is TEXT, or standard input when TEXT is absent or '-'. Prints the id queued for each.\n\n"
+        "With --wait-reply (one recipient, and the sender an agent), then wait for the reply to it and claim and print it as pigeon wait does; exit 3 if none came within the timeout.",
+    .opts = {{"to", OPT_TO, "NAME,...", CLI_K_AGENTS, NULL,
+                 "recipients (repeatable)"},
+        {"from", OPT_FROM, "NAME", CLI_K_AGENT, NULL,
+            "sender (default: $PIGEON_AGENT, else 'user')"},
+        {"reply-to", OPT_REPLY, "ID", CLI_K_NONE, NULL,
+            "the message this answers"},
+        {"create", OPT_CREATE, NULL, CLI_K_NONE, NULL,
+            "queue for names not yet known (delivered at their first session)"},
+        {"wait-reply", OPT_WAIT, NULL, CLI_K_NONE, NULL,
+            "wait for the reply (the sender: --from or $PIGEON_AGENT)"},
+        {"timeout", OPT_TIMEOUT, "S", CLI_K_NONE, NULL,
+            "give up after S seconds (default 100, at most 3600)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
 struct send_opts {
@@ -126,15 +132,7 @@ read_stdin(char *buf, size_t max, size_t *len)
 int
 cmd_send(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"to", required_argument, NULL,
-	                                             OPT_TO},
-	    {"from", required_argument, NULL, OPT_FROM},
-	    {"reply-to", required_argument, NULL, OPT_REPLY},
-	    {"create", no_argument, NULL, OPT_CREATE},
-	    {"wait-reply", no_argument, NULL, OPT_WAIT},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT}, CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "send", .usage = usage};
+	struct cli c = {.def = &cli_cmd_send};
 	struct pgn_send req;
 	static struct pgn_sent sent[PGN_MAX_LIST];
 	static struct send_opts o;
@@ -147,7 +145,7 @@ cmd_send(int argc, char **argv)
 	int code, k;
 
 	memset(&o, 0, sizeof(o));
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
 		goto out;
 	if (o.nto == 0) {

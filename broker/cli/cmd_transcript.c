@@ -5,23 +5,26 @@
 #include "cli.h"
 #include "pigeon/transcript.h"
 
-static const char usage[] =
-    "usage: pigeon transcript [--session KEY | --agent NAME | --file PATH]\n"
-    "                         [--format F] [--json]\n\n"
-    "Print the digest of a session: its first and last prompt, its last\n"
-    "answer, the outcome of its last turn, the files it touched, the\n"
-    "commands it ran, and the messages its agent sent and received. The\n"
-    "transcript is the one the session's hooks recorded; only its last\n"
-    "64 MiB are read, and credential-looking strings are redacted. Without\n"
-    "--session or --file: $PIGEON_SESSION, else the most recently active\n"
-    "session of --agent or $PIGEON_AGENT.\n\n"
-    "  --session KEY    the session \"<host>:<id>\"\n"
-    "  --agent NAME     that agent's most recently active session\n"
-    "  --file PATH      read this transcript file (no database, no journal)\n"
-    "  --format F       cursor, claude or codex (default: from the file)\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
 enum { OPT_SESSION = OPT_CMD, OPT_AGENT, OPT_FILE, OPT_FORMAT };
+
+const struct cli_cmd cli_cmd_transcript = {
+    .name = "transcript",
+    .fn = cmd_transcript,
+    .summary = "the digest of a session's transcript",
+    .synopsis =
+        {"[--session KEY | --agent NAME | --file PATH] [--format F] [--json]"},
+    .text =
+        "Print the digest of a session: its first and last prompt, its last answer, the outcome of its last turn, the files it touched, the commands it ran, and the messages its agent sent and received. The transcript is the one the session's hooks recorded; only its last 64 MiB are read, and credential-looking strings are redacted. Without --session or --file: $PIGEON_SESSION, else the most recently active session of --agent or $PIGEON_AGENT.",
+    .opts = {{"session", OPT_SESSION, "KEY", CLI_K_NONE, NULL,
+                 "the session \"<host>:<id>\""},
+        {"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+            "that agent's most recently active session"},
+        {"file", OPT_FILE, "PATH", CLI_K_FILE, NULL,
+            "read this transcript file (no database, no journal)"},
+        {"format", OPT_FORMAT, "F", CLI_K_WORDS, "cursor claude codex",
+            "cursor, claude or codex (default: from the file)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON,
+};
 
 struct tr_opts {
 	const char *session;
@@ -222,13 +225,7 @@ out:
 int
 cmd_transcript(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"session", required_argument,
-	                                             NULL, OPT_SESSION},
-	    {"agent", required_argument, NULL, OPT_AGENT},
-	    {"file", required_argument, NULL, OPT_FILE},
-	    {"format", required_argument, NULL, OPT_FORMAT}, CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "transcript", .usage = usage};
+	struct cli c = {.def = &cli_cmd_transcript};
 	struct tr_opts o = {0};
 	struct pgn_transcript t;
 	char err[PGN_MAX_ERR];
@@ -236,7 +233,7 @@ cmd_transcript(int argc, char **argv)
 	int code;
 
 	pgn_transcript_init(&t);
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
 		return code;
 	if (argc - optind != 0)

@@ -9,26 +9,35 @@
 
 #include "cli.h"
 
-static const char wait_usage[] =
-    "usage: pigeon wait [--agent NAME] [--from NAME] [--reply-to ID]\n"
-    "                   [--timeout S]\n\n"
-    "Block until a matching message is queued for the agent, then claim it\n"
-    "and print it as pigeon read does (route 'cli'). Other mail stays\n"
-    "queued. Exits 3 if nothing came within the timeout.\n\n"
-    "  --agent NAME     the agent (default: $PIGEON_AGENT)\n"
-    "  --from NAME      only a message from this sender\n"
-    "  --reply-to ID    only a reply to message ID\n"
-    "  --timeout S      give up after S seconds (default 100, at most 3600)\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
-static const char status_usage[] =
-    "usage: pigeon status ID...\n\n"
-    "Where each message of the scope stands: queued (since when, for whom)\n"
-    "or delivered (when, to which session and host, by which route). An id\n"
-    "the scope does not hold gets a line on standard error and exit 1.\n\n"
-    "  --db PATH, --project DIR, --json, -h/--help\n";
-
 enum { OPT_AGENT = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_TIMEOUT };
+
+const struct cli_cmd cli_cmd_wait = {
+    .name = "wait",
+    .fn = cmd_wait,
+    .summary = "wait for a message, then claim and print it",
+    .synopsis = {"[--agent NAME] [--from NAME] [--reply-to ID] [--timeout S]"},
+    .text =
+        "Block until a matching message is queued for the agent, then claim it and print it as pigeon read does (route 'cli'). Other mail stays queued. Exits 3 if nothing came within the timeout.",
+    .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+                 "the agent (default: $PIGEON_AGENT)"},
+        {"from", OPT_FROM, "NAME", CLI_K_AGENT, NULL,
+            "only a message from this sender"},
+        {"reply-to", OPT_REPLY, "ID", CLI_K_NONE, NULL,
+            "only a reply to message ID"},
+        {"timeout", OPT_TIMEOUT, "S", CLI_K_NONE, NULL,
+            "give up after S seconds (default 100, at most 3600)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
+
+const struct cli_cmd cli_cmd_status = {
+    .name = "status",
+    .fn = cmd_status,
+    .summary = "where sent messages stand: queued or delivered",
+    .synopsis = {"ID..."},
+    .text =
+        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route). An id the scope does not hold gets a line on standard error and exit 1.",
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
 
 struct wait_opts {
 	const char *agent;
@@ -151,19 +160,13 @@ out:
 int
 cmd_wait(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"agent", required_argument,
-	                                             NULL, OPT_AGENT},
-	    {"from", required_argument, NULL, OPT_FROM},
-	    {"reply-to", required_argument, NULL, OPT_REPLY},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT}, CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "wait", .usage = wait_usage};
+	struct cli c = {.def = &cli_cmd_wait};
 	struct wait_opts o = {.timeout_ms = PGN_WAIT_DEFAULT_MS};
 	struct pgn_wait w;
 	const char *agent;
 	int code;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, opt, &o);
+	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
 		return code;
 	if (optind < argc)
@@ -256,9 +259,7 @@ print_status(const struct pgn_msg_status *s, int64_t now)
 int
 cmd_status(int argc, char **argv)
 {
-	static const struct option longopts[] = {CLI_COMMON_OPTS,
-	    {NULL, 0, NULL, 0}};
-	struct cli c = {.cmd = "status", .usage = status_usage};
+	struct cli c = {.def = &cli_cmd_status};
 	static int64_t ids[PGN_MAX_STATUS_IDS];
 	static struct pgn_msg_status out[PGN_MAX_STATUS_IDS];
 	size_t n, i, unknown = 0;
@@ -267,7 +268,7 @@ cmd_status(int argc, char **argv)
 	pgn_status st;
 	int code;
 
-	code = cli_parse(&c, argc, argv, "h", longopts, NULL, NULL);
+	code = cli_parse(&c, argc, argv, NULL, NULL);
 	if (code >= 0)
 		return code;
 	if (optind == argc)

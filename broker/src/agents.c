@@ -178,6 +178,51 @@ agents_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
+/* Names only, from the agent table: no session or message scan. */
+static pgn_status
+names_tx(pgn_db *db, void *arg)
+{
+	struct pgn_agents *out = arg;
+	pgn_stmt *st = NULL;
+	int64_t sid;
+	pgn_status rc;
+
+	pgn_agents_release(out);
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK;
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_prepare(db, pgn_sql_agent_names, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid));
+	while (pgn_next_row(db, st, &rc, "listing agent names")) {
+		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
+		        sizeof(*out->v))) {
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
+		memset(&out->v[out->n], 0, sizeof(out->v[0]));
+		out->v[out->n].name = pgn_col_text(st, 1);
+		if (out->v[out->n++].name == NULL)
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_agents_names(pgn_db *db, struct pgn_agents *out)
+{
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = pgn_read(db, names_tx, out);
+	if (rc != PGN_OK)
+		pgn_agents_release(out);
+	return rc;
+}
+
 pgn_status
 pgn_agents_list(pgn_db *db, struct pgn_agents *out)
 {

@@ -146,6 +146,12 @@ PGN_NODISCARD pgn_status pgn_db_check_file(pgn_db *db);
  */
 void pgn_single_threaded(void);
 
+/*
+ * "0.1.0 (git 1a2b3c4d5e6f)": the project's version, with the git
+ * revision it was configured from when built from a checkout.
+ */
+const char *pgn_version(void);
+
 /* Last error text of 'db'; borrowed, valid until the next call. */
 const char *pgn_errmsg(const pgn_db *db);
 
@@ -422,6 +428,11 @@ struct pgn_agents {
 void pgn_agents_release(struct pgn_agents *a);
 
 PGN_NODISCARD pgn_status pgn_agents_list(pgn_db *db, struct pgn_agents *out);
+/*
+ * Only the names (v[i].name; hosts NULL, counts 0), sorted, read from
+ * the agent table alone: what completion asks for on every TAB.
+ */
+PGN_NODISCARD pgn_status pgn_agents_names(pgn_db *db, struct pgn_agents *out);
 
 /* Returns PGN_EINVAL (name rule), PGN_EEXIST. */
 PGN_NODISCARD pgn_status pgn_agent_add(pgn_db *db, const char *name);
