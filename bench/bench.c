@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 
 #include "pigeon/pigeon.h"
+#include "pigeon/transcript.h"
 #include "banned.h"
 
 #define HIST_MSGS     1000000 /* delivered messages in the 1M history */
@@ -1556,6 +1557,100 @@ bench_lib_sends(const struct opts *o, const struct dbset *d)
 	v->met = rate1 >= T_LIB_SEND;
 }
 
+/* ---- transcripts (docs/decisions/0090) ------------------------------ */
+
+/* A file of about 'mib' MiB: 'frames' repeated, one JSON object a line. */
+static void
+transcript_file(const char *path, const char *frames, int mib)
+{
+	FILE *f;
+	size_t done = 0, len = strlen(frames);
+
+	f = fopen(path, "w");
+	if (f == NULL)
+		die("cannot write %s: %s", path, strerror(errno));
+	while (done < (size_t)mib << 20) {
+		if (fwrite(frames, 1, len, f) != len)
+			die("cannot write %s: %s", path, strerror(errno));
+		done += len;
+	}
+	if (fclose(f) != 0)
+		die("cannot write %s: %s", path, strerror(errno));
+}
+
+static void
+bench_transcripts(const struct opts *o)
+{
+	static const struct {
+		const char *name;
+		const char *frames;
+	} kinds[] = {
+	    {"Cursor",
+	        "{\"role\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"fix the build in src/main.c, then run the tests\"}]}}\n"
+	        "{\"role\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"Reading the sources first.\"},{\"type\":\"tool_use\",\"name\":\"ReadFile\",\"input\":{\"path\":\"/home/dev/work/src/main.c\"}},{\"type\":\"tool_use\",\"name\":\"Shell\",\"input\":{\"command\":\"make 2>&1 | tail -20\"}}]}}\n"
+	        "{\"role\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"name\":\"ApplyPatch\",\"input\":\"*** Begin Patch\\n*** Update File: src/main.c\\n@@\\n-old line\\n+new line\\n*** End Patch\"}]}}\n"
+	        "{\"type\":\"turn_ended\",\"status\":\"success\"}\n"},
+	    {"Claude Code",
+	        "{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":\"u1\",\"message\":{\"role\":\"user\",\"content\":\"fix the build in src/main.c\"}}\n"
+	        "{\"type\":\"assistant\",\"sessionId\":\"s\",\"uuid\":\"u2\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"Bash\",\"input\":{\"command\":\"make\"}}],\"stop_reason\":\"tool_use\"}}\n"
+	        "{\"type\":\"user\",\"sessionId\":\"s\",\"uuid\":\"u3\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":\"ok\"}]}}\n"
+	        "{\"type\":\"assistant\",\"sessionId\":\"s\",\"uuid\":\"u4\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"The build passes.\"}],\"stop_reason\":\"end_turn\"}}\n"},
+	    {"Codex",
+	        "{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\"}}\n"
+	        "{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"fix the build in src/main.c\"}]}}\n"
+	        "{\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"exec_command\",\"arguments\":\"{\\\"cmd\\\":\\\"make\\\"}\",\"call_id\":\"c\"}}\n"
+	        "{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"The build passes.\"}]}}\n"
+	        "{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_complete\"}}\n"},
+	};
+	char path[PATH_MAX], err[1024], *digest;
+	struct pgn_transcript t;
+	double t0, best, ms;
+	int mib = o->quick ? 16 : 64, runs = o->quick ? 1 : 3, k, r;
+	size_t i, dlen;
+	pgn_status st;
+	cJSON *e, *row;
+
+	say("\n## Transcript readers (`pgn_transcript_read`, the tail of a file)\n\n"
+	    "| format | file | lines read | best of %d | MiB/s | digest bytes |\n"
+	    "|---|---:|---:|---:|---:|---:|\n",
+	    runs);
+	e = cJSON_AddArrayToObject(results, "transcripts");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		pathf(path, sizeof(path), "%s/transcript-%zu.jsonl", g.work, i);
+		transcript_file(path, kinds[i].frames, mib + 1);
+		note("transcripts: %s, %d MiB", kinds[i].name, mib + 1);
+		best = 0;
+		for (r = 0; r < runs; r++) {
+			t0 = now_ms();
+			st = pgn_transcript_read(path, PGN_TX_UNKNOWN, &t, err,
+			    sizeof(err));
+			ms = now_ms() - t0;
+			if (st != PGN_OK)
+				die("reading %s: %s", path, err);
+			if (r == 0 || ms < best)
+				best = ms;
+			if (r + 1 < runs)
+				pgn_transcript_release(&t);
+		}
+		digest = pgn_digest_render(&t, NULL, NULL, NULL, 0, &st);
+		dlen = digest != NULL ? strlen(digest) : 0;
+		free(digest);
+		k = (int)(t.read >> 20);
+		say("| %s | %d MiB (%d read) | %zu | %.0f ms | **%.0f** | %zu |\n",
+		    kinds[i].name, mib + 1, k, t.lines, best,
+		    (double)t.read / (1 << 20) / (best / 1e3), dlen);
+		row = cJSON_CreateObject();
+		cJSON_AddStringToObject(row, "format", kinds[i].name);
+		cJSON_AddNumberToObject(row, "bytes_read", (double)t.read);
+		cJSON_AddNumberToObject(row, "lines", (double)t.lines);
+		cJSON_AddNumberToObject(row, "best_ms", best);
+		cJSON_AddNumberToObject(row, "digest_bytes", (double)dlen);
+		cJSON_AddItemToArray(e, row);
+		pgn_transcript_release(&t);
+		(void)unlink(path);
+	}
+}
+
 /* ---- instructions (callgrind) --------------------------------------- */
 
 /* One hook run of 'host' with its payload; its output in 'pr'. */
@@ -2270,7 +2365,8 @@ static const char usage[] =
     "  --quick          fewer runs (about a minute)\n"
     "  --rebuild        rebuild the cached history\n"
     "  --runs N         timed hook runs per case (default 1000, quick 150)\n"
-    "  --sections LIST  comma list of hook,ir,sys,reach,lib,sends (default all)\n"
+    "  --sections LIST  comma list of hook,ir,sys,reach,lib,sends,\n"
+    "                   transcript (default all)\n"
     "  --bin DIR        the build directory (default: this program's)\n";
 
 static int
@@ -2398,6 +2494,8 @@ main(int argc, char **argv)
 		bench_lib_sends(&o, &d);
 	if (has_section(&o, "sends"))
 		bench_proc_sends(&o, &d);
+	if (has_section(&o, "transcript"))
+		bench_transcripts(&o);
 	missed = report_targets();
 	loadavg(path, sizeof(path));
 	say("\nTotal benchmark time: %.0f s; load average (1 min) at the end: %s.\n",
