@@ -154,12 +154,23 @@ pgn_db_backend(const pgn_db *db)
 pgn_status
 pgn_db_set_scope(pgn_db *db, const char *root)
 {
-	char *s;
+	char *s = NULL, *why = NULL;
 
 	if (strlen(root) >= PGN_MAX_PATH)
 		return pgn_fail(db, PGN_ETOOBIG, "scope path over %d bytes",
 		    PGN_MAX_PATH);
-	s = pgn_strdup(root);
+	/*
+	 * A store several machines share keys a repository by its origin
+	 * remote, so that every clone is one scope (decision 0117); why a
+	 * remote could not be used is doctor's to say.
+	 */
+	if (strcmp(pgn_db_backend(db), "postgresql") == 0) {
+		if (pgn_scope_key(root, &s, &why) != PGN_OK)
+			s = NULL;
+		free(why);
+	} else {
+		s = pgn_strdup(root);
+	}
 	if (s == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	free(db->scope);

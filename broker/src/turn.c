@@ -17,6 +17,7 @@ struct turn {
 	struct pgn_payload p;
 	char *dir_scope; /* the scope of the payload's directory */
 	const char *scope;
+	const char *project; /* the directory of the project's config */
 	pgn_db *db;
 	struct pgn_peek peek;
 	struct pgn_config cfg;
@@ -128,9 +129,9 @@ load_config(struct turn *t)
 {
 	t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	if ((t->p.event != PGN_EVENT_PROMPT && !continues(t->p.event)) ||
-	    t->scope[0] == '\0')
+	    t->project[0] == '\0')
 		return;
-	if (pgn_config_load(t->scope, &t->cfg) != PGN_OK) {
+	if (pgn_config_load(t->project, &t->cfg) != PGN_OK) {
 		memset(&t->cfg, 0, sizeof(t->cfg));
 		t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 		return;
@@ -163,10 +164,10 @@ run_provider(struct turn *t)
 	rq.host = pgn_host_get(t->p.host)->name;
 	rq.session = t->p.session;
 	rq.turn = t->p.turn;
-	rq.cwd = t->p.dir != NULL ? t->p.dir : t->scope;
+	rq.cwd = t->p.dir != NULL ? t->p.dir : t->project;
 	rq.prompt = t->p.prompt;
 	left = (long)(t->in->deadline - pgn_mono_ms()) - PGN_HOOK_TAIL_MS;
-	pgn_provider_run(t->in->home, t->scope, &t->cfg, &rq,
+	pgn_provider_run(t->in->home, t->project, &t->cfg, &rq,
 	    left > 0 ? left : 0, &t->prov);
 	logf_turn(t, "provider", "provider=%s ms=%ld bytes=%zu%s%s%s%s",
 	    pgn_provider_status_name(t->prov.status), t->prov.ms, t->prov.bytes,
@@ -454,6 +455,19 @@ run(struct turn *t)
 	if (st != PGN_OK)
 		goto dberr;
 	t->scope = t->peek.bound ? t->peek.scope : t->dir_scope;
+	/*
+	 * On a store several machines share, a bound session's scope is a
+	 * key (the origin remote), no directory: the project's config is
+	 * found from the payload's directory (decision 0117).
+	 */
+	t->project = t->scope;
+	if (t->scope[0] != '\0' && t->scope[0] != '/') {
+		if (t->dir_scope == NULL)
+			st = pgn_scope_find(t->p.dir, &t->dir_scope);
+		if (st != PGN_OK)
+			goto dberr;
+		t->project = t->dir_scope;
+	}
 	st = pgn_db_set_scope(t->db, t->scope);
 	if (st != PGN_OK)
 		goto dberr;
