@@ -528,6 +528,7 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	in.db_create = named == NULL || *named == '\0';
 	in.self = find_self(self, sizeof(self)) ? self : NULL;
 	in.user_home = getenv("HOME");
+	in.env_file = getenv("CLAUDE_ENV_FILE");
 	in.deadline = start + total;
 	in.wait_until = wait > 0 ? start + total + wait - PGN_HOOK_TAIL_MS : 0;
 	in.committing = on_committing;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handoff_int.h"
 #include "pgn_int.h"
 #include "store_int.h"
 #include "pigeon/hook.h"
@@ -436,10 +437,11 @@ turn_tx(pgn_db *db, void *arg)
 	struct pgn_claim claim;
 	struct bound b;
 	int64_t sid, now;
-	size_t keep;
+	size_t keep, cost;
 	pgn_status rc;
 
 	pgn_msgs_release(&out->msgs);
+	pgn_baton_release(&out->baton);
 	out->duplicate = 0;
 	now = pgn_now_ms();
 	rc = pgn_scope_id(db, 1, &sid);
@@ -485,6 +487,15 @@ turn_tx(pgn_db *db, void *arg)
 	claim.budget = req->budget;
 	claim.cost = req->cost;
 	claim.cost_arg = req->cost_arg;
+	/* A new conversation's baton comes first, then what fits of the mail.
+	 */
+	if (rc == PGN_OK && req->take_baton)
+		rc = pgn_baton_next_in_tx(db, b.agent, now, &out->baton);
+	if (rc == PGN_OK && out->baton.id != 0 && claim.budget != 0) {
+		cost = req->baton_cost != NULL ? req->baton_cost(&out->baton) :
+		                                 out->baton.body_len;
+		claim.budget = claim.budget > cost ? claim.budget - cost : 1;
+	}
 	/* The governor: past the cap, a stop claims nothing; mail waits. */
 	if (is_route(req->route, "stop") && b.continues >= req->max_continues)
 		out->governed = 1;
@@ -500,6 +511,12 @@ turn_tx(pgn_db *db, void *arg)
 	}
 	if (rc == PGN_OK)
 		rc = mark_in_tx(db, &claim, b.agent, &out->msgs);
+	if (rc == PGN_OK && out->baton.id != 0) {
+		claim.route = "handoff";
+		rc = pgn_baton_take_in_tx(db, &claim, b.agent, b.name,
+		    &out->baton, now);
+		claim.route = req->route;
+	}
 	if (rc == PGN_OK && is_route(req->route, "stop") && out->msgs.n > 0) {
 		out->continues = b.continues + 1;
 		rc = pgn_exec_id(db, SQL_SESSION_CONTINUES, b.session,
@@ -539,8 +556,10 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_tx(db, turn_tx, &c);
-	if (rc != PGN_OK)
+	if (rc != PGN_OK) {
 		pgn_msgs_release(&out->msgs);
+		pgn_baton_release(&out->baton);
+	}
 	return rc;
 }
 

@@ -14,13 +14,13 @@ static const char SQL_JOURNAL_ADD[] =
 static const char SQL_JOURNAL_LIST[] =
     "SELECT j.id, j.at_ms, j.kind, coalesce(j.message_id, 0), j.peer, "
     "j.detail, coalesce(m.body, '') FROM journal j LEFT JOIN message m "
-    "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered') "
+    "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered', 'handoff') "
     "WHERE j.agent_id = ?1 AND j.id > ?2 ORDER BY j.id LIMIT ?3";
 /* Newest first through the index journal_agent(agent_id, id). */
 static const char SQL_JOURNAL_TAIL[] =
     "SELECT j.id, j.at_ms, j.kind, coalesce(j.message_id, 0), j.peer, "
     "j.detail, coalesce(m.body, '') FROM journal j LEFT JOIN message m "
-    "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered') "
+    "ON m.id = j.message_id AND j.kind IN ('sent', 'delivered', 'handoff') "
     "WHERE j.agent_id = ?1 ORDER BY j.id DESC LIMIT ?2";
 /* Without --since: counted from the index alone, no table rows read. */
 static const char SQL_JOURNAL_EARLIER_ALL[] =

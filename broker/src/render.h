@@ -6,6 +6,7 @@
 #define PGN_RENDER_H
 
 #include "pgn_int.h"
+#include "pigeon/handoff.h"
 #include "pigeon/hook.h"
 
 /* The session introduction, whatever the lengths of paths and names. */
@@ -14,6 +15,8 @@
 #define PGN_RENDER_MAX_HEADER 160
 /* A cut note: "[cut: ... read it whole with: PIGEON journal NAME]". */
 #define PGN_RENDER_MAX_NOTE (PGN_HOOK_MAX_SHOWN + PGN_MAX_NAME + 160)
+/* "Pigeon: a handoff baton for this new conversation: ..." */
+#define PGN_RENDER_MAX_BATON_LEAD 200
 /* Peers named in an introduction, and the room of one. */
 #define PGN_RENDER_MAX_PEERS 20
 #define PGN_RENDER_MAX_PEER  (PGN_MAX_NAME + 40 + 48)
@@ -27,6 +30,7 @@ struct pgn_render {
 	const char *pigeon;             /* how to run the CLI: a shell word */
 	int intro;                      /* introduce the agent first */
 	const struct pgn_agents *peers; /* for the introduction, or NULL */
+	const struct pgn_baton *baton;  /* a baton to hand over, or NULL */
 	const struct pgn_msgs *msgs;    /* candidates, oldest first */
 	const char *reminder;           /* the project's, or NULL */
 	const char *provider;           /* provider context, or NULL */
@@ -36,14 +40,19 @@ struct pgn_render {
 /* Upper bound of the rendered size of one message (a pgn_cost_fn). */
 size_t pgn_render_cost(const struct pgn_msg *m, void *arg);
 
+/* Upper bound of the rendered size of a baton, its lead line included. */
+size_t pgn_render_baton_cost(const struct pgn_baton *b);
+
 /*
  * Render the context within 'max' bytes: the introduction (r->intro),
+ * then the baton (r->baton), framed as data from its sender like a
+ * message (cut with a note only when no message is shown beside it),
  * then the oldest '*shown' messages of r->msgs — each a header and its
  * body with every line indented, whatever line separator it uses — then
  * how many wait, the reminder and the provider's context, each
- * labelled. As many candidates as fit are shown, at least the oldest:
- * alone, its body may be cut with a note. Space gives way in this
- * order: the provider's section, the notes' advice, the newest
+ * labelled. As many candidates as fit are shown, at least the oldest
+ * (none, beside a baton): alone, its body may be cut with a note. Space gives
+ * way in this order: the provider's section, the notes' advice, the newest
  * candidate. '*out' (caller frees) is "" when there is nothing to say.
  * Returns PGN_ENOMEM, or PGN_ETOOBIG if even the oldest cannot be shown
  * (not with the bounds above and PGN_MAX_CONTEXT).

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "pgn_int.h"
 #include "render.h"
 
@@ -204,6 +206,29 @@ plain_line(struct turn *t)
 	return PGN_OK;
 }
 
+/*
+ * Cursor's sessionStart output may set environment variables ("env"):
+ * PIGEON_SESSION names the session to `pigeon handoff` where Cursor
+ * passes them on (docs/hook-protocol.md). Takes 'line'; NULL on ENOMEM.
+ */
+static char *
+with_session_env(char *line, const char *session)
+{
+	cJSON *root, *env;
+	char *out = NULL;
+
+	root = cJSON_Parse(line);
+	cJSON_free(line);
+	if (root == NULL)
+		return NULL;
+	env = cJSON_AddObjectToObject(root, "env");
+	if (env != NULL &&
+	    cJSON_AddStringToObject(env, "PIGEON_SESSION", session) != NULL)
+		out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return out;
+}
+
 /* Inside the claim's transaction: the output, or a rollback. */
 static pgn_status
 render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
@@ -231,6 +256,7 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 	r.pigeon = t->pigeon;
 	r.intro = t->p.event == PGN_EVENT_SESSION_START || out->bound;
 	r.peers = &t->peers;
+	r.baton = &out->baton;
 	r.msgs = &out->msgs;
 	r.reminder = t->p.event == PGN_EVENT_PROMPT ? t->cfg.reminder : NULL;
 	r.provider = t->prov.context;
@@ -243,22 +269,34 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 	line = pgn_envelope(t->p.host, t->p.event, t->context, &st);
 	if (line == NULL)
 		return st; /* PGN_OK: the neutral output says it all */
+	if (t->p.host == PGN_HOST_CURSOR &&
+	    t->p.event == PGN_EVENT_SESSION_START) {
+		line = with_session_env(line, t->p.session);
+		if (line == NULL)
+			return PGN_ENOMEM;
+	}
 	t->o->len = strlen(line);
 	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
 	t->o->line = line;
 	return PGN_OK;
 }
 
-/* "12,13,14" of the claimed messages, for a lost-output line. */
+/*
+ * "12,13,14" of the claimed messages, the taken baton's copy first
+ * ('baton', 0: none), for a lost-output line.
+ */
 static void
-list_ids(struct pgn_hook_out *o, const struct pgn_msgs *m)
+list_ids(struct pgn_hook_out *o, int64_t baton, const struct pgn_msgs *m)
 {
 	struct pgn_buf b;
 	size_t i;
 
 	pgn_buf_init(&b, sizeof(o->ids) - 1);
+	if (baton != 0)
+		pgn_buf_addf(&b, "%lld", (long long)baton);
 	for (i = 0; i < m->n; i++)
-		pgn_buf_addf(&b, "%s%lld", i ? "," : "", (long long)m->v[i].id);
+		pgn_buf_addf(&b, "%s%lld", i || baton ? "," : "",
+		    (long long)m->v[i].id);
 	if (b.err == PGN_OK && b.len > 0)
 		memcpy(o->ids, b.data, b.len + 1);
 	else if (m->n > 0)
@@ -272,6 +310,7 @@ claim(struct turn *t)
 {
 	struct pgn_turn req;
 	struct pgn_turn_out out;
+	char baton[32] = "";
 	size_t budget;
 	pgn_status st;
 
@@ -302,6 +341,8 @@ claim(struct turn *t)
 		budget -= strlen(t->cfg.reminder) + PGN_RENDER_MAX_HEADER;
 	req.budget = budget;
 	req.cost = pgn_render_cost;
+	req.take_baton = t->p.new_conversation;
+	req.baton_cost = pgn_render_baton_cost;
 	req.render = render_turn;
 	req.render_arg = t;
 	req.committing = t->in->committing;
@@ -309,9 +350,9 @@ claim(struct turn *t)
 	st = pgn_turn_claim(t->db, &req, &out);
 	if (st == PGN_OK) {
 		memcpy(t->o->agent, out.agent, sizeof(out.agent));
-		t->o->claimed = out.msgs.n;
+		t->o->claimed = out.msgs.n + (out.baton.id != 0);
 		t->o->governed = out.governed;
-		list_ids(t->o, &out.msgs);
+		list_ids(t->o, out.baton.message_id, &out.msgs);
 		if (out.duplicate) {
 			free(t->o->line);
 			t->o->line = NULL;
@@ -320,11 +361,14 @@ claim(struct turn *t)
 			logf_turn(t, "governed",
 			    "agent=%s: %lld continuations in a row, the cap; the mail waits for the next prompt",
 			    out.agent, (long long)out.continues);
-		} else if (out.msgs.n > 0 || out.bound) {
+		} else if (out.msgs.n > 0 || out.bound || out.baton.id != 0) {
+			if (out.baton.id != 0)
+				snprintf(baton, sizeof(baton), " baton=%lld",
+				    (long long)out.baton.id);
 			logf_turn(t, "ok",
-			    "agent=%s delivered=%zu waiting=%zu bytes=%zu",
+			    "agent=%s delivered=%zu waiting=%zu bytes=%zu%s",
 			    out.agent, out.msgs.n, out.msgs.left,
-			    t->context != NULL ? strlen(t->context) : 0);
+			    t->context != NULL ? strlen(t->context) : 0, baton);
 		}
 	} else {
 		free(t->o->line);
@@ -332,6 +376,7 @@ claim(struct turn *t)
 		t->o->len = 0;
 	}
 	pgn_msgs_release(&out.msgs);
+	pgn_baton_release(&out.baton);
 	return st;
 }
 
@@ -518,6 +563,25 @@ dberr:
 	return st;
 }
 
+/*
+ * A Claude Code session start names its session to the agent's Bash
+ * commands: an export line in $CLAUDE_ENV_FILE, for `pigeon handoff`.
+ * A failure is logged; the turn goes on.
+ */
+static void
+export_session(struct turn *t)
+{
+	char err[PGN_MAX_ERR];
+
+	if (t->in->env_file == NULL || t->in->env_file[0] == '\0' ||
+	    t->o->host != PGN_HOST_CLAUDE ||
+	    t->o->event != PGN_EVENT_SESSION_START || t->o->session[0] == '\0')
+		return;
+	if (pgn_env_file_export(t->in->env_file, t->o->session, err,
+	        sizeof(err)) != PGN_OK)
+		logf_turn(t, "env-file", "%s", err);
+}
+
 void
 pgn_hook_out_release(struct pgn_hook_out *o)
 {
@@ -541,6 +605,7 @@ pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o)
 	t.o = o;
 	t.start = pgn_mono_ms();
 	o->st = run(&t);
+	export_session(&t);
 	if (o->st != PGN_OK) {
 		free(o->line);
 		o->line = NULL;

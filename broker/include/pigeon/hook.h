@@ -8,6 +8,7 @@
 #ifndef PIGEON_HOOK_H
 #define PIGEON_HOOK_H
 
+#include "pigeon/handoff.h"
 #include "pigeon/pigeon.h"
 
 #define PGN_HOOK_MAX_ID    200 /* a host's session or turn id, bytes */
@@ -119,6 +120,7 @@ struct pgn_turn_out {
 	int governed;                 /* a stop past the cap: nothing claimed */
 	int64_t continues;            /* stops that went on in a row, now */
 	struct pgn_msgs msgs;         /* the claimed messages */
+	struct pgn_baton baton;       /* the baton taken (id 0: none) */
 };
 
 /*
@@ -146,6 +148,13 @@ struct pgn_turn {
 	size_t budget; /* candidates' summed cost, 0: no bound */
 	pgn_cost_fn *cost;
 	void *cost_arg;
+	/*
+	 * A new conversation's session start: take the agent's baton, if
+	 * one waits (handoff.h), before the messages; baton_cost (NULL:
+	 * its length) is what it takes of the budget.
+	 */
+	int take_baton;
+	size_t (*baton_cost)(const struct pgn_baton *b);
 	pgn_turn_render_fn *render; /* NULL: claim every candidate */
 	void *render_arg;
 	void (*committing)(void *arg); /* right before the commit */
@@ -159,8 +168,9 @@ struct pgn_turn {
  * bound session keeps its agent, in whatever scope. Keep req->transcript
  * as the session's when it differs. Unless req->turn is the turn this
  * session already had (within req->turn_window_ms, 0 = ever), record
- * the turn, select the queued candidates within the budget, let
- * req->render build the output, then claim what it kept as
+ * the turn, find the baton (req->take_baton), select the queued
+ * candidates within what it leaves of the budget, let req->render
+ * build the output, then take the baton and claim what it kept as
  * pgn_claim does. Returns PGN_EINVAL (bad name, key), PGN_EBUSY,
  * PGN_EDB, PGN_ENOMEM, or what req->render returned.
  */
@@ -190,6 +200,7 @@ struct pgn_hook_in {
 	const char *self;    /* else this executable: the CLI is found beside
 	                        it, only for a run that shows the reply command */
 	const char *user_home; /* $HOME (Cursor's transcripts), or NULL */
+	const char *env_file;  /* $CLAUDE_ENV_FILE (PIGEON_SESSION), or NULL */
 	int64_t deadline;      /* pgn_mono_ms() by which to be done */
 	/*
 	 * A stop may wait for mail (reach.stopWaitMs) until this time at the
@@ -241,7 +252,9 @@ void pgn_hook_out_release(struct pgn_hook_out *o);
  * One hook turn: parse the payload, find the scope (the session's, once
  * bound), bind the session to an agent, run the project's provider for
  * a prompt, and claim the queued messages that fit the injected-context
- * cap. The whole output is built inside the claim's transaction, before
+ * cap — at a new conversation's session start its baton first. A Claude
+ * session start appends PIGEON_SESSION to in->env_file; Cursor's gets it
+ * in the output's "env". The whole output is built inside the claim's transaction, before
  * its commit: any failure rolls back and leaves every message queued.
  * Never fails the caller: o->line is NULL when the neutral output is
  * due (o->st says why), and o->log holds what to append to hook.log.
