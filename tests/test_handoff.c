@@ -1103,6 +1103,43 @@ test_the_baton_fits_the_cap_beside_the_backlog(void)
 }
 
 static void
+test_beside_a_baton_a_message_waits_whole_rather_than_cut(void)
+{
+	struct pgn_hook_out o;
+	char text[3001], body[PGN_MAX_BODY + 1], *ctx;
+	size_t i;
+
+	setup();
+	free(startup("s1", "startup", "alice", &o));
+	pgn_hook_out_release(&o);
+	for (i = 0; i < 3000; i++)
+		text[i] = i % 60 == 59 ? '\n' : 'b';
+	text[3000] = '\0';
+	REQUIRE(leave("claude:s1", NULL, NULL, text, NULL, NULL) == PGN_OK);
+	memset(body, 'm', PGN_MAX_BODY);
+	body[PGN_MAX_BODY] = '\0';
+	send_to("newbie", body);
+	ctx = startup("s2", "startup", "newbie", &o);
+	CHECK(strlen(ctx) <= PGN_MAX_CONTEXT);
+	CHECK(strstr(ctx, "[cut:") == NULL);
+	CHECK_CONTAINS(ctx, "[baton #1 from alice");
+	CHECK(strstr(ctx, "mmmm") == NULL);
+	CHECK_CONTAINS(ctx, "1 more message waits");
+	free(ctx);
+	CHECK_INT(o.claimed, 1);
+	pgn_hook_out_release(&o);
+	CHECK_INT(q("SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    1);
+	/* The next prompt brings it whole. */
+	claude(&o, PGN_EVENT_PROMPT, "s2", "\"prompt_id\":\"p1\"", NULL);
+	ctx = context_of(&o);
+	CHECK(strstr(ctx, "[cut:") == NULL);
+	CHECK_INT(o.claimed, 1);
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+static void
 test_a_claude_session_start_exports_pigeon_session(void)
 {
 	struct pgn_hook_out o;
@@ -1175,6 +1212,7 @@ static const struct h_test tests[] = {
     H_TEST(test_a_dry_run_writes_nothing),
     H_TEST(test_a_dropped_baton_is_kept_and_never_delivered),
     H_TEST(test_the_baton_fits_the_cap_beside_the_backlog),
+    H_TEST(test_beside_a_baton_a_message_waits_whole_rather_than_cut),
     H_TEST(test_a_claude_session_start_exports_pigeon_session),
 };
 

@@ -434,8 +434,12 @@ render_try(const struct pgn_render *r, size_t n, size_t max, int long_notes,
 		    n, n == 1 ? "" : "s", r->agent);
 		for (i = 0; i < n && b.err == PGN_OK; i++) {
 			add_header(&b, &m->v[i], r->now_ms);
-			/* Only a message shown alone may be cut. */
-			add_body(&b, &m->v[i], limit, n == 1, long_notes, r);
+			/*
+			 * Only a message shown alone may be cut; beside a
+			 * baton it waits whole for the next prompt instead.
+			 */
+			add_body(&b, &m->v[i], limit, n == 1 && !has_baton(r),
+			    long_notes, r);
 		}
 	}
 	b.max = max;

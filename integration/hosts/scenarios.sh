@@ -429,6 +429,42 @@ test_case 'a provider not allowed: the reminder alone, no delay' '
 	test "$(ms_of p4)" -lt $(($(ms_of p2) + 10000))
 '
 
+# baton_scenario: a turn whose model runs `pigeon handoff` in its shell
+# leaves a baton; a resume does not take it, the next new session does,
+# at its session start, once; a later one finds none. Claude Code runs
+# without PIGEON_AGENT, so the CLI knows its session only from the
+# PIGEON_SESSION its session start hook exported (CLAUDE_ENV_FILE);
+# Codex and Gemini CLI, which have no such mechanism, name the agent.
+baton_scenario() {
+	mkdir "$PROJ/h" &&
+	AGENT=hana && [ "$HOST" != claude ] || AGENT= &&
+	host_run h1 "$PROJ/h" new "mock-shell: $PIG handoff PGN-BATON-1\"\"9 >/dev/null" &&
+	sql_is "SELECT count(*) FROM baton" 1 &&
+	sql_is "SELECT count(*) FROM baton b JOIN session s ON s.key = b.session
+		AND s.agent_id = b.sender_id AND s.host = '$HOST'
+		WHERE b.body = 'PGN-BATON-19' AND b.consumed_ms IS NULL" 1 &&
+	absent h1 PGN-BATON-19 &&
+	host_run h2 "$PROJ/h" resume "a resumed prompt" &&
+	absent h2 PGN-BATON-19 &&
+	sql_is "SELECT count(*) FROM baton WHERE consumed_ms IS NULL" 1 &&
+	host_run h3 "$PROJ/h" new "a new session" &&
+	arrives h3 PGN-BATON-19 "$AT_START" &&
+	requests h3 | grep -q "\[baton #[0-9]* from [a-z-]*, [0-9]*s ago\]" &&
+	sql_is "SELECT count(*), d.route FROM delivery d JOIN baton b
+		ON b.message_id = d.message_id
+		WHERE b.consumed_session != b.session AND d.host = '$HOST'" \
+		"1|handoff" &&
+	host_run h4 "$PROJ/h" resume "a resumed prompt again" &&
+	not_new h4 PGN-BATON-19 &&
+	host_run h5 "$PROJ/h" new "another new session" &&
+	absent h5 PGN-BATON-19 &&
+	sql_is "SELECT count(*) FROM delivery WHERE route = 'handoff'" 1
+}
+
+test_case 'a baton left through the shell is taken by the next new session, not a resume, once' '
+	baton_scenario
+'
+
 test_case 'a broken database: the turn works, without Pigeon' '
 	rm -r "$PROJ/.pigeon" && mkdir "$PROJ/bd" &&
 	repeat 4096 "not a database! " >broken.db && cp broken.db broken.orig &&

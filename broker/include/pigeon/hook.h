@@ -254,10 +254,10 @@ void pgn_hook_out_release(struct pgn_hook_out *o);
  * a prompt, and claim the queued messages that fit the injected-context
  * cap — at a new conversation's session start its baton first. A Claude
  * session start appends PIGEON_SESSION to in->env_file; Cursor's gets it
- * in the output's "env". The whole output is built inside the claim's transaction, before
- * its commit: any failure rolls back and leaves every message queued.
- * Never fails the caller: o->line is NULL when the neutral output is
- * due (o->st says why), and o->log holds what to append to hook.log.
+ * in the output's "env". The whole output is built inside the claim's
+ * transaction, before its commit: any failure rolls back and leaves every
+ * message queued. Never fails the caller: o->line is NULL when the neutral
+ * output is due (o->st says why), and o->log holds what to append to hook.log.
  */
 void pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o);
 
