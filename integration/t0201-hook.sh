@@ -115,7 +115,10 @@ envelope() {
 	fi
 	case "$1 $2" in
 	"cursor sessionStart")
-		jq -e 'keys == ["additional_context"] and
+		# env: PIGEON_SESSION for pigeon handoff (decision 0097).
+		jq -e 'keys == ["additional_context", "env"] and
+			(.env | keys == ["PIGEON_SESSION"] and
+			(.PIGEON_SESSION | startswith("cursor:"))) and
 			(.additional_context | type == "string" and
 			length > 0)' out ;;
 	"cursor beforeSubmitPrompt")
