@@ -487,8 +487,7 @@ turn_tx(pgn_db *db, void *arg)
 	claim.budget = req->budget;
 	claim.cost = req->cost;
 	claim.cost_arg = req->cost_arg;
-	/* A new conversation's baton comes first, then what fits of the mail.
-	 */
+	/* A new conversation's baton first, then what fits of the mail. */
 	if (rc == PGN_OK && req->take_baton)
 		rc = pgn_baton_next_in_tx(db, b.agent, now, &out->baton);
 	if (rc == PGN_OK && out->baton.id != 0 && claim.budget != 0) {
