@@ -3,6 +3,7 @@
  * scope or of one agent, merged within the hour, expired after a day,
  * taken exactly once inside the hook's claim (claim.c calls the _in_tx
  * functions); and the export line a Claude Code session start leaves.
+ * A domain file of the storage seam (decision 0110): statements only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +25,20 @@ static const char SQL_SESSION_AGENT[] =
 static const char SQL_AGENT_LAST_SESSION[] =
     "SELECT key FROM session WHERE agent_id = ?1 "
     "ORDER BY last_seen_ms DESC, id DESC LIMIT 1";
-/* The open baton a note for target ?2 joins (the partial index). */
+/*
+ * The open baton a note for target ?2 (NULL: the scope) joins, through
+ * the partial index; PostgreSQL's IS takes no value, and the row is
+ * locked there so two notes at once do not both extend the old text.
+ */
 static const char SQL_BATON_JOIN[] =
     "SELECT id FROM baton WHERE scope_id = ?1 AND target_id IS ?2 "
     "AND consumed_ms IS NULL AND dropped_ms IS NULL AND expires_ms > ?3 "
     "AND updated_ms > ?3 - ?4 ORDER BY id DESC LIMIT 1";
+static const char SQL_BATON_JOIN_PG[] =
+    "SELECT id FROM baton WHERE scope_id = ?1 "
+    "AND target_id IS NOT DISTINCT FROM CAST(?2 AS BIGINT) "
+    "AND consumed_ms IS NULL AND dropped_ms IS NULL AND expires_ms > ?3 "
+    "AND updated_ms > ?3 - ?4 ORDER BY id DESC LIMIT 1 FOR UPDATE";
 static const char SQL_BATON_ADD[] =
     "INSERT INTO baton(scope_id, sender_id, sender, senders, session, "
     "target_id, body, notes, created_ms, updated_ms, expires_ms) "
@@ -52,13 +62,22 @@ static const char SQL_BATON_LIST[] =
 static const char SQL_BATON_DROP[] =
     "UPDATE baton SET dropped_ms = ?3 WHERE id = ?1 AND scope_id = ?2 "
     "AND consumed_ms IS NULL AND dropped_ms IS NULL RETURNING id";
-/* An agent's own batons first, then the scope's; oldest first. */
+/*
+ * An agent's own batons first, then the scope's; oldest first; on
+ * PostgreSQL locked (decision 0096).
+ */
 static const char SQL_BATON_NEXT[] =
     "SELECT id FROM baton WHERE scope_id = "
     "(SELECT scope_id FROM agent WHERE id = ?1) "
     "AND consumed_ms IS NULL AND dropped_ms IS NULL AND expires_ms > ?2 "
     "AND (target_id = ?1 OR target_id IS NULL) "
     "ORDER BY target_id IS NULL, id LIMIT 1";
+static const char SQL_BATON_NEXT_PG[] =
+    "SELECT id FROM baton WHERE scope_id = "
+    "(SELECT scope_id FROM agent WHERE id = ?1) "
+    "AND consumed_ms IS NULL AND dropped_ms IS NULL AND expires_ms > ?2 "
+    "AND (target_id = ?1 OR target_id IS NULL) "
+    "ORDER BY target_id IS NULL, id LIMIT 1 FOR UPDATE";
 /* The delivered copy: a message row, so the audit chains it as any. */
 static const char SQL_BATON_MSG[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
@@ -335,7 +354,8 @@ leave_tx(pgn_db *db, void *arg)
 			rc = pgn_fail_unknown(db, s.scope, c->to, 0);
 	}
 	if (rc == PGN_OK) {
-		rc = pgn_select_i64(db, SQL_BATON_JOIN, &join,
+		rc = pgn_select_i64(db,
+		    pgn_sql(db, SQL_BATON_JOIN, SQL_BATON_JOIN_PG), &join,
 		    "looking for an open baton", PGN_I(s.scope),
 		    target != 0 ? PGN_I(target) : PGN_T(NULL), PGN_I(now),
 		    PGN_I(PGN_HANDOFF_MERGE_MS));
@@ -588,8 +608,8 @@ pgn_baton_next_in_tx(pgn_db *db, int64_t agent, int64_t now,
 	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = pgn_select_i64(db, SQL_BATON_NEXT, &id, "looking for a baton",
-	    PGN_I(agent), PGN_I(now));
+	rc = pgn_select_i64(db, pgn_sql(db, SQL_BATON_NEXT, SQL_BATON_NEXT_PG),
+	    &id, "looking for a baton", PGN_I(agent), PGN_I(now));
 	if (rc == PGN_ENOTFOUND)
 		return PGN_OK;
 	if (rc == PGN_OK)

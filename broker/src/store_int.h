@@ -1,8 +1,8 @@
 /*
  * Internals shared by the mailbox store's files. The seam
  * (docs/decisions/0110-storage-seam.md): the domain files (send.c
- * claim.c agents.c journal.c audit.c health.c wait.c) hold the mailbox's
- * rules and speak to the database only through the statement layer
+ * claim.c agents.c journal.c audit.c health.c wait.c handoff.c) hold the
+ * mailbox's rules and speak to the database only through the statement layer
  * below; each backend is one module filling struct pgn_backend: db.c
  * (SQLite) and pg.c (PostgreSQL over libpq). No domain file includes a
  * backend's header.
