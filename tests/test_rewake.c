@@ -599,6 +599,59 @@ test_a_new_waiter_sweeps_stale_token_files(void)
 	pgn_hook_out_release(&o);
 }
 
+/* A host process whose command line is 'argv' (until it is killed). */
+static pid_t
+host_with(const char *const argv[])
+{
+	char *v[16];
+	pid_t pid = fork();
+	size_t i;
+
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		for (i = 0; argv[i] != NULL && i + 1 < 16; i++)
+			v[i] = strdup(argv[i]);
+		v[i] = NULL;
+		execv("/bin/sh", v);
+		_exit(127);
+	}
+	pause_ms(100); /* exec'd: its command line is argv */
+	return pid;
+}
+
+/*
+ * A plain claude -p runs the entry as a blocking Stop hook: the waiter
+ * ends at once there, and waits under --input-format stream-json.
+ */
+static void
+test_a_plain_claude_p_host_is_not_waited_for(void)
+{
+	const char *plain[] = {"claude", "-c", "sleep 30; :", "-p", "--", "-x",
+	    NULL};
+	const char *stream[] = {"claude", "-c", "sleep 30; :", "-p",
+	    "--input-format", "stream-json", NULL};
+	struct pgn_hook_out o;
+	pid_t host;
+
+	setup("{\"reach\":{\"rewakeWaitS\":1}}");
+	turn(PGN_EVENT_SESSION_START, "s1", "rita");
+	host = host_with(plain);
+	queue("rita", "not by the idle wake");
+	rewake(&o, "s1", (long)host);
+	CHECK_INT(o.claimed, 0);
+	CHECK(logged(&o, "status=foreground"));
+	CHECK_INT(tokens(), 0);
+	pgn_hook_out_release(&o);
+	kill(host, SIGKILL);
+	REQUIRE(waitpid(host, NULL, 0) == host);
+	host = host_with(stream);
+	rewake(&o, "s1", (long)host);
+	CHECK_INT(o.claimed, 1);
+	pgn_hook_out_release(&o);
+	kill(host, SIGKILL);
+	REQUIRE(waitpid(host, NULL, 0) == host);
+}
+
 /* ---- pigeon-hook's side: hook_rewake ------------------------------ */
 
 /* hook_rewake on the Stop payload of 'sid'; 'err' gets the mail. */
@@ -697,6 +750,7 @@ static const struct h_test tests[] = {
     H_TEST(test_no_mail_within_rewake_wait_s_ends_quietly),
     H_TEST(test_rewake_wait_s_zero_turns_it_off),
     H_TEST(test_a_new_waiter_sweeps_stale_token_files),
+    H_TEST(test_a_plain_claude_p_host_is_not_waited_for),
     H_TEST(test_pigeon_hook_prints_the_mail_on_stderr_and_exits_2),
     H_TEST(test_stderr_failing_after_the_claim_logs_lost_output),
     H_TEST(test_what_cannot_wait_ends_with_a_line_and_nothing_claimed),

@@ -136,6 +136,45 @@ host_alive(struct rewake *w)
 	return w->host_born < 0 || born == w->host_born;
 }
 
+/*
+ * Does host 'pid' run its Stop hooks in the foreground? Claude does in a
+ * plain `claude -p` (print mode without --input-format stream-json),
+ * where an asyncRewake entry is an ordinary blocking Stop hook
+ * (decision 0076): waiting there would hold the run's end. Read from its
+ * command line; unreadable: no (the wait is bounded all the same).
+ */
+static int
+host_in_foreground(long pid)
+{
+	char path[64], buf[PGN_HOOK_REWAKE_CMDLINE];
+	const char *a, *end, *prev = "";
+	int print = 0, stream = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	end = buf + n;
+	for (a = buf; a < end; prev = a, a += strlen(a) + 1) {
+		if (strcmp(a, "--") == 0)
+			break; /* the prompt follows */
+		if (strcmp(a, "-p") == 0 || strcmp(a, "--print") == 0)
+			print = 1;
+		if (strcmp(a, "--input-format=stream-json") == 0 ||
+		    (strcmp(a, "stream-json") == 0 &&
+		        strcmp(prev, "--input-format") == 0))
+			stream = 1;
+	}
+	return print && !stream;
+}
+
 /* ---- the token ------------------------------------------------------ */
 
 /* <home>/rewake/<hash of the session key>, and the directory. */
@@ -341,6 +380,11 @@ prepare(struct rewake *w)
 	w->host_born = proc_born(in->host_pid);
 	if (!host_alive(w)) {
 		logf_rw(w, "host-gone", "pid=%ld", in->host_pid);
+		return 0;
+	}
+	if (host_in_foreground(in->host_pid)) {
+		logf_rw(w, "foreground",
+		    "claude -p runs the idle wake as a blocking Stop hook (no --input-format stream-json): not waiting");
 		return 0;
 	}
 	/* The session's agent exists by now: a new database is no use. */

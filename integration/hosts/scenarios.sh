@@ -270,6 +270,8 @@ test_case 'a ping queued as the turn ends makes the host go on with it' '
 # a live input (interactive, or stream-json on stdin): a live session
 # here. The governor (maxAutoContinues 1) then keeps a second ping
 # queued: the woken turn was a continuation, and no prompt came between.
+# A plain claude -p turn runs the entry in the foreground: it does not
+# wait there (status=foreground).
 # rewake_checks: the assertions of the idle-wake scenario (below).
 rewake_checks() {
 	absent w1 PGN-REWAKE-14 &&
@@ -284,7 +286,8 @@ rewake_checks() {
 	absent w3 PGN-REWAKE-GOVERNED-15 &&
 	test "$(msg_of PGN-REWAKE-GOVERNED-15)" = "alice|rita||1" &&
 	grep -q " mode=rewake session=claude:[^ ]* status=woken " rewake.log &&
-	grep -q " mode=rewake session=claude:[^ ]* status=governed " rewake.log
+	grep -q " mode=rewake session=claude:[^ ]* status=governed " rewake.log &&
+	test "$(grep -c " mode=rewake .* status=foreground " rewake.log)" = 1
 }
 
 test_case 'Claude: pigeon install claude --rewake wakes an idle session once, governed' '
@@ -330,6 +333,7 @@ test_case 'Claude: pigeon install claude --rewake wakes an idle session once, go
 	test_note "claude: the woken turn asked the model" \
 		"$(((t_req - t_ping) / 1000000)) ms after pigeon send; the session" \
 		"ended in $(((t1 - t0) / 1000000)) ms (no waiter left: governed)" &&
+	AGENT=pia && host_run wp "$PROJ/w" new "a plain claude -p turn" &&
 	new_log "$n" >rewake.log &&
 	{ rewake_checks; ok=$?; } &&
 	"$PIG" install claude --no-rewake >no-rewake.out &&

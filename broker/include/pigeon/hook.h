@@ -267,6 +267,8 @@ void pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o);
 #define PGN_HOOK_REWAKE_CLAIM_MS 1500
 /* Bytes of a waiter's token file (pid and nonce). */
 #define PGN_HOOK_REWAKE_TOKEN 64
+/* Bytes of the host's command line read to tell claude -p (foreground). */
+#define PGN_HOOK_REWAKE_CMDLINE 4096
 /* Token files of ended waiters one new waiter looks at, at most. */
 #define PGN_HOOK_REWAKE_SWEEP 1000
 
