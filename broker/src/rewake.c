@@ -37,8 +37,9 @@ struct rewake {
 	pgn_db *db;
 	struct pgn_peek peek;
 	struct pgn_config cfg;
-	char *dir;  /* <home>/rewake */
-	char *path; /* the session's token file */
+	char *project; /* the config's directory, when the scope is a key */
+	char *dir;     /* <home>/rewake */
+	char *path;    /* the session's token file */
 	char token[PGN_HOOK_REWAKE_TOKEN];
 	long long host_born; /* the host's start time, -1 unknown */
 	const char *why;     /* why it stopped waiting, for the log */
@@ -348,6 +349,7 @@ prepare(struct rewake *w)
 {
 	const struct pgn_hook_in *in = w->in;
 	char why[PGN_MAX_ERR];
+	const char *project;
 	pgn_status st;
 
 	why[0] = '\0';
@@ -418,7 +420,16 @@ prepare(struct rewake *w)
 		    why[0] ? why : "no token path");
 		return 0;
 	}
-	if (pgn_config_load(w->peek.scope, &w->cfg) != PGN_OK) {
+	/*
+	 * On a store several machines share, the scope is a key, no
+	 * directory: the config is found from the payload's (as turn.c).
+	 */
+	project = w->peek.scope;
+	if (project[0] != '\0' && project[0] != '/') {
+		st = pgn_scope_find(w->p.dir, &w->project);
+		project = st == PGN_OK ? w->project : "";
+	}
+	if (pgn_config_load(project, &w->cfg) != PGN_OK) {
 		memset(&w->cfg, 0, sizeof(w->cfg));
 		w->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 		w->cfg.rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
@@ -577,5 +588,6 @@ pgn_hook_rewake(const struct pgn_hook_in *in, struct pgn_hook_out *o)
 	pgn_db_close(w.db);
 	free(w.path);
 	free(w.dir);
+	free(w.project);
 	pgn_payload_release(&w.p);
 }
