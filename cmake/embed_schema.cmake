@@ -1,6 +1,10 @@
 # Embed schema/NNNN_*.sql into a C source as byte arrays, in order.
-# Invoked at build time: cmake -DOUT=... -DFILES="a|b" -P embed_schema.cmake
+# Invoked at build time: cmake -DOUT=... -DFILES="a|b" [-DPREFIX=pgn_pg_]
+#	-P embed_schema.cmake
 string(REPLACE "|" ";" FILES "${FILES}")
+if(NOT DEFINED PREFIX)
+	set(PREFIX pgn_)
+endif()
 list(SORT FILES)
 set(body "/* Generated from the schema directory by cmake/embed_schema.cmake. */\n")
 string(APPEND body "#include \"schema_int.h\"\n\n")
@@ -21,8 +25,8 @@ foreach(f IN LISTS FILES)
 	string(APPEND body "static const char m${i}[] = {${hex} 0};\n")
 	string(APPEND table "\t{${version}, \"${name}\", m${i}},\n")
 endforeach()
-string(APPEND body "\nconst struct pgn_migration pgn_migrations[] = {\n${table}};\n")
-string(APPEND body "const int pgn_nmigrations = ${i};\n")
+string(APPEND body "\nconst struct pgn_migration ${PREFIX}migrations[] = {\n${table}};\n")
+string(APPEND body "const int ${PREFIX}nmigrations = ${i};\n")
 file(WRITE "${OUT}.tmp" "${body}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
 file(REMOVE "${OUT}.tmp")

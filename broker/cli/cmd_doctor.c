@@ -337,6 +337,7 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	char *path = NULL, *why = NULL, wal[PGN_MAX_PATH + 8];
 	pgn_db *db = NULL;
 	pgn_status st;
+	int pg;
 
 	st = pgn_db_path(c->db_flag, &path, &why);
 	if (st != PGN_OK) {
@@ -346,13 +347,17 @@ check_db(struct cli *c, cJSON *out, int *broken)
 		goto out;
 	}
 	cJSON_AddStringToObject(out, "path", path);
-	if (stat(path, &sb) != 0) {
+	pg = pgn_db_is_postgres(path);
+	cJSON_AddStringToObject(out, "backend", pg ? "postgresql" : "sqlite");
+	if (!pg && stat(path, &sb) != 0) {
 		cJSON_AddStringToObject(out, "problem",
 		    "no database yet: it is created by the first pigeon command or hook");
 		goto out;
 	}
-	cJSON_AddNumberToObject(out, "bytes", (double)sb.st_size);
-	if (snprintf(wal, sizeof(wal), "%s-wal", path) < (int)sizeof(wal) &&
+	if (!pg)
+		cJSON_AddNumberToObject(out, "bytes", (double)sb.st_size);
+	if (!pg &&
+	    snprintf(wal, sizeof(wal), "%s-wal", path) < (int)sizeof(wal) &&
 	    stat(wal, &sb) == 0)
 		cJSON_AddNumberToObject(out, "wal_bytes", (double)sb.st_size);
 	st = pgn_db_open(path, 0, PGN_BUSY_DEADLINE_MS, &db);
@@ -364,7 +369,12 @@ check_db(struct cli *c, cJSON *out, int *broken)
 		goto out;
 	}
 	cJSON_AddNumberToObject(out, "schema_version", h.schema_version);
-	cJSON_AddNumberToObject(out, "schema_supported", pgn_schema_version());
+	cJSON_AddNumberToObject(out, "schema_supported",
+	    pg ? pgn_pg_schema_version() : pgn_schema_version());
+	if (h.server != NULL)
+		cJSON_AddStringToObject(out, "server", h.server);
+	if (pg)
+		cJSON_AddNumberToObject(out, "bytes", (double)h.pages);
 	cJSON_AddStringToObject(out, "integrity", h.integrity);
 	if (strcmp(h.integrity, "ok") != 0) {
 		*broken = 1;
@@ -547,6 +557,9 @@ print_text(const cJSON *doc)
 	    NULL) {
 		printf("  %s\n", s);
 	} else {
+		if ((s = cJSON_GetStringValue(
+		         cJSON_GetObjectItem(db, "server"))) != NULL)
+			printf("  server %s\n", s);
 		printf("  schema version %d (this pigeon: %d), integrity %s\n",
 		    cJSON_GetObjectItem(db, "schema_version")->valueint,
 		    cJSON_GetObjectItem(db, "schema_supported")->valueint,

@@ -1,9 +1,962 @@
 /*
- * The PostgreSQL backend (store_int.h, docs/decisions/0110). This build
- * has none yet: a PostgreSQL database string gets a clear error.
+ * The PostgreSQL backend over libpq (store_int.h; docs/decisions/0111
+ * to 0115): connecting within the caller's deadline, the database
+ * string's rules (no password in it), schema/pg migrations, statements
+ * run with binary parameters and results, write transactions serialized
+ * by one advisory lock, read transactions on one snapshot, and
+ * pgn_wait's wake-up by LISTEN/NOTIFY. The only file that calls PQ*.
+ * Built without libpq, it only says so.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "pgn_int.h"
 #include "store_int.h"
+
+#if PGN_HAVE_LIBPQ
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+
+#include <libpq-fe.h>
+
+#include "schema_int.h"
+
+/*
+ * libpq is loaded with dlopen when a PostgreSQL database is opened, not
+ * linked: linked, its two dozen libraries (TLS, Kerberos, LDAP) would
+ * cost every SQLite hook run their loading (docs/decisions/0111).
+ */
+#define PGN_LIBPQ_SONAME "libpq.so.5"
+#define PQ_FUNCS(X)                                                            \
+	X(PQclear)                                                             \
+	X(PQcmdTuples)                                                         \
+	X(PQconnectPoll)                                                       \
+	X(PQconnectStartParams)                                                \
+	X(PQconninfoFree)                                                      \
+	X(PQconninfoParse)                                                     \
+	X(PQconsumeInput)                                                      \
+	X(PQdb)                                                                \
+	X(PQerrorMessage)                                                      \
+	X(PQexec)                                                              \
+	X(PQexecParams)                                                        \
+	X(PQfinish)                                                            \
+	X(PQfreemem)                                                           \
+	X(PQftype)                                                             \
+	X(PQgetisnull)                                                         \
+	X(PQgetlength)                                                         \
+	X(PQgetvalue)                                                          \
+	X(PQhost)                                                              \
+	X(PQnfields)                                                           \
+	X(PQnotifies)                                                          \
+	X(PQntuples)                                                           \
+	X(PQport)                                                              \
+	X(PQresultErrorField)                                                  \
+	X(PQresultStatus)                                                      \
+	X(PQserverVersion)                                                     \
+	X(PQsocket)                                                            \
+	X(PQstatus)                                                            \
+	X(PQtransactionStatus)
+#define PQ_DECL(f) static __typeof__(f) *pq_##f;
+PQ_FUNCS(PQ_DECL)
+#undef PQ_DECL
+
+/* Load libpq once; 0 and a message in 'err' when it is missing. */
+static int
+load_libpq(char *err, size_t len)
+{
+	static int loaded;
+	void *h, *sym;
+
+	if (loaded)
+		return 1;
+	h = dlopen(PGN_LIBPQ_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		(void)snprintf(err, len, "%s", dlerror());
+		return 0;
+	}
+#define PQ_LOAD(f)                                                             \
+	sym = dlsym(h, #f);                                                    \
+	if (sym == NULL) {                                                     \
+		(void)snprintf(err, len, "%s lacks %s", PGN_LIBPQ_SONAME, #f); \
+		return 0;                                                      \
+	}                                                                      \
+	memcpy(&pq_##f, &sym, sizeof(pq_##f));
+	PQ_FUNCS(PQ_LOAD)
+#undef PQ_LOAD
+	loaded = 1;
+	return 1;
+}
+
+/* From here on every PQ call goes through the loaded pointers. */
+#define PQclear              pq_PQclear
+#define PQcmdTuples          pq_PQcmdTuples
+#define PQconnectPoll        pq_PQconnectPoll
+#define PQconnectStartParams pq_PQconnectStartParams
+#define PQconninfoFree       pq_PQconninfoFree
+#define PQconninfoParse      pq_PQconninfoParse
+#define PQconsumeInput       pq_PQconsumeInput
+#define PQdb                 pq_PQdb
+#define PQerrorMessage       pq_PQerrorMessage
+#define PQexec               pq_PQexec
+#define PQexecParams         pq_PQexecParams
+#define PQfinish             pq_PQfinish
+#define PQfreemem            pq_PQfreemem
+#define PQftype              pq_PQftype
+#define PQgetisnull          pq_PQgetisnull
+#define PQgetlength          pq_PQgetlength
+#define PQgetvalue           pq_PQgetvalue
+#define PQhost               pq_PQhost
+#define PQnfields            pq_PQnfields
+#define PQnotifies           pq_PQnotifies
+#define PQntuples            pq_PQntuples
+#define PQport               pq_PQport
+#define PQresultErrorField   pq_PQresultErrorField
+#define PQresultStatus       pq_PQresultStatus
+#define PQserverVersion      pq_PQserverVersion
+#define PQsocket             pq_PQsocket
+#define PQstatus             pq_PQstatus
+#define PQtransactionStatus  pq_PQtransactionStatus
+
+/* Parameters one statement takes; ours have at most 14. */
+#define PGN_PG_MAX_PARAMS 32
+/*
+ * The advisory lock every write transaction takes first: PostgreSQL's
+ * writers are serialized as SQLite's are (docs/decisions/0112).
+ * Another for migrations. Arbitrary constants ("pigeon" in ASCII).
+ */
+#define PGN_PG_WRITE_LOCK   0x706967656f6e01LL
+#define PGN_PG_MIGRATE_LOCK 0x706967656f6e02LL
+/* Kept of a server message in ours. */
+#define PGN_PG_MAX_MSG 300
+
+/* PostgreSQL's type oids (catalog/pg_type.h), for binary values. */
+#define OID_BOOL  16
+#define OID_BYTEA 17
+#define OID_INT8  20
+#define OID_INT2  21
+#define OID_INT4  23
+#define OID_TEXT  25
+
+struct pgn_pg {
+	PGconn *conn;
+	char host[PGN_MAX_PATH + 1]; /* where it went, for messages */
+	char port[16];
+	int listening; /* LISTEN pigeon done */
+};
+
+/* A statement: SQLite's text turned into PostgreSQL's ($N), its
+ * parameters and, once run, its result. */
+struct pgstmt {
+	char *sql;
+	int nparams;
+	const char *values[PGN_PG_MAX_PARAMS];
+	int lengths[PGN_PG_MAX_PARAMS];
+	int formats[PGN_PG_MAX_PARAMS];
+	unsigned int types[PGN_PG_MAX_PARAMS];
+	unsigned char ints[PGN_PG_MAX_PARAMS][8];
+	PGresult *res;
+	int row;   /* the current row; -1 before the first step */
+	int nrows; /* rows of 'res' */
+	int64_t changes;
+};
+
+static const struct pgn_backend pg_be;
+
+#define PGS(st) ((struct pgstmt *)(st)->h)
+
+/* The first line of a libpq or server message, bounded. */
+static void
+first_line(const char *msg, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (msg != NULL)
+		while (msg[n] != '\0' && msg[n] != '\n' && n + 1 < len)
+			n++;
+	if (n > 0)
+		memcpy(out, msg, n);
+	out[n] = '\0';
+}
+
+static pgn_status
+fail_conn(pgn_db *db, const char *what)
+{
+	char line[PGN_PG_MAX_MSG];
+
+	first_line(PQerrorMessage(db->pg->conn), line, sizeof(line));
+	return pgn_fail(db, PGN_EIO,
+	    "lost the connection to PostgreSQL at host %s port %s while %s: %s",
+	    db->pg->host, db->pg->port, what, line);
+}
+
+/*
+ * Map a failed result to a status. Serialization failures, deadlocks
+ * and lock timeouts are PGN_EBUSY (the transaction is retried until the
+ * deadline); a lost connection PGN_EIO; the rest PGN_EDB.
+ */
+static pgn_status
+fail_res(pgn_db *db, const PGresult *res, const char *what)
+{
+	const char *state;
+	char line[PGN_PG_MAX_MSG];
+
+	if (PQstatus(db->pg->conn) == CONNECTION_BAD)
+		return fail_conn(db, what);
+	state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (res == NULL)
+		first_line(PQerrorMessage(db->pg->conn), line, sizeof(line));
+	else
+		first_line(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY),
+		    line, sizeof(line));
+	if (state != NULL &&
+	    (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
+	        strcmp(state, "55P03") == 0))
+		return pgn_fail(db, PGN_EBUSY,
+		    "database '%s' is busy: another process held its write lock for over %ld ms; try again",
+		    db->path, db->deadline_ms);
+	if (state != NULL && strcmp(state, "53200") == 0)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory %s", what);
+	return pgn_fail(db, PGN_EDB, "database '%s': %s: %s", db->path, what,
+	    line);
+}
+
+/* Run fixed text (no parameters, maybe several statements). */
+static pgn_status
+run_simple(pgn_db *db, const char *sql, const char *what)
+{
+	PGresult *res;
+	pgn_status rc = PGN_OK;
+	ExecStatusType t;
+
+	res = PQexec(db->pg->conn, sql);
+	t = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (t != PGRES_COMMAND_OK && t != PGRES_TUPLES_OK)
+		rc = fail_res(db, res, what);
+	PQclear(res);
+	return rc;
+}
+
+/* ---- statements ----------------------------------------------------- */
+
+/* SQLite's "?N" as "$N", outside quotes; '*n' the highest N. */
+static char *
+translate(const char *sql, int *n)
+{
+	struct pgn_buf b;
+	const char *p;
+	char quote = 0;
+	long v;
+	char *end;
+
+	*n = 0;
+	pgn_buf_init(&b, PGN_MAX_SQL_LENGTH);
+	for (p = sql; *p != '\0'; p++) {
+		if (quote != 0) {
+			if (*p == quote)
+				quote = 0;
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+		} else if (*p == '?' && p[1] >= '0' && p[1] <= '9') {
+			v = strtol(p + 1, &end, 10);
+			if (v > *n)
+				*n = (int)v;
+			pgn_buf_addf(&b, "$%ld", v);
+			p = end - 1;
+			continue;
+		}
+		pgn_buf_add(&b, p, 1);
+	}
+	return pgn_buf_take(&b, NULL);
+}
+
+static pgn_status
+pg_prepare(pgn_db *db, const char *sql, pgn_stmt **out)
+{
+	struct pgn_stmt *st;
+	struct pgstmt *s;
+
+	*out = NULL;
+	st = calloc(1, sizeof(*st));
+	s = calloc(1, sizeof(*s));
+	if (st == NULL || s == NULL) {
+		free(st);
+		free(s);
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	s->sql = translate(sql, &s->nparams);
+	if (s->sql == NULL || s->nparams > PGN_PG_MAX_PARAMS) {
+		free(s->sql);
+		free(s);
+		free(st);
+		return pgn_fail(db, PGN_EDB,
+		    "preparing a statement: too long, or over %d parameters",
+		    PGN_PG_MAX_PARAMS);
+	}
+	s->row = -1;
+	st->be = &pg_be;
+	st->sql = sql;
+	st->h = s;
+	st->busy = 1;
+	*out = st;
+	return PGN_OK;
+}
+
+static void
+pg_reset(pgn_stmt *st)
+{
+	struct pgstmt *s = PGS(st);
+
+	PQclear(s->res);
+	s->res = NULL;
+	s->row = -1;
+	s->nrows = 0;
+	s->changes = 0;
+}
+
+static void
+pg_finish(pgn_db *db, pgn_stmt *st)
+{
+	(void)db;
+	pg_reset(st);
+	free(PGS(st)->sql);
+	free(st->h);
+	free(st);
+}
+
+static int
+pg_nparams(pgn_stmt *st)
+{
+	return PGS(st)->nparams;
+}
+
+static pgn_status
+pg_bind(pgn_db *db, pgn_stmt *st, int i, const struct pgn_arg *a)
+{
+	struct pgstmt *s = PGS(st);
+	uint64_t u;
+	int k, j = i - 1;
+
+	if (i < 1 || i > s->nparams)
+		return pgn_fail(db, PGN_EDB,
+		    "binding: parameter %d of a statement with %d", i,
+		    s->nparams);
+	/* Binary values: no text conversion, and bytes are bytes. */
+	s->formats[j] = 1;
+	switch (a->kind) {
+	case PGN_ARG_I64:
+		u = (uint64_t)a->i;
+		for (k = 0; k < 8; k++)
+			s->ints[j][k] = (unsigned char)(u >> (56 - 8 * k));
+		s->values[j] = (const char *)s->ints[j];
+		s->lengths[j] = 8;
+		s->types[j] = OID_INT8;
+		return PGN_OK;
+	case PGN_ARG_TEXT:
+		s->values[j] = a->t;
+		s->lengths[j] = a->t != NULL ? (int)strlen(a->t) : 0;
+		s->types[j] = OID_TEXT;
+		return PGN_OK;
+	case PGN_ARG_TEXTN:
+		s->values[j] = a->t;
+		s->lengths[j] = (int)a->len;
+		s->types[j] = OID_TEXT;
+		return PGN_OK;
+	case PGN_ARG_BLOB:
+		s->values[j] = a->b;
+		s->lengths[j] = (int)a->len;
+		s->types[j] = OID_BYTEA;
+		return PGN_OK;
+	case PGN_ARG_NONE:
+		break;
+	}
+	return pgn_fail(db, PGN_EDB, "binding: a value of no kind");
+}
+
+static pgn_status
+pg_step(pgn_db *db, pgn_stmt *st, const char *what)
+{
+	struct pgstmt *s = PGS(st);
+	ExecStatusType t;
+	const char *n;
+
+	if (s->res == NULL) {
+		s->res = PQexecParams(db->pg->conn, s->sql, s->nparams,
+		    s->types, s->values, s->lengths, s->formats, 1);
+		t = s->res != NULL ? PQresultStatus(s->res) : PGRES_FATAL_ERROR;
+		if (t != PGRES_TUPLES_OK && t != PGRES_COMMAND_OK) {
+			pgn_status rc = fail_res(db, s->res, what);
+
+			PQclear(s->res);
+			s->res = NULL;
+			return rc;
+		}
+		s->nrows = t == PGRES_TUPLES_OK ? PQntuples(s->res) : 0;
+		n = PQcmdTuples(s->res);
+		s->changes = n != NULL && *n != '\0' ? strtoll(n, NULL, 10) : 0;
+		s->row = 0;
+	} else if (s->row < s->nrows) {
+		s->row++;
+	}
+	return s->row < s->nrows ? PGN_OK : PGN_ENOTFOUND;
+}
+
+static int
+have_value(const struct pgstmt *s, int col)
+{
+	return s->res != NULL && s->row >= 0 && s->row < s->nrows && col >= 0 &&
+	    col < PQnfields(s->res) && !PQgetisnull(s->res, s->row, col);
+}
+
+/* A big-endian integer of 'n' bytes, sign-extended. */
+static int64_t
+be_int(const unsigned char *p, int n)
+{
+	uint64_t u = 0;
+	int k;
+
+	for (k = 0; k < n; k++)
+		u = (u << 8) | p[k];
+	if (n < 8 && (p[0] & 0x80) != 0)
+		u |= ~(uint64_t)0 << (8 * n);
+	return (int64_t)u;
+}
+
+static int64_t
+pg_col_i64(pgn_stmt *st, int col)
+{
+	struct pgstmt *s = PGS(st);
+	const unsigned char *p;
+	int len;
+
+	if (!have_value(s, col))
+		return 0;
+	p = (const unsigned char *)PQgetvalue(s->res, s->row, col);
+	len = PQgetlength(s->res, s->row, col);
+	switch (PQftype(s->res, col)) {
+	case OID_INT8:
+	case OID_INT4:
+	case OID_INT2:
+		return len == 8 || len == 4 || len == 2 ? be_int(p, len) : 0;
+	case OID_BOOL:
+		return len == 1 && p[0] != 0;
+	case OID_TEXT:
+		return strtoll((const char *)p, NULL, 10);
+	default:
+		return 0;
+	}
+}
+
+/* Text and bytea alike: binary results are the bytes, NUL-ended. */
+static const char *
+pg_col_text(pgn_stmt *st, int col, size_t *len)
+{
+	struct pgstmt *s = PGS(st);
+
+	*len = 0;
+	if (!have_value(s, col))
+		return NULL;
+	*len = (size_t)PQgetlength(s->res, s->row, col);
+	return PQgetvalue(s->res, s->row, col);
+}
+
+static const void *
+pg_col_blob(pgn_stmt *st, int col, size_t *len)
+{
+	return pg_col_text(st, col, len);
+}
+
+static int64_t
+pg_changes(pgn_db *db, pgn_stmt *st)
+{
+	(void)db;
+	return PGS(st)->changes;
+}
+
+/* ---- transactions --------------------------------------------------- */
+
+static pgn_status
+run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
+{
+	char begin[192];
+	int64_t until, left;
+	pgn_status rc;
+
+	until = pgn_mono_ms() + db->deadline_ms;
+	for (;;) {
+		left = until - pgn_mono_ms();
+		if (left < 1)
+			left = 1;
+		/*
+		 * One round trip: the transaction, a lock wait bounded by
+		 * what is left of the deadline, and (writing) the lock that
+		 * serializes writers as SQLite's BEGIN IMMEDIATE does.
+		 */
+		if (write)
+			(void)snprintf(begin, sizeof(begin),
+			    "BEGIN; SET LOCAL lock_timeout = %lld; "
+			    "SELECT pg_advisory_xact_lock(%lld)",
+			    (long long)left, (long long)PGN_PG_WRITE_LOCK);
+		else
+			(void)snprintf(begin, sizeof(begin),
+			    "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+		rc = run_simple(db, begin, "starting a transaction");
+		if (rc == PGN_OK)
+			rc = fn(db, arg);
+		if (rc == PGN_OK)
+			rc = run_simple(db, "COMMIT", "committing");
+		if (rc == PGN_OK)
+			return PGN_OK;
+		if (PQstatus(db->pg->conn) != CONNECTION_OK)
+			return rc;
+		if (PQtransactionStatus(db->pg->conn) != PQTRANS_IDLE) {
+			PGresult *res = PQexec(db->pg->conn, "ROLLBACK");
+
+			PQclear(res);
+		}
+		if (rc != PGN_EBUSY || pgn_mono_ms() >= until)
+			return rc;
+	}
+}
+
+static pgn_status
+pg_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
+{
+	return run_tx(db, 1, fn, arg);
+}
+
+static pgn_status
+pg_read(pgn_db *db, pgn_tx_fn *fn, void *arg)
+{
+	return run_tx(db, 0, fn, arg);
+}
+
+/* ---- schema ----------------------------------------------------------- */
+
+/* Run 'sql' for one row of one column as text ('*isnull' for NULL). */
+static pgn_status
+query_one(pgn_db *db, const char *sql, char *out, size_t len, int *isnull,
+    const char *what)
+{
+	PGresult *res;
+	pgn_status rc = PGN_OK;
+
+	out[0] = '\0';
+	*isnull = 1;
+	res = PQexec(db->pg->conn, sql);
+	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK)
+		rc = fail_res(db, res, what);
+	else if (PQntuples(res) == 1 && PQnfields(res) >= 1 &&
+	    !PQgetisnull(res, 0, 0)) {
+		*isnull = 0;
+		(void)snprintf(out, len, "%s", PQgetvalue(res, 0, 0));
+	}
+	PQclear(res);
+	return rc;
+}
+
+/*
+ * The version in pigeon_schema: 0 without that table, and then
+ * '*foreign' when the database holds a 'message' table all the same.
+ */
+static pgn_status
+read_version(pgn_db *db, int *version, int *foreign)
+{
+	char v[32];
+	int isnull;
+	pgn_status rc;
+
+	*version = 0;
+	*foreign = 0;
+	rc = query_one(db,
+	    "SELECT CASE WHEN to_regclass('pigeon_schema') IS NOT NULL "
+	    "THEN 's' WHEN to_regclass('message') IS NOT NULL THEN 'f' "
+	    "ELSE '' END",
+	    v, sizeof(v), &isnull, "reading the schema");
+	if (rc != PGN_OK || v[0] != 's') {
+		*foreign = v[0] == 'f';
+		return rc;
+	}
+	rc = query_one(db, "SELECT version FROM pigeon_schema WHERE id = 1", v,
+	    sizeof(v), &isnull, "reading the schema");
+	if (rc == PGN_OK && !isnull)
+		*version = (int)strtol(v, NULL, 10);
+	return rc;
+}
+
+static int
+pg_schema_version(void)
+{
+	return pgn_pg_migrations[pgn_pg_nmigrations - 1].version;
+}
+
+int
+pgn_pg_schema_version(void)
+{
+	return pg_schema_version();
+}
+
+/* The version if pigeon_schema is there, else 0 (no error kept). */
+static int
+fast_version(pgn_db *db)
+{
+	PGresult *res;
+	int v = 0;
+
+	res = PQexec(db->pg->conn,
+	    "SELECT version FROM pigeon_schema WHERE id = 1");
+	if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK &&
+	    PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+		v = (int)strtol(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return v;
+}
+
+static pgn_status
+judge(pgn_db *db, int version, int foreign)
+{
+	if (version > pg_schema_version())
+		return pgn_fail(db, PGN_ETOONEW,
+		    "database '%s' has PostgreSQL schema version %d, newer than this pigeon (%d): upgrade pigeon; the database was not changed",
+		    db->path, version, pg_schema_version());
+	if (foreign)
+		return pgn_fail_hint(db, PGN_ECORRUPT, PGN_HINT_OTHER_DB, NULL,
+		    "database '%s' has a table 'message' but no pigeon schema: give pigeon a database of its own",
+		    db->path);
+	return PGN_OK;
+}
+
+/*
+ * Bring the database to our schema: one statement when it is there
+ * already; else, under the migration lock, judge again and apply the
+ * missing files of schema/pg in one transaction.
+ */
+static pgn_status
+migrate(pgn_db *db)
+{
+	char sql[128];
+	int version, foreign, i;
+	pgn_status rc;
+
+	/* The common case costs one statement: a database at our version. */
+	if (fast_version(db) == pg_schema_version())
+		return PGN_OK;
+	rc = read_version(db, &version, &foreign);
+	if (rc == PGN_OK)
+		rc = judge(db, version, foreign);
+	if (rc != PGN_OK || version == pg_schema_version())
+		return rc;
+	(void)snprintf(sql, sizeof(sql),
+	    "BEGIN; SET LOCAL lock_timeout = %ld; "
+	    "SELECT pg_advisory_xact_lock(%lld)",
+	    db->deadline_ms, (long long)PGN_PG_MIGRATE_LOCK);
+	rc = run_simple(db, sql, "starting the migration");
+	if (rc == PGN_OK)
+		rc = read_version(db, &version, &foreign);
+	if (rc == PGN_OK)
+		rc = judge(db, version, foreign);
+	for (i = 0; rc == PGN_OK && i < pgn_pg_nmigrations; i++)
+		if (pgn_pg_migrations[i].version > version)
+			rc = run_simple(db, pgn_pg_migrations[i].sql,
+			    pgn_pg_migrations[i].name);
+	if (rc == PGN_OK && version < pg_schema_version()) {
+		(void)snprintf(sql, sizeof(sql),
+		    "INSERT INTO pigeon_schema(id, version) VALUES (1, %d) "
+		    "ON CONFLICT (id) DO UPDATE SET version = excluded.version",
+		    pg_schema_version());
+		rc = run_simple(db, sql, "recording the schema version");
+	}
+	if (rc == PGN_OK)
+		return run_simple(db, "COMMIT", "committing the migration");
+	if (PQstatus(db->pg->conn) == CONNECTION_OK) {
+		PGresult *res = PQexec(db->pg->conn, "ROLLBACK");
+
+		PQclear(res);
+	}
+	return rc;
+}
+
+static pgn_status
+pg_user_version(pgn_db *db, int *version)
+{
+	int foreign;
+
+	return read_version(db, version, &foreign);
+}
+
+/* ---- connecting ------------------------------------------------------- */
+
+/*
+ * Refuse a database string holding a password (docs/decisions/0114):
+ * it would sit in argv, the shell's history and every message that
+ * names the database. libpq reads ~/.pgpass, PGPASSFILE and service
+ * files itself.
+ */
+static pgn_status
+check_conninfo(pgn_db *db, const char *conninfo)
+{
+	PQconninfoOption *opts, *o;
+	char *err = NULL;
+	char line[PGN_PG_MAX_MSG];
+	int pw = 0;
+
+	opts = PQconninfoParse(conninfo, &err);
+	if (opts == NULL) {
+		first_line(err, line, sizeof(line));
+		PQfreemem(err);
+		/* The string itself is not shown: it may hold a secret. */
+		return pgn_fail(db, PGN_EINVAL,
+		    "the database string is not a PostgreSQL URI or conninfo libpq accepts: %s",
+		    line[0] != '\0' ? line : "out of memory");
+	}
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL &&
+		    o->val[0] != '\0')
+			pw = 1;
+	PQconninfoFree(opts);
+	if (pw) {
+		/* Forget it here too: no message may name it. */
+		sodium_memzero(db->path, strlen(db->path));
+		free(db->path);
+		db->path = pgn_strdup("(refused)");
+		return pgn_fail(db, PGN_EINVAL,
+		    "the database string holds a password: pigeon takes none there (it would show in process lists and logs); remove it and put it in ~/.pgpass, the file PGPASSFILE names, or a service file (PGSERVICE)");
+	}
+	return PGN_OK;
+}
+
+static void
+note_target(struct pgn_pg *pg)
+{
+	const char *h, *p;
+
+	h = PQhost(pg->conn);
+	p = PQport(pg->conn);
+	(void)snprintf(pg->host, sizeof(pg->host), "%s",
+	    h != NULL && *h != '\0' ? h : "(default)");
+	(void)snprintf(pg->port, sizeof(pg->port), "%s",
+	    p != NULL && *p != '\0' ? p : "5432");
+}
+
+/*
+ * PQconnectStartParams and PQconnectPoll under poll(), bounded by the
+ * connection's deadline: libpq's own connect_timeout waits at least 2 s,
+ * more than a hook has.
+ */
+static pgn_status
+connect_within(pgn_db *db, const char *conninfo)
+{
+	static const char *const keys[] = {"dbname",
+	    "fallback_application_name", NULL};
+	const char *vals[] = {conninfo, "pigeon", NULL};
+	struct pgn_pg *pg = db->pg;
+	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+	struct pollfd p;
+	int64_t until, left;
+	char line[PGN_PG_MAX_MSG];
+	int r;
+
+	until = pgn_mono_ms() + db->deadline_ms;
+	pg->conn = PQconnectStartParams(keys, vals, 1);
+	if (pg->conn == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	if (PQstatus(pg->conn) == CONNECTION_BAD)
+		ps = PGRES_POLLING_FAILED;
+	while (ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
+		left = until - pgn_mono_ms();
+		if (left <= 0) {
+			note_target(pg);
+			return pgn_fail(db, PGN_EIO,
+			    "cannot connect to PostgreSQL at host %s port %s: no answer within %ld ms",
+			    pg->host, pg->port, db->deadline_ms);
+		}
+		p.fd = PQsocket(pg->conn);
+		p.events = ps == PGRES_POLLING_READING ? POLLIN : POLLOUT;
+		p.revents = 0;
+		r = p.fd >= 0 ? poll(&p, 1, (int)left) : 1;
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 || p.fd < 0)
+			ps = PQconnectPoll(pg->conn);
+	}
+	note_target(pg);
+	if (ps != PGRES_POLLING_OK || PQstatus(pg->conn) != CONNECTION_OK) {
+		first_line(PQerrorMessage(pg->conn), line, sizeof(line));
+		return pgn_fail(db, PGN_EIO,
+		    "cannot connect to PostgreSQL at host %s port %s: %s",
+		    pg->host, pg->port, line[0] != '\0' ? line : "refused");
+	}
+	return PGN_OK;
+}
+
+int
+pgn_pg_available(void)
+{
+	return 1;
+}
+
+pgn_status
+pgn_pg_open(pgn_db *db, const char *conninfo, unsigned flags)
+{
+	char err[256];
+	pgn_status rc;
+
+	(void)flags;
+	if (!load_libpq(err, sizeof(err)))
+		return pgn_fail(db, PGN_EIO,
+		    "cannot load PostgreSQL's client library (%s): apt-get install libpq5",
+		    err);
+	db->be = &pg_be;
+	db->pg = calloc(1, sizeof(*db->pg));
+	if (db->pg == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	rc = check_conninfo(db, conninfo);
+	if (rc == PGN_OK)
+		rc = connect_within(db, conninfo);
+	if (rc == PGN_OK)
+		rc = migrate(db);
+	return rc;
+}
+
+static void
+pg_close(pgn_db *db)
+{
+	if (db->pg == NULL)
+		return;
+	if (db->pg->conn != NULL)
+		PQfinish(db->pg->conn);
+	free(db->pg);
+	db->pg = NULL;
+}
+
+static pgn_status
+pg_check_file(pgn_db *db)
+{
+	if (PQstatus(db->pg->conn) != CONNECTION_OK)
+		return fail_conn(db, "waiting");
+	return PGN_OK;
+}
+
+/* ---- doctor ----------------------------------------------------------- */
+
+static pgn_status
+pg_health(pgn_db *db, struct pgn_health *h)
+{
+	struct pgn_buf b;
+	int v, foreign;
+	pgn_status rc;
+
+	rc = read_version(db, &v, &foreign);
+	if (rc != PGN_OK)
+		return rc;
+	h->schema_version = v;
+	v = PQserverVersion(db->pg->conn);
+	pgn_buf_init(&b, PGN_MAX_PATH + 128);
+	pgn_buf_addf(&b, "PostgreSQL %d.%d at host %s port %s, database %s",
+	    v / 10000, v % 10000, db->pg->host, db->pg->port,
+	    PQdb(db->pg->conn) != NULL ? PQdb(db->pg->conn) : "?");
+	h->server = pgn_buf_take(&b, NULL);
+	pgn_buf_release(&b);
+	h->integrity = pgn_strdup("ok");
+	if (h->server == NULL || h->integrity == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	h->page_size = 1; /* the size in bytes, as one page each */
+	return pgn_select_i64(db, "SELECT pg_database_size(current_database())",
+	    &h->pages, "reading the database size", PGN_NONE);
+}
+
+/* ---- pgn_wait: LISTEN/NOTIFY ------------------------------------------ */
+
+struct pgn_waker {
+	int unused;
+};
+
+/* 'extra' (a directory) is left to the waiter's poll: no inotify here. */
+static struct pgn_waker *
+pg_wait_open(pgn_db *db, const char *extra)
+{
+	struct pgn_waker *w;
+
+	(void)extra;
+	if (!db->pg->listening &&
+	    run_simple(db, "LISTEN pigeon", "listening") != PGN_OK)
+		return NULL; /* the waiter polls */
+	db->pg->listening = 1;
+	w = calloc(1, sizeof(*w));
+	return w;
+}
+
+/* Take every notification libpq holds; true if there was one. */
+static int
+drain(PGconn *conn)
+{
+	PGnotify *n;
+	int any = 0;
+
+	while ((n = PQnotifies(conn)) != NULL) {
+		any = 1;
+		PQfreemem(n);
+	}
+	return any;
+}
+
+static int
+pg_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
+{
+	PGconn *conn = db->pg->conn;
+	struct pollfd p;
+	int r;
+
+	(void)w;
+	if (drain(conn))
+		return 0; /* one came during the last look */
+	p.fd = PQsocket(conn);
+	p.events = POLLIN;
+	p.revents = 0;
+	if (p.fd < 0)
+		return 0;
+	r = poll(&p, 1, (int)ms);
+	if (r < 0 && errno == EINTR)
+		return -1;
+	if (r > 0 && PQconsumeInput(conn))
+		(void)drain(conn);
+	return 0;
+}
+
+static void
+pg_wait_close(pgn_db *db, struct pgn_waker *w)
+{
+	(void)db;
+	free(w);
+}
+
+static const struct pgn_backend pg_be = {
+    .name = "postgresql",
+    .dialect = PGN_DIALECT_PG,
+    .prepare = pg_prepare,
+    .finish = pg_finish,
+    .reset = pg_reset,
+    .nparams = pg_nparams,
+    .bind = pg_bind,
+    .step = pg_step,
+    .col_i64 = pg_col_i64,
+    .col_text = pg_col_text,
+    .col_blob = pg_col_blob,
+    .changes = pg_changes,
+    .tx = pg_tx,
+    .read = pg_read,
+    .user_version = pg_user_version,
+    .check_file = pg_check_file,
+    .health = pg_health,
+    .wait_open = pg_wait_open,
+    .wait_sleep = pg_wait_sleep,
+    .wait_close = pg_wait_close,
+    .close = pg_close,
+};
+
+#else /* no libpq */
 
 int
 pgn_pg_available(void)
@@ -23,5 +976,7 @@ pgn_pg_open(pgn_db *db, const char *conninfo, unsigned flags)
 	(void)conninfo;
 	(void)flags;
 	return pgn_fail(db, PGN_EINVAL,
-	    "this pigeon was built without PostgreSQL: give an SQLite file");
+	    "this pigeon was built without PostgreSQL (libpq-dev was missing when it was built): install libpq-dev and rebuild, or give an SQLite file");
 }
+
+#endif

@@ -10,5 +10,8 @@ struct pgn_migration {
 
 extern const struct pgn_migration pgn_migrations[];
 extern const int pgn_nmigrations;
+/* schema/pg/, for the PostgreSQL backend (built with libpq only). */
+extern const struct pgn_migration pgn_pg_migrations[];
+extern const int pgn_pg_nmigrations;
 
 #endif

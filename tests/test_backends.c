@@ -1,0 +1,708 @@
+/*
+ * The store's rules on every backend: each test runs on SQLite and, when
+ * PGN_TEST_PG names a server (scripts/test starts one), on PostgreSQL,
+ * in a database of its own. What the database holds is checked through
+ * a second connection. Then what only PostgreSQL has: the database
+ * string's rules, a newer schema refused, an unreachable server, the
+ * claim from many processes at once, LISTEN/NOTIFY.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "pgn_int.h"
+#include "store_int.h"
+#include "pigeon/hook.h"
+
+/* Processes of the concurrency test, and messages each sender sends. */
+#define CLAIMERS   8
+#define SENDERS    4
+#define PER_SENDER 60
+
+/* Sleep 'ms' milliseconds. */
+static void
+nap(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static const char *pg_base; /* PGN_TEST_PG, or NULL */
+static char pg_db[64];      /* the test database, while it exists */
+static int on_pg;           /* the current pass is PostgreSQL's */
+static char where[PATH_MAX + 128];
+
+static pgn_db *db;  /* the library's handle */
+static pgn_db *chk; /* a second connection, for checks */
+
+/* Run 'cmd' with the shell; its exit status. */
+static int
+sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A fresh PostgreSQL database for one test (psql on the base conninfo). */
+static void
+pg_fresh(void)
+{
+	char cmd[2 * PATH_MAX];
+
+	(void)snprintf(pg_db, sizeof(pg_db), "pgn_unit_%ld_%d", (long)getpid(),
+	    rand() % 100000);
+	(void)snprintf(cmd, sizeof(cmd),
+	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c 'CREATE DATABASE %s' "
+	    ">/dev/null",
+	    pg_base, pg_db);
+	REQUIRE(sh(cmd) == 0);
+	(void)snprintf(where, sizeof(where), "%s dbname=%s", pg_base, pg_db);
+}
+
+static void
+pg_drop(void)
+{
+	char cmd[2 * PATH_MAX];
+
+	if (pg_db[0] == '\0')
+		return;
+	(void)snprintf(cmd, sizeof(cmd),
+	    "psql -X -q '%s' -c 'DROP DATABASE IF EXISTS %s WITH (FORCE)' "
+	    ">/dev/null 2>&1",
+	    pg_base, pg_db);
+	(void)sh(cmd);
+	pg_db[0] = '\0';
+}
+
+static void
+setup(void)
+{
+	if (on_pg)
+		pg_fresh();
+	else
+		H_PATH(where, "pigeon.db");
+	db = h_open_path(where, 0);
+	chk = h_open_path(where, 0);
+}
+
+static void
+teardown(void)
+{
+	pgn_db_close(db);
+	pgn_db_close(chk);
+	db = chk = NULL;
+	if (on_pg)
+		pg_drop();
+}
+
+/* One number from the second connection. */
+static int64_t
+count(const char *sql)
+{
+	int64_t n = -1;
+	pgn_status rc;
+
+	rc = pgn_select_i64(chk, sql, &n, "checking", PGN_NONE);
+	if (rc != PGN_OK)
+		printf("check '%s': %s\n", sql, pgn_errmsg(chk));
+	return n;
+}
+
+static pgn_status
+send_to(pgn_db *d, const char *from, const char *const *to, size_t nto,
+    const char *body, size_t *nsent)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[PGN_MAX_RECIPIENTS];
+
+	memset(&req, 0, sizeof(req));
+	req.from = from;
+	req.to = to;
+	req.nto = nto;
+	req.body = body;
+	req.body_len = strlen(body);
+	return pgn_send(d, &req, sent, PGN_MAX_RECIPIENTS, nsent);
+}
+
+static pgn_status
+send1(pgn_db *d, const char *from, const char *to, const char *body)
+{
+	size_t n;
+
+	return send_to(d, from, &to, 1, body, &n);
+}
+
+static pgn_status
+claim(pgn_db *d, const char *agent, size_t budget, struct pgn_msgs *out)
+{
+	struct pgn_claim req;
+
+	memset(&req, 0, sizeof(req));
+	req.agent = agent;
+	req.route = "cli";
+	req.budget = budget;
+	return pgn_claim(d, &req, out);
+}
+
+/* ---- the rules, on each backend ------------------------------------ */
+
+static void
+test_send_is_all_or_nothing_at_the_pending_cap(void)
+{
+	const char *to[] = {"bob", "carol"};
+	struct pgn_msgs m;
+	size_t n = 0;
+	int i;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "carol") == PGN_OK);
+	for (i = 0; i < PGN_MAX_PENDING; i++)
+		REQUIRE(send1(db, "alice", "carol", "fill") == PGN_OK);
+	CHECK_INT(send_to(db, "alice", to, 2, "to both", &n), PGN_EFULL);
+	CHECK_INT(n, 0);
+	CHECK_CONTAINS(pgn_errmsg(db), "agent 'carol' already has 200");
+	CHECK_INT(count("SELECT count(*) FROM message"), PGN_MAX_PENDING);
+	CHECK_INT(count("SELECT count(*) FROM message m JOIN agent a ON "
+	                "a.id = m.recipient_id WHERE a.name = 'bob'"),
+	    0);
+	/* one read leaves carol under the cap: now both get it */
+	REQUIRE(claim(db, "carol", 1, &m) == PGN_OK);
+	CHECK_INT(m.n, 1);
+	pgn_msgs_release(&m);
+	CHECK_INT(send_to(db, "alice", to, 2, "to both", &n), PGN_OK);
+	CHECK_INT(n, 2);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE body = 'to both'"),
+	    2);
+}
+
+static void
+test_unknown_recipient_sends_nothing(void)
+{
+	const char *to[] = {"bob", "nobody"};
+	size_t n = 0;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	CHECK_INT(send_to(db, "alice", to, 2, "hi", &n), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db), "no agent 'nobody'");
+	CHECK_INT(count("SELECT count(*) FROM message"), 0);
+}
+
+static void
+test_claim_takes_oldest_first_and_audits_each(void)
+{
+	struct pgn_msgs m;
+	int64_t checked = 0, bad = 0;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "first") == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "second") == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "third") == PGN_OK);
+	/* a budget that fits one: the oldest always goes, alone */
+	REQUIRE(claim(db, "bob", 1, &m) == PGN_OK);
+	CHECK_INT(m.n, 1);
+	if (m.n == 1)
+		CHECK_STR(m.v[0].body, "first");
+	CHECK_INT(m.left, 2);
+	pgn_msgs_release(&m);
+	REQUIRE(claim(db, "bob", 0, &m) == PGN_OK);
+	CHECK_INT(m.n, 2);
+	if (m.n == 2) {
+		CHECK_STR(m.v[0].body, "second");
+		CHECK_STR(m.v[1].body, "third");
+	}
+	pgn_msgs_release(&m);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE delivered_ms IS "
+	                "NULL"),
+	    0);
+	CHECK_INT(count("SELECT count(*) FROM delivery"), 3);
+	CHECK_INT(count("SELECT n FROM audit_head WHERE id = 1"), 3);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = "
+	                "'delivered'"),
+	    3);
+	CHECK_INT(pgn_audit_verify(chk, &checked, &bad), PGN_OK);
+	CHECK_INT(checked, 3);
+	/* nothing left: a claim takes nothing */
+	REQUIRE(claim(db, "bob", 0, &m) == PGN_OK);
+	CHECK_INT(m.n, 0);
+	pgn_msgs_release(&m);
+}
+
+static void
+test_audit_verify_finds_an_edited_body(void)
+{
+	struct pgn_msgs m;
+	int64_t checked = 0, bad = 0;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "one") == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "two") == PGN_OK);
+	REQUIRE(claim(db, "bob", 0, &m) == PGN_OK);
+	pgn_msgs_release(&m);
+	REQUIRE(
+	    pgn_exec(chk, "UPDATE delivery SET body = 'forged' WHERE id = 1",
+	        "tampering", PGN_NONE) == PGN_OK);
+	CHECK_INT(pgn_audit_verify(db, &checked, &bad), PGN_ETAMPER);
+	CHECK_INT(bad, 1);
+	CHECK_CONTAINS(pgn_errmsg(db), "audit row 1 does not match its hash");
+}
+
+static void
+test_turn_is_claimed_once_per_turn_key(void)
+{
+	struct pgn_turn t;
+	struct pgn_turn_out out;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "for the turn") == PGN_OK);
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = "claude:s-1";
+	t.agent = "bob";
+	t.turn = "turn-1";
+	t.route = "prompt";
+	t.max_continues = 3;
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK_INT(out.msgs.n, 1);
+	CHECK_INT(out.duplicate, 0);
+	CHECK_STR(out.agent, "bob");
+	pgn_msgs_release(&out.msgs);
+	REQUIRE(send1(db, "alice", "bob", "after it") == PGN_OK);
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK_INT(out.duplicate, 1);
+	CHECK_INT(out.msgs.n, 0);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM delivery"), 1);
+	CHECK_INT(count("SELECT count(*) FROM session WHERE key = "
+	                "'claude:s-1' AND last_turn = 'turn-1'"),
+	    1);
+}
+
+static void
+test_peek_sees_queued_mail_without_writing(void)
+{
+	struct pgn_peek p;
+	struct pgn_msgs m;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(pgn_session_bind(db, "claude", "claude:s-2", "bob",
+	            (char[PGN_MAX_NAME + 1]){0}) == PGN_OK);
+	REQUIRE(pgn_turn_peek(db, "claude:s-2", &p) == PGN_OK);
+	CHECK(p.bound);
+	CHECK(!p.queued);
+	CHECK_STR(p.agent, "bob");
+	REQUIRE(send1(chk, "alice", "bob", "queued") == PGN_OK);
+	REQUIRE(pgn_turn_peek(db, "claude:s-2", &p) == PGN_OK);
+	CHECK(p.queued);
+	REQUIRE(pgn_turn_peek(db, "claude:nobody", &p) == PGN_OK);
+	CHECK(!p.bound);
+	REQUIRE(claim(db, "bob", 0, &m) == PGN_OK);
+	CHECK_INT(m.n, 1);
+	pgn_msgs_release(&m);
+}
+
+static void
+test_agents_journal_and_inbox_read_back(void)
+{
+	struct pgn_agents a;
+	struct pgn_entries e;
+	struct pgn_msgs m;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(pgn_session_bind(db, "codex", "codex:x", "bob",
+	            (char[PGN_MAX_NAME + 1]){0}) == PGN_OK);
+	REQUIRE(pgn_session_bind(db, "claude", "claude:y", "bob",
+	            (char[PGN_MAX_NAME + 1]){0}) == PGN_OK);
+	REQUIRE(send1(db, "alice", "bob", "hello") == PGN_OK);
+	REQUIRE(pgn_agents_list(db, &a) == PGN_OK);
+	CHECK_INT(a.n, 1);
+	if (a.n == 1) {
+		CHECK_STR(a.v[0].name, "bob");
+		CHECK_STR(a.v[0].hosts, "claude,codex");
+		CHECK_INT(a.v[0].sessions, 2);
+		CHECK_INT(a.v[0].queued, 1);
+	}
+	pgn_agents_release(&a);
+	REQUIRE(pgn_inbox(db, "bob", &m) == PGN_OK);
+	CHECK_INT(m.n, 1);
+	pgn_msgs_release(&m);
+	REQUIRE(claim(db, "bob", 0, &m) == PGN_OK);
+	pgn_msgs_release(&m);
+	REQUIRE(pgn_journal_tail(db, "bob", 0, 10, &e) == PGN_OK);
+	CHECK_INT(e.n, 4); /* created, bound, bound, delivered */
+	if (e.n == 4) {
+		CHECK_STR(e.v[3].kind, "delivered");
+		CHECK_STR(e.v[3].body, "hello");
+	}
+	pgn_entries_release(&e);
+}
+
+/* ---- many processes, each its own connection ------------------------ */
+
+static void
+child_claims(void)
+{
+	char path[PATH_MAX];
+	struct pgn_msgs m;
+	pgn_db *d = NULL;
+	FILE *f;
+	int idle = 0;
+	size_t k;
+
+	H_PATH(path, "claimed");
+	if (pgn_db_open(where, 0, 20000, &d) != PGN_OK)
+		_exit(3);
+	f = fopen(path, "a");
+	if (f == NULL)
+		_exit(4);
+	setvbuf(f, NULL, _IOLBF, 0);
+	while (idle < 40) {
+		if (claim(d, "bob", 0, &m) != PGN_OK)
+			_exit(5);
+		for (k = 0; k < m.n; k++)
+			fprintf(f, "%lld\n", (long long)m.v[k].id);
+		idle = m.n == 0 ? idle + 1 : 0;
+		pgn_msgs_release(&m);
+		nap(2);
+	}
+	fclose(f);
+	pgn_db_close(d);
+	_exit(0);
+}
+
+static void
+child_sends(int i)
+{
+	char body[64];
+	pgn_db *d = NULL;
+	int k;
+
+	if (pgn_db_open(where, 0, 20000, &d) != PGN_OK)
+		_exit(3);
+	for (k = 0; k < PER_SENDER; k++) {
+		(void)snprintf(body, sizeof(body), "message %d of s%d", k, i);
+		if (send1(d, "alice", "bob", body) != PGN_OK)
+			_exit(5);
+	}
+	pgn_db_close(d);
+	_exit(0);
+}
+
+static void
+test_many_claimers_take_each_message_exactly_once(void)
+{
+	pid_t pid[CLAIMERS + SENDERS];
+	char path[PATH_MAX], line[64];
+	int i, st, ok = 1;
+	int64_t lines = 0;
+	FILE *f;
+	struct pgn_msgs m;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	fflush(stdout);
+	for (i = 0; i < CLAIMERS + SENDERS; i++) {
+		pid[i] = fork();
+		REQUIRE(pid[i] >= 0);
+		if (pid[i] == 0) {
+			if (i < CLAIMERS)
+				child_claims();
+			child_sends(i - CLAIMERS);
+		}
+	}
+	for (i = 0; i < CLAIMERS + SENDERS; i++) {
+		if (waitpid(pid[i], &st, 0) != pid[i] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0) {
+			printf("process %d ended with status %d\n", i, st);
+			ok = 0;
+		}
+	}
+	CHECK(ok);
+	/* what the claimers missed at the end */
+	REQUIRE(claim(db, "bob", 0, &m) == PGN_OK);
+	H_PATH(path, "claimed");
+	f = fopen(path, "a");
+	REQUIRE(f != NULL);
+	for (size_t k = 0; k < m.n; k++)
+		fprintf(f, "%lld\n", (long long)m.v[k].id);
+	fclose(f);
+	pgn_msgs_release(&m);
+	f = fopen(path, "r");
+	REQUIRE(f != NULL);
+	while (fgets(line, sizeof(line), f) != NULL)
+		lines++;
+	fclose(f);
+	/* printed once each, and the database agrees */
+	CHECK_INT(lines, SENDERS * PER_SENDER);
+	CHECK_INT(count("SELECT count(*) FROM message"), SENDERS * PER_SENDER);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE delivered_ms IS "
+	                "NULL"),
+	    0);
+	CHECK_INT(count("SELECT count(DISTINCT message_id) FROM delivery"),
+	    SENDERS * PER_SENDER);
+	CHECK_INT(count("SELECT count(*) FROM delivery"), SENDERS * PER_SENDER);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = "
+	                "'delivered'"),
+	    SENDERS * PER_SENDER);
+	{
+		int64_t checked = 0, bad = 0;
+
+		CHECK_INT(pgn_audit_verify(chk, &checked, &bad), PGN_OK);
+		CHECK_INT(checked, SENDERS * PER_SENDER);
+	}
+	{
+		char cmd[PATH_MAX + 64];
+
+		(void)snprintf(cmd, sizeof(cmd),
+		    "test -z \"$(sort '%s' | uniq -d)\"", path);
+		CHECK_INT(sh(cmd), 0); /* no id printed twice */
+	}
+}
+
+/* ---- the runner: every rule on each backend -------------------------- */
+
+static void (*const rules[])(void) = {
+    test_send_is_all_or_nothing_at_the_pending_cap,
+    test_unknown_recipient_sends_nothing,
+    test_claim_takes_oldest_first_and_audits_each,
+    test_audit_verify_finds_an_edited_body,
+    test_turn_is_claimed_once_per_turn_key,
+    test_peek_sees_queued_mail_without_writing,
+    test_agents_journal_and_inbox_read_back,
+    test_many_claimers_take_each_message_exactly_once,
+};
+
+static void
+run_rules(int pg)
+{
+	size_t i;
+	int before;
+
+	on_pg = pg;
+	for (i = 0; i < H_COUNT(rules); i++) {
+		before = h_failures;
+		setup();
+		rules[i]();
+		teardown();
+		if (h_failures != before)
+			printf("  (rule %zu failed on %s)\n", i,
+			    pg ? "PostgreSQL" : "SQLite");
+		/* a fresh file for the next rule */
+		if (!pg) {
+			char p[PATH_MAX + 8];
+
+			H_PATH(p, "pigeon.db");
+			(void)unlink(p);
+			H_PATH(p, "pigeon.db-wal");
+			(void)unlink(p);
+			H_PATH(p, "pigeon.db-shm");
+			(void)unlink(p);
+			H_PATH(p, "claimed");
+			(void)unlink(p);
+		}
+	}
+}
+
+static void
+test_rules_on_sqlite(void)
+{
+	run_rules(0);
+}
+
+/* Skipped, with a line, without a server; never under CI=true. */
+static int
+have_pg(void)
+{
+	const char *ci = getenv("CI");
+
+	if (pg_base != NULL && pgn_pg_available())
+		return 1;
+	if (ci != NULL && strcmp(ci, "true") == 0) {
+		printf("no PostgreSQL (%s): CI=true never skips it\n",
+		    pg_base == NULL ? "PGN_TEST_PG is not set" :
+		                      "built without libpq-dev");
+		h_check(0, __FILE__, __LINE__, "PostgreSQL available");
+		return 0;
+	}
+	printf("# SKIP PostgreSQL: %s\n",
+	    pg_base == NULL ? "PGN_TEST_PG is not set (scripts/test sets it)" :
+	                      "this build has no libpq-dev");
+	return 0;
+}
+
+static void
+test_rules_on_postgresql(void)
+{
+	if (have_pg())
+		run_rules(1);
+}
+
+/* ---- only PostgreSQL ------------------------------------------------- */
+
+static void
+test_a_password_in_the_database_string_is_refused(void)
+{
+	char s[PATH_MAX + 64];
+	pgn_db *d = NULL;
+
+	if (!have_pg())
+		return;
+	(void)snprintf(s, sizeof(s), "%s password=sekrit-4711", pg_base);
+	CHECK_INT(pgn_db_open(s, 0, 2000, &d), PGN_EINVAL);
+	CHECK_CONTAINS(pgn_errmsg(d), "~/.pgpass");
+	CHECK(strstr(pgn_errmsg(d), "sekrit-4711") == NULL);
+	pgn_db_close(d);
+	d = NULL;
+	CHECK_INT(pgn_db_open("postgresql://bob:sekrit-4711@localhost/x", 0,
+	              2000, &d),
+	    PGN_EINVAL);
+	CHECK(strstr(pgn_errmsg(d), "sekrit-4711") == NULL);
+	CHECK_CONTAINS(pgn_errmsg(d), "holds a password");
+	pgn_db_close(d);
+}
+
+static void
+test_an_unreachable_server_names_host_and_port(void)
+{
+	pgn_db *d = NULL;
+	char s[PATH_MAX + 64];
+
+	if (!have_pg())
+		return;
+	/* a socket directory with no server in it */
+	(void)snprintf(s, sizeof(s), "host=%s port=5999 dbname=x", h_tmp);
+	CHECK_INT(pgn_db_open(s, 0, 1000, &d), PGN_EIO);
+	CHECK_CONTAINS(pgn_errmsg(d), "cannot connect to PostgreSQL at host");
+	CHECK_CONTAINS(pgn_errmsg(d), "port 5999");
+	pgn_db_close(d);
+}
+
+static void
+test_a_newer_schema_is_refused_and_left_alone(void)
+{
+	pgn_db *d = NULL;
+	int64_t v = 0;
+
+	if (!have_pg())
+		return;
+	on_pg = 1;
+	setup();
+	REQUIRE(pgn_exec(chk, "UPDATE pigeon_schema SET version = 99",
+	            "raising the version", PGN_NONE) == PGN_OK);
+	CHECK_INT(pgn_db_open(where, 0, 2000, &d), PGN_ETOONEW);
+	CHECK_CONTAINS(pgn_errmsg(d), "schema version 99, newer than");
+	pgn_db_close(d);
+	REQUIRE(pgn_select_i64(chk, "SELECT version FROM pigeon_schema", &v,
+	            "reading", PGN_NONE) == PGN_OK);
+	CHECK_INT(v, 99);
+	teardown();
+}
+
+static void
+test_wait_is_woken_by_a_send_from_another_process(void)
+{
+	struct pgn_wait w;
+	struct pgn_msgs m;
+	pid_t pid;
+	int st;
+
+	if (!have_pg())
+		return;
+	on_pg = 1;
+	setup();
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	fflush(stdout);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		pgn_db *d = NULL;
+
+		nap(300);
+		if (pgn_db_open(where, 0, 5000, &d) != PGN_OK ||
+		    send1(d, "alice", "bob", "wake up") != PGN_OK)
+			_exit(1);
+		pgn_db_close(d);
+		_exit(0);
+	}
+	memset(&w, 0, sizeof(w));
+	w.claim.agent = "bob";
+	w.claim.route = "cli";
+	w.timeout_ms = 20000;
+	CHECK_INT(pgn_wait(db, &w, &m), PGN_OK);
+	CHECK_INT(m.n, 1);
+	if (m.n == 1)
+		CHECK_STR(m.v[0].body, "wake up");
+	pgn_msgs_release(&m);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+	CHECK_INT(count("SELECT count(*) FROM delivery"), 1);
+	teardown();
+}
+
+static void
+test_doctor_reports_the_server_and_schema(void)
+{
+	struct pgn_health h;
+
+	if (!have_pg())
+		return;
+	on_pg = 1;
+	setup();
+	REQUIRE(pgn_db_health(db, &h) == PGN_OK);
+	CHECK_INT(h.schema_version, pgn_pg_schema_version());
+	CHECK(h.server != NULL);
+	if (h.server != NULL) {
+		CHECK_CONTAINS(h.server, "PostgreSQL ");
+		CHECK_CONTAINS(h.server, pg_db);
+	}
+	CHECK_STR(pgn_db_backend(db), "postgresql");
+	pgn_health_release(&h);
+	teardown();
+}
+
+static void
+test_a_postgres_string_without_the_backend_says_so(void)
+{
+	pgn_db *d = NULL;
+
+	if (pgn_pg_available()) {
+		CHECK(pgn_db_is_postgres("postgres://h/db"));
+		CHECK(pgn_db_is_postgres("postgresql://h/db"));
+		CHECK(pgn_db_is_postgres("host=/tmp dbname=x"));
+		CHECK(pgn_db_is_postgres("service=team"));
+		CHECK(!pgn_db_is_postgres("/tmp/pigeon.db"));
+		CHECK(!pgn_db_is_postgres("./host=x"));
+		return;
+	}
+	CHECK_INT(pgn_db_open("postgres://h/db", 0, 1000, &d), PGN_EINVAL);
+	CHECK_CONTAINS(pgn_errmsg(d), "built without PostgreSQL");
+	pgn_db_close(d);
+}
+
+static const struct h_test tests[] = {
+    H_TEST(test_rules_on_sqlite),
+    H_TEST(test_rules_on_postgresql),
+    H_TEST(test_a_password_in_the_database_string_is_refused),
+    H_TEST(test_an_unreachable_server_names_host_and_port),
+    H_TEST(test_a_newer_schema_is_refused_and_left_alone),
+    H_TEST(test_wait_is_woken_by_a_send_from_another_process),
+    H_TEST(test_doctor_reports_the_server_and_schema),
+    H_TEST(test_a_postgres_string_without_the_backend_says_so),
+};
+
+int
+main(void)
+{
+	const char *v = getenv("PGN_TEST_PG");
+
+	pg_base = v != NULL && *v != '\0' ? v : NULL;
+	srand((unsigned)getpid());
+	signal(SIGPIPE, SIG_IGN);
+	return h_run(tests, H_COUNT(tests));
+}
