@@ -349,6 +349,7 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	cJSON_AddStringToObject(out, "path", path);
 	pg = pgn_db_is_postgres(path);
 	cJSON_AddStringToObject(out, "backend", pg ? "postgresql" : "sqlite");
+	cJSON_AddBoolToObject(out, "postgresql_built", pgn_pg_available());
 	if (!pg && stat(path, &sb) != 0) {
 		cJSON_AddStringToObject(out, "problem",
 		    "no database yet: it is created by the first pigeon command or hook");
@@ -553,6 +554,10 @@ print_text(const cJSON *doc)
 	            NULL ?
 	        s :
 	        "-");
+	printf("  backends: %s\n",
+	    cJSON_IsTrue(cJSON_GetObjectItem(db, "postgresql_built")) ?
+	        "sqlite, postgresql" :
+	        "sqlite (built without PostgreSQL: no libpq-dev)");
 	if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(db, "problem"))) !=
 	    NULL) {
 		printf("  %s\n", s);
