@@ -149,6 +149,35 @@ missing_event(const struct pgn_host_info *hi, const struct pgn_install_state *s)
 	return NULL;
 }
 
+/*
+ * One warning for an installed host with facets its cells say it cannot
+ * carry (no, or only partly): "cursor cannot carry: prompt (partial),
+ * idle (no)".
+ */
+static void
+warn_facets(const struct pgn_host_info *hi)
+{
+	char list[256];
+	size_t k = 0;
+	int e, n;
+
+	list[0] = '\0';
+	for (e = 0; e < PGN_NEVENTS; e++) {
+		if (hi->cells[e].cap == PGN_CAP_YES)
+			continue;
+		n = snprintf(list + k, sizeof(list) - k, "%s%s (%s)",
+		    k > 0 ? ", " : "", pgn_facet_name((pgn_event)e),
+		    pgn_cap_name(hi->cells[e].cap));
+		if (n < 0 || (size_t)n >= sizeof(list) - k)
+			break;
+		k += (size_t)n;
+	}
+	if (k > 0)
+		warn(
+		    "%s is installed, but Pigeon cannot reach its model at: %s; pigeon hosts gives the evidence",
+		    hi->name, list);
+}
+
 static void
 check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 {
@@ -244,6 +273,10 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			pgn_install_state_release(&s);
 		}
 	}
+	/* What an installed host cannot carry, by the table's cells. */
+	for (h = 0; h < PGN_NHOSTS; h++)
+		if (any[h])
+			warn_facets(pgn_host_get((pgn_host)h));
 	/* A host that runs another's hooks, both installed (the table's). */
 	for (h = 0; h < PGN_NHOSTS; h++) {
 		hi = pgn_host_get((pgn_host)h);

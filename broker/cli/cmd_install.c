@@ -132,6 +132,11 @@ run(int argc, char **argv, int remove)
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
 	h = pgn_host_by_name(name);
+	if (h == PGN_HOST_NONE && pgn_host_row_by_name(name) != NULL)
+		return cli_usage(&c,
+		    "Pigeon has no hook for %s (pigeon hosts says why): write its block into the instructions file the agent reads, pigeon %s instructions --file FILE%s",
+		    pgn_host_row_by_name(name)->title, c.cmd,
+		    remove ? "" : " --agent NAME");
 	if (h == PGN_HOST_NONE ||
 	    (PGN_MECH_HOOK & PGN_MECH_BIT(pgn_host_get(h)->mechanism)) == 0)
 		return cli_usage(&c, "unknown host '%s': say %s", name, names);

@@ -22,6 +22,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_install,
     &cli_cmd_uninstall,
     &cli_cmd_doctor,
+    &cli_cmd_hosts,
     &cli_cmd_provider,
 };
 

@@ -281,6 +281,215 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
         },
 };
 
+/*
+ * The rest of the table: hosts Pigeon serves with no hook, only the
+ * instructions block (pigeon install instructions). Their rows carry
+ * no events and no config: pigeon hosts and doctor read their cells;
+ * install and the hook never see them (pgn_host_get is the hook rows).
+ * Each cell names the document behind it.
+ */
+#define T_INSTR "instructions block, integration/t0103-install-instructions"
+#define INSTR_START                                                                              \
+	{                                                                                        \
+		PGN_CAP_PARTIAL,                                                                 \
+		    T_INSTR                                                                      \
+		    ": the agent's name and the commands to read, send and wait; no mail itself" \
+	}
+#define DOC_GROK                                                               \
+	"superagent-ai/grok-cli:src/agent/agent.ts@fb97af8 l.1832-1850 (2026-12-01)"
+#define DOC_WINDSURF "docs.windsurf.com/windsurf/cascade/hooks (2026-12-01)"
+#define DOC_CLINE    "cline/cline:.clinerules/hooks/README.md@38efa3b (2026-12-01)"
+#define DOC_KIRO     "kiro.dev/docs/cli/hooks (2026-12-01)"
+#define DOC_QWEN     "Qwen Code hooks, stored index idx:57359767673 (2026-12-01)"
+#define DOC_DOCKER   "docker/docker-agent PR #3000, commit 1060601 (2026-12-01)"
+#define DOC_AMP      "ampcode.com/manual/plugin-api (2026-12-01)"
+#define DOC_DROID                                                              \
+	"Factory Droid hooks, stored index idx:69473182592 (2026-12-01)"
+/* A facet a host has a hook for, which Pigeon does not install yet. */
+#define NOT_YET(doc, what)                                                     \
+	{                                                                      \
+		PGN_CAP_NO,                                                    \
+		    doc ": " what "; Pigeon installs no hook for it yet"       \
+	}
+
+static const struct pgn_host_info others[] = {
+    {
+        .name = "grok",
+        .title = "Grok CLI",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                {PGN_CAP_NO,
+                    DOC_GROK
+                    ": UserPromptSubmit fires, but agent.ts discards every fireHook result"},
+                {PGN_CAP_NO,
+                    DOC_GROK ": tool hooks' output is discarded the same way"},
+                {PGN_CAP_NO, DOC_GROK ": no stop hook whose output is read"},
+                {PGN_CAP_NO, DOC_GROK ": nothing starts a turn from outside"},
+            },
+    },
+    {
+        .name = "windsurf",
+        .title = "Windsurf (Cascade)",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                {PGN_CAP_NO,
+                    DOC_WINDSURF
+                    ": pre_user_prompt has no stdout contract; only exit 2 blocks"},
+                {PGN_CAP_NO,
+                    DOC_WINDSURF ": post-tool hooks have no stdout contract"},
+                {PGN_CAP_NO, DOC_WINDSURF ": no stop event"},
+                {PGN_CAP_NO,
+                    DOC_WINDSURF ": nothing starts a turn from outside"},
+            },
+    },
+    {
+        .name = "cline",
+        .title = "Cline",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                NOT_YET(DOC_CLINE,
+                    "UserPromptSubmit returns contextModification"),
+                NOT_YET(DOC_CLINE, "PostToolUse hooks exist"),
+                {PGN_CAP_NO,
+                    DOC_CLINE ": no hook makes a finishing task go on"},
+                {PGN_CAP_NO, DOC_CLINE ": nothing starts a task from outside"},
+            },
+    },
+    {
+        .name = "kiro",
+        .title = "Kiro CLI",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                NOT_YET(DOC_KIRO,
+                    "userPromptSubmit stdout on exit 0 enters the context"),
+                NOT_YET(DOC_KIRO, "postToolUse hooks exist"),
+                {PGN_CAP_NO, DOC_KIRO ": a stop hook cannot make it go on"},
+                {PGN_CAP_NO, DOC_KIRO ": nothing starts a turn from outside"},
+            },
+    },
+    {
+        .name = "qwen",
+        .title = "Qwen Code",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                NOT_YET(DOC_QWEN,
+                    "UserPromptSubmit speaks Claude's protocol (timeouts in ms)"),
+                NOT_YET(DOC_QWEN, "PostToolUse speaks Claude's protocol"),
+                NOT_YET(DOC_QWEN, "Stop speaks Claude's protocol"),
+                {PGN_CAP_NO, DOC_QWEN ": nothing starts a turn from outside"},
+            },
+    },
+    {
+        .name = "docker-agent",
+        .title = "docker-agent",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                NOT_YET(DOC_DOCKER,
+                    "user_prompt_submit returns additional_context (not persisted)"),
+                {PGN_CAP_NO, DOC_DOCKER ": no after-tool context documented"},
+                {PGN_CAP_NO, DOC_DOCKER ": no stop hook that goes on"},
+                {PGN_CAP_NO,
+                    DOC_DOCKER
+                    ": follow-up queue drains fire hooks, but nothing of Pigeon's queues one"},
+            },
+    },
+    {
+        .name = "amp",
+        .title = "Amp",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                NOT_YET(DOC_AMP,
+                    "the experimental plugin API (PLUGINS=all) sees agent.start"),
+                {PGN_CAP_NO,
+                    DOC_AMP
+                    ": settings hooks are tool:pre-execute and tool:post-execute, with no context output"},
+                {PGN_CAP_NO, DOC_AMP ": no stop hook"},
+                NOT_YET(DOC_AMP,
+                    "a PluginThread can append a user message to the thread"),
+            },
+    },
+    {
+        .name = "droid",
+        .title = "Factory Droid",
+        .mechanism = PGN_MECH_INSTRUCTIONS,
+        .cells =
+            {
+                INSTR_START,
+                NOT_YET(DOC_DROID,
+                    "UserPromptSubmit speaks Claude's protocol; one invalid entry disables the whole hooks file"),
+                NOT_YET(DOC_DROID, "PostToolUse speaks Claude's protocol"),
+                NOT_YET(DOC_DROID, "Stop speaks Claude's protocol"),
+                {PGN_CAP_NO, DOC_DROID ": nothing starts a turn from outside"},
+            },
+    },
+};
+
+#define NOTHERS ((int)(sizeof(others) / sizeof(others[0])))
+
+int
+pgn_host_rows(void)
+{
+	return PGN_NHOSTS + NOTHERS;
+}
+
+const struct pgn_host_info *
+pgn_host_row(int i)
+{
+	if (i >= 0 && i < PGN_NHOSTS)
+		return &hosts[i];
+	if (i >= PGN_NHOSTS && i < PGN_NHOSTS + NOTHERS)
+		return &others[i - PGN_NHOSTS];
+	return NULL;
+}
+
+const struct pgn_host_info *
+pgn_host_row_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; name != NULL && i < pgn_host_rows(); i++)
+		if (strcmp(pgn_host_row(i)->name, name) == 0)
+			return pgn_host_row(i);
+	return NULL;
+}
+
+const char *
+pgn_cap_name(pgn_cap c)
+{
+	return c == PGN_CAP_YES  ? "yes" :
+	    c == PGN_CAP_PARTIAL ? "partial" :
+	                           "no";
+}
+
+const char *
+pgn_mechanism_name(pgn_mechanism m)
+{
+	switch (m) {
+	case PGN_MECH_COMMAND:
+		return "command";
+	case PGN_MECH_PLUGIN:
+		return "plugin";
+	case PGN_MECH_INSTRUCTIONS:
+		return "instructions";
+	default:
+		return "none";
+	}
+}
+
 static const char *const facets[PGN_NEVENTS] = {
     [PGN_EVENT_SESSION_START] = "session-start",
     [PGN_EVENT_PROMPT] = "prompt",

@@ -750,6 +750,19 @@ const char *pgn_facet_name(pgn_event e);
 /* How many of the facets host 'h' has an event for. */
 int pgn_host_nevents(pgn_host h);
 
+/*
+ * Every row of the table, for pigeon hosts and doctor: the hook rows
+ * (0 .. PGN_NHOSTS - 1, as pgn_host_get), then the hosts Pigeon serves
+ * with the instructions block only (mechanism PGN_MECH_INSTRUCTIONS, no
+ * events, no config). NULL out of range.
+ */
+int pgn_host_rows(void);
+const struct pgn_host_info *pgn_host_row(int i);
+const struct pgn_host_info *pgn_host_row_by_name(const char *name);
+/* "yes", "partial", "no"; "command", "plugin", "instructions", "none". */
+const char *pgn_cap_name(pgn_cap c);
+const char *pgn_mechanism_name(pgn_mechanism m);
+
 /* A mask of mechanisms, for pgn_host_names. */
 #define PGN_MECH_BIT(m) (1u << (m))
 /* The mechanisms pigeon-hook serves: a command, or a plugin running it. */
