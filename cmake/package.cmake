@@ -30,6 +30,9 @@ add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/share/changelog.gz
 	COMMENT "Compressing the changelog" VERBATIM)
 add_custom_target(pigeon-install-files ALL
 	DEPENDS ${PGN_MAN_GZ} ${PROJECT_BINARY_DIR}/share/changelog.gz)
+# The pages are another directory's outputs (hookcli/): a file-level
+# dependency alone does not order the two in a parallel build.
+add_dependencies(pigeon-install-files pigeon-docs)
 
 install(FILES ${PGN_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${PGN_DOCS_DIR}/bash/pigeon ${PGN_DOCS_DIR}/bash/pigeon-hook
