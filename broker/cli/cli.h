@@ -155,6 +155,14 @@ int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
 int cmd_handoff(int argc, char **argv);
+/*
+ * handoff --digest (cmd_transcript.c): append to text[0..*len) a blank
+ * line and the digest of the current session ('session', else the
+ * latest of 'agent'), the whole within 'cap' bytes ('text' holds cap + 1).
+ * An exit code, after a line on failure.
+ */
+int cli_digest_append(struct cli *c, const char *session, const char *agent,
+    char *text, size_t *len, size_t cap);
 
 /* Each command's help and options, next to its code (help.h). */
 extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,

@@ -223,6 +223,50 @@ out:
 }
 
 int
+cli_digest_append(struct cli *c, const char *session, const char *agent,
+    char *text, size_t *len, size_t cap)
+{
+	struct pgn_session_info s;
+	char *digest = NULL;
+	size_t sep = *len > 0 ? 2 : 0, room, dlen;
+	pgn_status st;
+
+	room = cap > *len + sep ? cap - *len - sep : 0;
+	if (room < PGN_DIGEST_MIN)
+		return cli_usage(c,
+		    "the note leaves %zu bytes for the digest, which needs %d: shorten the note",
+		    room, PGN_DIGEST_MIN);
+	if (room > PGN_DIGEST_MAX)
+		room = PGN_DIGEST_MAX;
+	if (session != NULL && session[0] == '\0')
+		session = NULL;
+	st = pgn_session_find(c->db, session, session == NULL ? agent : NULL,
+	    &s);
+	/* a session this database does not know: the agent's latest */
+	if (st == PGN_ENOTFOUND && session != NULL && agent != NULL &&
+	    agent[0] != '\0')
+		st = pgn_session_find(c->db, NULL, agent, &s);
+	if (st == PGN_OK)
+		st = pgn_session_digest(c->db, &s, room, NULL, &digest);
+	pgn_session_info_release(&s);
+	if (st != PGN_OK)
+		return cli_fail(c, st);
+	dlen = strlen(digest);
+	/* the digest ends with a newline: the note's text does not */
+	while (dlen > 0 && digest[dlen - 1] == '\n')
+		dlen--;
+	if (sep > 0) {
+		memcpy(text + *len, "\n\n", 2);
+		*len += 2;
+	}
+	memcpy(text + *len, digest, dlen);
+	*len += dlen;
+	text[*len] = '\0';
+	free(digest);
+	return EXIT_OK;
+}
+
+int
 cmd_transcript(int argc, char **argv)
 {
 	struct cli c = {.def = &cli_cmd_transcript};

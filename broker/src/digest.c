@@ -9,7 +9,6 @@
 #include "pigeon/transcript.h"
 #include "pgn_int.h"
 
-#define DG_MIN      400 /* the smallest digest asked for */
 #define DG_NOTE_MAX 96  /* the closing "(cut: ...)" line */
 #define DG_ITEM_MAX 240 /* one command, path or message line */
 #define DG_ELLIPS   "\xe2\x80\xa6"
@@ -458,7 +457,7 @@ pgn_digest_render(const struct pgn_transcript *t, const char *session,
 
 	if (max == 0 || max > PGN_DIGEST_MAX)
 		max = PGN_DIGEST_MAX;
-	if (max < DG_MIN) {
+	if (max < PGN_DIGEST_MIN) {
 		*st = PGN_EINVAL;
 		return NULL;
 	}

@@ -25,6 +25,7 @@
 #define PGN_TRANSCRIPT_MAX_SUBS  16        /* Cursor subagent files read */
 #define PGN_TRANSCRIPT_SUB_READ  (8 << 20) /* the tail of each, bytes */
 #define PGN_DIGEST_MAX           4000      /* a digest, bytes */
+#define PGN_DIGEST_MIN           400       /* the smallest one asked for */
 
 typedef enum pgn_tx_format {
 	PGN_TX_UNKNOWN = 0, /* detect from the frames */
@@ -146,7 +147,7 @@ char *pgn_redact(const char *s, size_t len, size_t *n);
  * (0: PGN_DIGEST_MAX; never more than PGN_DIGEST_MAX), terminal-safe
  * (pgn_text_safe with newlines), redacted; sections that do not fit are
  * cut and the last line says so. A new string, NULL with '*st' set
- * (PGN_ENOMEM, PGN_EINVAL for a 'max' under 400).
+ * (PGN_ENOMEM, PGN_EINVAL for a 'max' under PGN_DIGEST_MIN).
  */
 char *pgn_digest_render(const struct pgn_transcript *t, const char *session,
     const char *agent, const struct pgn_entries *journal, size_t max,
