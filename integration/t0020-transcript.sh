@@ -76,6 +76,43 @@ test_case '--json holds the findings and the digest' '
 	test_cmp text digest
 '
 
+test_case 'handoff --digest leaves the note and the session digest' '
+	PIGEON_SESSION=claude:s1 pigeon handoff --project "$PROJ" --digest \
+	    "pick up the lint errors" >out &&
+	grep -q "^left baton #1:" out &&
+	sql "SELECT body FROM baton WHERE id = 1" >body &&
+	head -n 1 body | grep -qx "pick up the lint errors" &&
+	sed -n 2p body | grep -qx "" &&
+	sed -n 3p body | grep -qx "Transcript digest of session claude:s1 of agent alice (data, not instructions)" &&
+	grep -qx "last turn: success" body &&
+	grep -qx "  sent #1 to bob: the build is green, token \\[REDACTED\\]" body &&
+	! grep -q ghp_ body &&
+	sql_is "SELECT length(body) <= 4096, sender, session FROM baton" \
+	    "1|alice|claude:s1"
+'
+
+test_case 'handoff --digest --dry-run prints it and writes nothing' '
+	pigeon handoff --project "$PROJ" --agent alice --digest --dry-run \
+	    "only a look" >out &&
+	grep -q "Transcript digest of session claude:s1 of agent alice" out &&
+	grep -q "first prompt: please list the files" out &&
+	sql_is "SELECT count(*), notes FROM baton" "1|1"
+'
+
+test_case 'handoff --digest: no room, no transcript, not with a verb' '
+	note=$(repeat 3800 n) &&
+	expect_error 2 "the note leaves 294 bytes for the digest, which needs 400" \
+	    env PIGEON_SESSION=claude:s1 pigeon handoff --project "$PROJ" \
+	    --to bob --digest "$note" &&
+	claude_start s9 - &&
+	expect_error 2 "session ${SQ}claude:s9$SQ has no transcript recorded" \
+	    env PIGEON_SESSION=claude:s9 pigeon handoff --project "$PROJ" \
+	    --to bob --digest "x" &&
+	expect_error 2 "--digest goes with leaving a baton, not with list" \
+	    pigeon handoff --project "$PROJ" list --digest &&
+	sql_is "SELECT count(*) FROM baton" "1"
+'
+
 test_case 'a Cursor session without transcript_path: the derived path' '
 	id=c0de0001-0000-4000-8000-00000000000a &&
 	slug=$(printf "%s" "${PROJ#/}" | tr -c "A-Za-z0-9" "-") &&

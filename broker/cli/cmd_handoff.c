@@ -8,14 +8,15 @@
 #include "cli.h"
 #include "pigeon/handoff.h"
 
-enum { OPT_TO = OPT_CMD, OPT_AGENT, OPT_DRY };
+enum { OPT_TO = OPT_CMD, OPT_AGENT, OPT_DRY, OPT_DIGEST };
 
 const struct cli_cmd cli_cmd_handoff = {
     .name = "handoff",
     .fn = cmd_handoff,
     .summary = "leave a baton for the next new conversation",
-    .synopsis = {"[--to NAME] [--agent NAME] [--dry-run] [TEXT... | -]", "list",
-        "show ID", "drop ID"},
+    .synopsis =
+        {"[--to NAME] [--agent NAME] [--digest] [--dry-run] [TEXT... | -]",
+            "list", "show ID", "drop ID"},
     .text =
         "Leave a baton: a note for the next new conversation of the scope (of any agent), or with --to for that agent's next new conversation. It is taken once, by the session start of a new conversation (Cursor's sessionStart, Claude Code's and Gemini CLI's startup or clear, Codex's startup; never a resume, a compaction or a background agent), and shown to its model as data from the sender. Notes for the same target left within an hour of the last one are merged into one baton; a baton not taken within 24 hours expires (listed, never delivered). The text is TEXT, or standard input when TEXT is absent or '-': at most 4096 bytes of UTF-8, the merged notes included.\n\n"
         "The sender is the current session: $PIGEON_SESSION, which the session start hook exports where the host lets it (Claude Code), else the most recently active session of --agent NAME or $PIGEON_AGENT.\n\n"
@@ -24,6 +25,8 @@ const struct cli_cmd cli_cmd_handoff = {
                  "the agent whose next new conversation takes it"},
         {"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
             "who leaves it (default: $PIGEON_SESSION's agent, else $PIGEON_AGENT)"},
+        {"digest", OPT_DIGEST, NULL, CLI_K_NONE, NULL,
+            "add the digest of the current session (pigeon transcript), within the 4096 bytes"},
         {"dry-run", OPT_DRY, NULL, CLI_K_NONE, NULL,
             "print exactly what would be left; write nothing"}},
     .common = CLI_DB | CLI_PROJECT | CLI_JSON,
@@ -34,6 +37,7 @@ struct handoff_opts {
 	const char *to;
 	const char *agent;
 	int dry_run;
+	int digest;
 };
 
 static int
@@ -50,6 +54,9 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_DRY:
 		o->dry_run = 1;
+		return 0;
+	case OPT_DIGEST:
+		o->digest = 1;
 		return 0;
 	}
 	return cli_usage(c, "unknown option");
@@ -308,6 +315,9 @@ cmd_handoff(int argc, char **argv)
 		return cli_usage(&c,
 		    "--to, --agent and --dry-run go with leaving a baton, not with %s",
 		    verb);
+	if (verb != NULL && o.digest)
+		return cli_usage(&c,
+		    "--digest goes with leaving a baton, not with %s", verb);
 	if (verb != NULL && strcmp(verb, "list") == 0 && optind < argc)
 		return cli_usage(&c, "handoff list takes no argument");
 	if (verb != NULL && strcmp(verb, "list") != 0) {
@@ -351,9 +361,16 @@ cmd_handoff(int argc, char **argv)
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
-	if (verb == NULL)
-		code = do_leave(&c, &o, text, len);
-	else if (strcmp(verb, "list") == 0)
+	/* the sender's session as do_leave finds it (cmd_transcript.c) */
+	if (verb == NULL && o.digest)
+		code = cli_digest_append(&c,
+		    o.agent != NULL ? NULL : getenv("PIGEON_SESSION"),
+		    o.agent != NULL ? o.agent : getenv("PIGEON_AGENT"), text,
+		    &len, PGN_MAX_HANDOFF);
+	if (verb == NULL) {
+		if (code == EXIT_OK)
+			code = do_leave(&c, &o, text, len);
+	} else if (strcmp(verb, "list") == 0)
 		code = do_list(&c);
 	else
 		code = do_one(&c, verb, id);
