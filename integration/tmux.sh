@@ -6,6 +6,7 @@
 #	term_screen             what the terminal shows now
 #	term_wait WHAT TEXT     poll until the screen has TEXT (grep -F);
 #	                        generous overall limit, never a timing claim
+#	term_lacks WHAT TEXT    poll until it no longer has TEXT
 #	term_stop               kill the server
 # The server's socket is in $TEST_DIR, so nothing outside the test is hit.
 
@@ -47,13 +48,13 @@ term_wait() {
 	done
 }
 
-# term_gone: the session ended (its program exited).
-term_gone() {
+# term_lacks WHAT TEXT: poll until the screen no longer has TEXT.
+term_lacks() {
 	tw_i=0
-	while tmux -S "$TERM_SOCK" has-session -t t 2>/dev/null; do
+	while term_screen 2>/dev/null | grep -qF -e "$2"; do
 		tw_i=$((tw_i + 1))
 		if [ "$tw_i" -ge "$TERM_LIMIT" ]; then
-			echo "error: the program in the terminal did not exit:" >&9
+			echo "error: $1: the terminal still shows '$2':" >&9
 			term_screen >&9 2>&1
 			return 1
 		fi

@@ -153,6 +153,7 @@ int cmd_hosts(int argc, char **argv);
 int cmd_uninstall_instructions(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
 int cmd_handoff(int argc, char **argv);
 /*
@@ -170,7 +171,7 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_journal, cli_cmd_install, cli_cmd_uninstall, cli_cmd_doctor,
     cli_cmd_provider, cli_cmd_install_instructions,
     cli_cmd_uninstall_instructions, cli_cmd_transcript, cli_cmd_handoff,
-    cli_cmd_hosts;
+    cli_cmd_hosts, cli_cmd_watch;
 
 /* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
 int cli_timeout(struct cli *c, const char *arg, int64_t *ms);

@@ -851,6 +851,12 @@ lite_wait_close(pgn_db *db, struct pgn_waker *w)
 	free(w);
 }
 
+static int
+lite_wait_fd(struct pgn_waker *w)
+{
+	return w != NULL ? w->fd : -1;
+}
+
 static void
 waker_drain(struct pgn_waker *w)
 {
@@ -928,5 +934,6 @@ static const struct pgn_backend lite = {
     .wait_open = lite_wait_open,
     .wait_sleep = lite_wait_sleep,
     .wait_close = lite_wait_close,
+    .wait_fd = lite_wait_fd,
     .close = lite_close,
 };

@@ -66,6 +66,9 @@ struct pgn_backend {
 	struct pgn_waker *(*wait_open)(pgn_db *db, const char *extra);
 	int (*wait_sleep)(pgn_db *db, struct pgn_waker *w, int64_t ms);
 	void (*wait_close)(pgn_db *db, struct pgn_waker *w);
+	/* The descriptor a waker sleeps on, to poll beside others; -1:
+	 * none (NULL: the backend has none) */
+	int (*wait_fd)(struct pgn_waker *w);
 	void (*close)(pgn_db *db);
 };
 

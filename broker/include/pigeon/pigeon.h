@@ -571,6 +571,67 @@ void pgn_health_release(struct pgn_health *h);
 /* Run PRAGMA integrity_check and count rows. PGN_EBUSY, PGN_EDB, ... */
 PGN_NODISCARD pgn_status pgn_db_health(pgn_db *db, struct pgn_health *h);
 
+/* ---- pigeon watch (watch.c): one read of the scope; a notifier ----- */
+
+#define PGN_WATCH_MAX_ROWS   200    /* rows of each kind one read returns */
+#define PGN_WATCH_MAX_AGENTS 1000   /* agents whose state is worked out */
+#define PGN_ACTIVE_MS        120000 /* seen this recently: active */
+
+/* What an agent is doing, from its last sighting and its queue. */
+typedef enum pgn_agent_state_t {
+	PGN_AGENT_NEW,      /* never seen by a hook or a claim */
+	PGN_AGENT_ACTIVE,   /* seen within PGN_ACTIVE_MS, nothing queued */
+	PGN_AGENT_BEHIND,   /* seen within PGN_ACTIVE_MS, mail queued */
+	PGN_AGENT_IDLE,     /* not seen lately, nothing queued */
+	PGN_AGENT_AWAY_MAIL /* not seen lately, mail waiting */
+} pgn_agent_state_t;
+
+pgn_agent_state_t pgn_agent_state(const struct pgn_agent *a, int64_t now);
+const char *pgn_agent_state_name(pgn_agent_state_t s); /* "active", ... */
+
+struct pgn_watch_baton {
+	int64_t id;
+	char *senders; /* "a,b" */
+	char *target;  /* "" : the next new conversation of any agent */
+	int64_t updated_ms;
+	int64_t expires_ms;
+	int64_t notes;
+	char *body;
+};
+
+struct pgn_watch {
+	int64_t read_ms;
+	struct pgn_agents agents; /* by name */
+	pgn_agent_state_t state[PGN_WATCH_MAX_AGENTS];
+	struct pgn_msgs queued;           /* newest first, at most rows */
+	int64_t queued_total;             /* in the whole scope */
+	struct pgn_deliveries deliveries; /* newest first, at most rows */
+	struct pgn_watch_baton *batons;   /* open ones, newest first */
+	size_t nbatons;
+	int64_t batons_total;
+};
+
+/*
+ * The scope as pigeon watch shows it: at most 'rows' (1 to
+ * PGN_WATCH_MAX_ROWS) of each list. PGN_EINVAL, PGN_EBUSY, PGN_EDB,
+ * PGN_ENOMEM. Release with pgn_watch_release (also after a failure).
+ */
+PGN_NODISCARD pgn_status pgn_watch_read(pgn_db *db, size_t rows,
+    struct pgn_watch *out);
+void pgn_watch_release(struct pgn_watch *w);
+
+/*
+ * A change notifier beside the caller's own descriptors: poll
+ * pgn_notify_fd (readable: something may have changed; -1: none, look
+ * on a timer) and call pgn_notify_drain before looking again. A wake-up
+ * is only a hint; pgn_db_check_file says whether the file was replaced.
+ */
+struct pgn_notify;
+PGN_NODISCARD pgn_status pgn_notify_open(pgn_db *db, struct pgn_notify **out);
+int pgn_notify_fd(const struct pgn_notify *n);
+void pgn_notify_drain(struct pgn_notify *n);
+void pgn_notify_close(struct pgn_notify *n);
+
 /* ---- hosts (host.c): the one table of host facts ------------------- */
 /*
  * Everything Pigeon knows of a host is one row of the table in host.c
