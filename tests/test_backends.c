@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "pgn_int.h"
 #include "store_int.h"
+#include "pigeon/handoff.h"
 #include "pigeon/hook.h"
 
 /* Processes of the concurrency test, and messages each sender sends. */
@@ -344,6 +345,78 @@ test_agents_journal_and_inbox_read_back(void)
 	pgn_entries_release(&e);
 }
 
+static void
+test_batons_merge_and_are_taken_once_at_a_new_conversation(void)
+{
+	struct pgn_handoff h;
+	struct pgn_baton b;
+	struct pgn_turn t;
+	struct pgn_turn_out out;
+	int merged = -1;
+
+	REQUIRE(pgn_agent_add(db, "alice") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	memset(&h, 0, sizeof(h));
+	h.agent = "alice";
+	h.to = "bob";
+	h.text = "first note";
+	h.len = strlen(h.text);
+	REQUIRE(pgn_handoff_leave(db, &h, &b, &merged) == PGN_OK);
+	CHECK_INT(merged, 0);
+	pgn_baton_release(&b);
+	h.text = "second note";
+	h.len = strlen(h.text);
+	REQUIRE(pgn_handoff_leave(db, &h, &b, &merged) == PGN_OK);
+	CHECK_INT(merged, 1);
+	CHECK_INT(b.notes, 2);
+	pgn_baton_release(&b);
+	/* a scope-wide one, for whoever starts next */
+	h.to = NULL;
+	h.text = "anyone";
+	h.len = strlen(h.text);
+	REQUIRE(pgn_handoff_leave(db, &h, &b, &merged) == PGN_OK);
+	pgn_baton_release(&b);
+	CHECK_INT(count("SELECT count(*) FROM baton"), 2);
+	CHECK_INT(count("SELECT count(*) FROM baton WHERE target_id IS NULL"),
+	    1);
+	/* bob's new conversation takes bob's baton, once */
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = "claude:new-1";
+	t.agent = "bob";
+	t.route = "session-start";
+	t.max_continues = 3;
+	t.take_baton = 1;
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK(out.baton.id != 0);
+	if (out.baton.body != NULL)
+		CHECK_CONTAINS(out.baton.body, "second note");
+	pgn_baton_release(&out.baton);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM baton WHERE consumed_ms IS NOT "
+	                "NULL"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM delivery WHERE route = "
+	                "'handoff'"),
+	    1);
+	t.session = "claude:new-2";
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK(out.baton.id != 0); /* the scope-wide one now */
+	pgn_baton_release(&out.baton);
+	pgn_msgs_release(&out.msgs);
+	t.session = "claude:new-3";
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK_INT(out.baton.id, 0); /* none left */
+	pgn_baton_release(&out.baton);
+	pgn_msgs_release(&out.msgs);
+	{
+		int64_t checked = 0, bad = 0;
+
+		CHECK_INT(pgn_audit_verify(chk, &checked, &bad), PGN_OK);
+		CHECK_INT(checked, 2);
+	}
+}
+
 /* ---- many processes, each its own connection ------------------------ */
 
 static void
@@ -475,6 +548,7 @@ static void (*const rules[])(void) = {
     test_turn_is_claimed_once_per_turn_key,
     test_peek_sees_queued_mail_without_writing,
     test_agents_journal_and_inbox_read_back,
+    test_batons_merge_and_are_taken_once_at_a_new_conversation,
     test_many_claimers_take_each_message_exactly_once,
 };
 

@@ -42,7 +42,8 @@ static const char SQL_BATON_JOIN_PG[] =
 static const char SQL_BATON_ADD[] =
     "INSERT INTO baton(scope_id, sender_id, sender, senders, session, "
     "target_id, body, notes, created_ms, updated_ms, expires_ms) "
-    "VALUES (?1, ?2, ?3, ?3, nullif(?4, ''), ?5, ?6, 1, ?7, ?7, ?8) "
+    "VALUES (?1, ?2, ?3, ?3, nullif(?4, ''), nullif(?5, 0), ?6, 1, ?7, ?7, "
+    "?8) "
     "RETURNING id";
 static const char SQL_BATON_MERGE[] =
     "UPDATE baton SET body = ?2, senders = ?3, notes = notes + 1, "
@@ -389,9 +390,8 @@ leave_tx(pgn_db *db, void *arg)
 	} else if (!req->dry_run) {
 		rc = pgn_select_i64(db, SQL_BATON_ADD, &join, "leaving a baton",
 		    PGN_I(s.scope), PGN_I(s.agent), PGN_T(s.name),
-		    PGN_T(s.session), target != 0 ? PGN_I(target) : PGN_T(NULL),
-		    PGN_S(req->text, req->len), PGN_I(now),
-		    PGN_I(now + PGN_HANDOFF_TTL_MS));
+		    PGN_T(s.session), PGN_I(target), PGN_S(req->text, req->len),
+		    PGN_I(now), PGN_I(now + PGN_HANDOFF_TTL_MS));
 		snprintf(detail, sizeof(detail), "left baton #%lld",
 		    (long long)join);
 	}
