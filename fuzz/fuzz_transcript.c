@@ -21,7 +21,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_INPUT (1 << 20)
+#define TX_FUZZ_MAX (1 << 20)
 
 /* An invariant: on failure name it, then abort (libFuzzer saves the input). */
 #define check(x)                                                               \
@@ -99,7 +99,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, cut;
 	pgn_status st;
 
-	if (size > MAX_INPUT)
+	if (size > TX_FUZZ_MAX)
 		return 0;
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		st = pgn_transcript_parse(s, size, formats[i], &t, err,
