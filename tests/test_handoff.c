@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "harness.h"
+#include "handoff_int.h"
 #include "pgn_int.h"
 #include "pigeon/handoff.h"
 #include "pigeon/hook.h"
@@ -1191,6 +1192,34 @@ test_a_claude_session_start_exports_pigeon_session(void)
 	free(data);
 }
 
+static void
+test_the_session_start_finds_its_baton_through_the_partial_index(void)
+{
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+	sqlite3_stmt *st = NULL;
+	struct pgn_buf plan;
+	char sql[2048];
+
+	setup();
+	free(startup("s1", "startup", "alice", &o));
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", pgn_sql_baton_next);
+	REQUIRE(sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK);
+	pgn_buf_init(&plan, 4096);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		pgn_buf_adds(&plan, (const char *)sqlite3_column_text(st, 3));
+		pgn_buf_adds(&plan, "\n");
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(raw);
+	REQUIRE(plan.err == PGN_OK && plan.data != NULL);
+	CHECK_CONTAINS(plan.data, "SEARCH baton USING INDEX baton_open");
+	CHECK(strstr(plan.data, "SCAN baton") == NULL);
+	pgn_buf_release(&plan);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_a_session_keeps_the_transcript_path_of_its_payloads),
     H_TEST(test_cursor_without_a_transcript_path_gets_the_derived_one),
@@ -1214,6 +1243,7 @@ static const struct h_test tests[] = {
     H_TEST(test_the_baton_fits_the_cap_beside_the_backlog),
     H_TEST(test_beside_a_baton_a_message_waits_whole_rather_than_cut),
     H_TEST(test_a_claude_session_start_exports_pigeon_session),
+    H_TEST(test_the_session_start_finds_its_baton_through_the_partial_index),
 };
 
 int

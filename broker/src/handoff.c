@@ -67,7 +67,7 @@ static const char SQL_BATON_DROP[] =
  * An agent's own batons first, then the scope's; oldest first; on
  * PostgreSQL locked (decision 0096).
  */
-static const char SQL_BATON_NEXT[] =
+const char pgn_sql_baton_next[] =
     "SELECT id FROM baton WHERE scope_id = "
     "(SELECT scope_id FROM agent WHERE id = ?1) "
     "AND consumed_ms IS NULL AND dropped_ms IS NULL AND expires_ms > ?2 "
@@ -608,8 +608,9 @@ pgn_baton_next_in_tx(pgn_db *db, int64_t agent, int64_t now,
 	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = pgn_select_i64(db, pgn_sql(db, SQL_BATON_NEXT, SQL_BATON_NEXT_PG),
-	    &id, "looking for a baton", PGN_I(agent), PGN_I(now));
+	rc = pgn_select_i64(db,
+	    pgn_sql(db, pgn_sql_baton_next, SQL_BATON_NEXT_PG), &id,
+	    "looking for a baton", PGN_I(agent), PGN_I(now));
 	if (rc == PGN_ENOTFOUND)
 		return PGN_OK;
 	if (rc == PGN_OK)

@@ -8,6 +8,9 @@
 #include "pgn_int.h"
 #include "pigeon/handoff.h"
 
+/* The session start's look-up, exported so a test can EXPLAIN it. */
+extern const char pgn_sql_baton_next[];
+
 /*
  * Inside the caller's write transaction: the baton a new conversation of
  * agent row 'agent' would take at 'now' — its own first, then the
