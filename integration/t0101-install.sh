@@ -313,9 +313,9 @@ test_case 'install lets the agent run pigeon; uninstall takes exactly that back'
 '
 
 test_case 'unknown host and bad options exit 2' '
-	expect_error 2 "unknown host ${SQ}vim${SQ}: say cursor, claude, codex, gemini or copilot" \
+	expect_error 2 "unknown host ${SQ}vim${SQ}: say cursor, claude, codex, gemini, copilot or opencode" \
 		pigeon install vim &&
-	expect_error 2 "cursor, claude, codex, gemini or copilot" pigeon uninstall &&
+	expect_error 2 "cursor, claude, codex, gemini, copilot or opencode" pigeon uninstall &&
 	expect_error 2 "exclusive" pigeon install claude --user --project proj &&
 	expect_error 2 "no such directory" pigeon install claude --project nope &&
 	expect_error 2 "unexpected argument" pigeon install claude codex &&

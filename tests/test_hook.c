@@ -762,6 +762,8 @@ check_fixture(pgn_host host, const char *name)
 			tid = jstr(root, "prompt_id");
 		if (ev == PGN_EVENT_PROMPT && host == PGN_HOST_CODEX)
 			tid = jstr(root, "turn_id");
+		if (ev == PGN_EVENT_PROMPT && host == PGN_HOST_OPENCODE)
+			tid = jstr(root, "message_id");
 	}
 	REQUIRE(sid != NULL);
 	snprintf(want, sizeof(want), "%s:%s", hi->name, sid);
@@ -772,7 +774,8 @@ check_fixture(pgn_host host, const char *name)
 	 * Turn key: none for tool and stop events (each message once, no
 	 * de-duplication); the host's id where it has one; else a hash.
 	 */
-	if (ev == PGN_EVENT_AFTER_TOOL || ev == PGN_EVENT_STOP) {
+	if (ev == PGN_EVENT_AFTER_TOOL || ev == PGN_EVENT_STOP ||
+	    ev == PGN_EVENT_IDLE) {
 		CHECK_STR(in.turn, "");
 		CHECK_INT(in.turn_window_ms, 0);
 	} else if (tid != NULL) {
@@ -852,6 +855,83 @@ test_payloads_cursor(void)
 	check_host_fixtures(PGN_HOST_CURSOR, 7);
 }
 
+/* What Pigeon's opencode plugin sends (opencode-plugin.js), recorded. */
+static void
+test_payloads_opencode(void)
+{
+	struct pgn_payload in;
+	char why[256];
+	size_t len;
+	char *buf;
+
+	check_host_fixtures(PGN_HOST_OPENCODE, 7);
+	/* A new session is a new conversation; resumed, a subagent: not. */
+	buf = load_payload("opencode", "01-session.created-startup.json", &len);
+	CHECK_INT(pgn_payload_parse(buf, len, PGN_HOST_NONE, PGN_EVENT_NONE,
+	              &in, why, sizeof(why)),
+	    PGN_OK);
+	CHECK_INT(in.new_conversation, 1);
+	CHECK_INT(in.subagent, 0);
+	pgn_payload_release(&in);
+	free(buf);
+	buf = load_payload("opencode", "05-session.created-resume.json", &len);
+	CHECK_INT(pgn_payload_parse(buf, len, PGN_HOST_NONE, PGN_EVENT_NONE,
+	              &in, why, sizeof(why)),
+	    PGN_OK);
+	CHECK_INT(in.new_conversation, 0);
+	pgn_payload_release(&in);
+	free(buf);
+	buf =
+	    load_payload("opencode", "07-session.created-subagent.json", &len);
+	CHECK_INT(pgn_payload_parse(buf, len, PGN_HOST_NONE, PGN_EVENT_NONE,
+	              &in, why, sizeof(why)),
+	    PGN_OK);
+	CHECK_INT(in.subagent, 1);
+	CHECK_INT(in.new_conversation, 0);
+	pgn_payload_release(&in);
+	free(buf);
+}
+
+/* Every bad opencode payload fails open: an error, never a crash. */
+static void
+test_payloads_opencode_bad(void)
+{
+	static const char *const bad[] = {
+	    "{\"hook_event_name\":\"chat.message\"}",
+	    "{\"hook_event_name\":\"chat.message\",\"session_id\":\"\"}",
+	    "{\"hook_event_name\":\"chat.message\",\"session_id\":7}",
+	    "{\"hook_event_name\":\"session.idle\",\"session_id\":\"a b\"}",
+	    "[\"session.created\"]",
+	    "{\"hook_event_name\":\"session.created\",\"session_id\":\"s\","
+	    "\"cwd\":{\"a\":1}}",
+	};
+	struct pgn_payload in;
+	char why[256];
+	size_t i;
+	pgn_status st;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		st = pgn_payload_parse(bad[i], strlen(bad[i]),
+		    PGN_HOST_OPENCODE, PGN_EVENT_NONE, &in, why, sizeof(why));
+		if (st == PGN_OK) {
+			/* Only a payload with a usable id passes: the last. */
+			CHECK(in.dir == NULL);
+			CHECK_STR(in.session, "opencode:s");
+		} else {
+			CHECK_INT(st, PGN_EINVAL);
+			CHECK(why[0] != '\0');
+		}
+		pgn_payload_release(&in);
+	}
+	/* opencode has no stop event: named, it is refused. */
+	CHECK_INT(pgn_payload_parse(bad[0], strlen(bad[0]), PGN_HOST_OPENCODE,
+	              PGN_EVENT_STOP, &in, why, sizeof(why)),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(why, "opencode has no stop event");
+	pgn_payload_release(&in);
+}
+
 /* Parse an inline payload with options 'o'. */
 static pgn_status
 parse(const char *json, const struct hook_opts *o, struct pgn_payload *in,
@@ -912,6 +992,12 @@ test_detect_host_rules(void)
 	/* An empty string counts as absent; not an object: no host. */
 	CHECK_INT(detect("{\"cursor_version\":\"\"}"), PGN_HOST_CLAUDE);
 	CHECK_INT(detect("[1]"), PGN_HOST_NONE);
+	/* opencode: its plugin's event names, whatever else is there. */
+	CHECK_INT(detect("{\"hook_event_name\":\"chat.message\"}"),
+	    PGN_HOST_OPENCODE);
+	CHECK_INT(detect("{\"hook_event_name\":\"session.idle\","
+	                 "\"model\":\"m\",\"permission_mode\":\"p\"}"),
+	    PGN_HOST_OPENCODE);
 }
 
 static void
@@ -1403,6 +1489,17 @@ test_envelopes_of_tool_and_stop_events(void)
 	check_envelope(PGN_HOST_CLAUDE, PGN_EVENT_STOP, "", NULL);
 	check_envelope(PGN_HOST_CODEX, PGN_EVENT_STOP, NULL, NULL);
 	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_STOP, NULL, NULL);
+	/* opencode's plugin: a context part, or the prompt of an idle wake. */
+	check_envelope(PGN_HOST_OPENCODE, PGN_EVENT_SESSION_START, "hi",
+	    "{\"context\":\"hi\"}");
+	check_envelope(PGN_HOST_OPENCODE, PGN_EVENT_PROMPT, "hi",
+	    "{\"context\":\"hi\"}");
+	check_envelope(PGN_HOST_OPENCODE, PGN_EVENT_AFTER_TOOL, "hi",
+	    "{\"context\":\"hi\"}");
+	check_envelope(PGN_HOST_OPENCODE, PGN_EVENT_IDLE, "go",
+	    "{\"continue\":\"go\"}");
+	check_envelope(PGN_HOST_OPENCODE, PGN_EVENT_PROMPT, NULL, NULL);
+	check_envelope(PGN_HOST_OPENCODE, PGN_EVENT_IDLE, "", NULL);
 }
 
 static void
@@ -1417,6 +1514,14 @@ test_envelopes_refuse_unknown_host_or_event(void)
 	CHECK_INT(st, PGN_EINVAL);
 	st = PGN_OK;
 	CHECK(pgn_envelope(PGN_HOST_CODEX, PGN_EVENT_NONE, "x", &st) == NULL);
+	CHECK_INT(st, PGN_EINVAL);
+	/* A facet the host has no event for. */
+	st = PGN_OK;
+	CHECK(
+	    pgn_envelope(PGN_HOST_OPENCODE, PGN_EVENT_STOP, "x", &st) == NULL);
+	CHECK_INT(st, PGN_EINVAL);
+	st = PGN_OK;
+	CHECK(pgn_envelope(PGN_HOST_CLAUDE, PGN_EVENT_IDLE, "x", &st) == NULL);
 	CHECK_INT(st, PGN_EINVAL);
 }
 
@@ -1435,6 +1540,9 @@ test_envelopes_escape_special_characters(void)
 	size_t i;
 
 	for (h = 0; h < PGN_NHOSTS; h++) {
+		/* The command hosts' envelopes; opencode's has its own test. */
+		if (pgn_host_get((pgn_host)h)->mechanism != PGN_MECH_COMMAND)
+			continue;
 		for (e = 0; e < PGN_NEVENTS; e++) {
 			if (pgn_host_get((pgn_host)h)->events[e] == NULL)
 				continue;
@@ -2333,6 +2441,8 @@ static const struct h_test tests[] = {
     H_TEST(test_payloads_codex),
     H_TEST(test_payloads_gemini),
     H_TEST(test_payloads_cursor),
+    H_TEST(test_payloads_opencode),
+    H_TEST(test_payloads_opencode_bad),
     H_TEST(test_detect_host_rules),
     H_TEST(test_payload_detection_from_fields),
     H_TEST(test_payload_hashed_keys_follow_the_bytes),

@@ -17,6 +17,11 @@
 #include "jsonedit.h"
 #include "tomledit.h"
 
+/* The hosts whose config takes hook commands (the JSON merges). */
+#define EACH_COMMAND_HOST(h)                                                   \
+	for ((h) = 0; (h) < PGN_NHOSTS; (h)++)                                 \
+		if (pgn_host_get((pgn_host)(h))->mechanism == PGN_MECH_COMMAND)
+
 #define HOOK       "/opt/pigeon/bin/pigeon-hook"
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
 
@@ -319,7 +324,8 @@ test_install_into_missing_file_matches_golden(void)
 	size_t n;
 	int h, changed;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		want = host_fixture((pgn_host)h, "new.json", &n);
 		out = merge_in((pgn_host)h, NULL, HOOK, &changed);
 		CHECK_STR(out, want);
@@ -337,7 +343,8 @@ test_install_into_empty_or_blank_file_creates_the_object(void)
 	size_t n, i;
 	int h, changed;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		want = host_fixture((pgn_host)h, "new.json", &n);
 		for (i = 0; i < H_COUNT(blanks); i++) {
 			out = merge_in((pgn_host)h, blanks[i], HOOK, &changed);
@@ -356,7 +363,8 @@ test_install_keeps_foreign_entries_and_unknown_keys_in_order(void)
 	size_t n;
 	int h, changed;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		in = host_fixture((pgn_host)h, "foreign.in.json", &n);
 		want = host_fixture((pgn_host)h, "foreign.out.json", &n);
 		out = merge_in((pgn_host)h, in, HOOK, &changed);
@@ -392,7 +400,8 @@ test_install_twice_changes_nothing(void)
 	size_t n;
 	int h, changed;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		in = host_fixture((pgn_host)h, "odd.json", &n);
 		once = merge_in((pgn_host)h, in, HOOK, &changed);
 		CHECK_INT(changed, 1);
@@ -427,7 +436,8 @@ test_second_install_keeps_bytes_even_if_reformatted(void)
 	CHECK_STR(out, in);
 	free(out);
 	/* Every host: its own four entries, laid out on one line. */
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		fresh = merge_in((pgn_host)h, NULL, HOOK, &changed);
 		root = cJSON_Parse(fresh);
 		REQUIRE(root != NULL);
@@ -529,7 +539,8 @@ test_install_writes_only_the_hosts_four_events(void)
 	int h, e, changed, n;
 	char *out;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		hi = pgn_host_get((pgn_host)h);
 		if (hi->mechanism != PGN_MECH_COMMAND)
 			continue;
@@ -767,7 +778,8 @@ test_uninstall_without_pigeon_entries_changes_nothing(void)
 	size_t n;
 	int h, changed;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		in = host_fixture((pgn_host)h, "foreign.in.json", &n);
 		out = merge_out((pgn_host)h, in, &changed);
 		CHECK_INT(changed, 0);
@@ -792,7 +804,8 @@ test_uninstall_merge_is_the_inverse_of_install_semantically(void)
 	size_t n;
 	int h, changed;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		in = host_fixture((pgn_host)h, "foreign.in.json", &n);
 		once = merge_in((pgn_host)h, in, HOOK, &changed);
 		back = merge_out((pgn_host)h, once, &changed);
@@ -866,7 +879,8 @@ test_install_uninstall_on_missing_file_leaves_it_absent(void)
 	int h;
 
 	use_home(home, sizeof(home));
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		user_config((pgn_host)h, path, sizeof(path));
 		bak_of(path, bak, sizeof(bak));
 		install_ok((pgn_host)h, NULL, HOOK);
@@ -890,7 +904,8 @@ test_install_uninstall_on_odd_file_is_byte_identical(void)
 	int h;
 
 	use_home(home, sizeof(home));
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		user_config((pgn_host)h, path, sizeof(path));
 		bak_of(path, bak, sizeof(bak));
 		snprintf(dir, sizeof(dir), "%s", path);
@@ -918,7 +933,8 @@ test_install_uninstall_on_blank_file_is_byte_identical(void)
 	int h;
 
 	use_home(home, sizeof(home));
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		user_config((pgn_host)h, path, sizeof(path));
 		bak_of(path, bak, sizeof(bak));
 		install_ok((pgn_host)h, NULL, HOOK); /* makes the dir */
@@ -943,7 +959,8 @@ test_install_uninstall_on_foreign_file_is_byte_identical(void)
 	int h;
 
 	use_home(home, sizeof(home));
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		user_config((pgn_host)h, path, sizeof(path));
 		bak_of(path, bak, sizeof(bak));
 		orig = host_fixture((pgn_host)h, "foreign.in.json", &n);
@@ -1000,7 +1017,8 @@ test_uninstall_keeps_a_user_edit_made_after_install(void)
 	int h;
 
 	use_home(home, sizeof(home));
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		user_config((pgn_host)h, path, sizeof(path));
 		bak_of(path, bak, sizeof(bak));
 		/* A file Pigeon created. */
@@ -1165,7 +1183,8 @@ test_project_config_paths(void)
 	use_home(home, sizeof(home));
 	h_join(proj, sizeof(proj), h_tmp, "proj");
 	h_mkdir(proj);
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		CHECK_INT(apply((pgn_host)h, proj, HOOK, 0, 0, &res, err),
 		    PGN_OK);
 		h_join(want, sizeof(want), proj,
@@ -1360,7 +1379,8 @@ test_codex_install_explains_trust(void)
 	int h;
 
 	use_home(home, sizeof(home));
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		CHECK_INT(apply((pgn_host)h, NULL, HOOK, 0, 1, &res, err),
 		    PGN_OK);
 		if (h == PGN_HOST_CODEX) {
@@ -1654,7 +1674,8 @@ test_new_events_shared_with_foreign_entries_go_back_byte_exact(void)
 	const char *ev2, *ev3, *mine;
 	int h;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		hi = pgn_host_get((pgn_host)h);
 		ev2 = hi->events[PGN_EVENT_AFTER_TOOL];
 		ev3 = hi->events[PGN_EVENT_STOP];
@@ -1696,7 +1717,8 @@ test_reinstall_changes_no_byte(void)
 	char *once, *twice;
 	int changed, h;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		once = merge_in((pgn_host)h, in, HOOK, &changed);
 		CHECK_INT(changed, 1);
 		twice = merge_in((pgn_host)h, once, HOOK, &changed);
@@ -1717,7 +1739,8 @@ test_duplicate_key_is_refused_naming_it(void)
 	char err[PGN_MAX_ERR], *out = NULL;
 	int changed, h;
 
-	for (h = 0; h < PGN_NHOSTS; h++) {
+	EACH_COMMAND_HOST(h)
+	{
 		CHECK_INT(pgn_install_merge((pgn_host)h, in, strlen(in), HOOK,
 		              &out, &changed, err, sizeof(err)),
 		    PGN_EINVAL);
@@ -2158,15 +2181,15 @@ test_no_permissions_and_dry_run(void)
 	h_join(toml, sizeof(toml), home, ".codex/config.toml");
 	h_join(pol, sizeof(pol), home, ".gemini/policies/pigeon.toml");
 	/* Without the flag (--no-permissions): only the hooks. */
-	for (h = 0; h < PGN_NHOSTS; h++)
-		install_ok((pgn_host)h, NULL, HOOK);
+	EACH_COMMAND_HOST(h)
+	install_ok((pgn_host)h, NULL, HOOK);
 	CHECK(absent(toml) && absent(pol));
 	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
 	got = h_read_file(path, &n);
 	CHECK_INT(count(got, "permissions"), 0);
 	free(got);
-	for (h = 0; h < PGN_NHOSTS; h++)
-		uninstall_ok((pgn_host)h, NULL);
+	EACH_COMMAND_HOST(h)
+	uninstall_ok((pgn_host)h, NULL);
 	/* A dry run shows the second file's diff and writes nothing. */
 	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 1, &res, err), PGN_OK);
 	CHECK(res.perm_changed);

@@ -23,7 +23,7 @@ const struct cli_cmd cli_cmd_install = {
     .synopsis =
         {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake]"},
     .text =
-        "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop) in the config of HOST: cursor, claude, codex, gemini or copilot. Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
+        "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop) in the config of HOST: cursor, claude, codex, gemini or copilot; for opencode, write Pigeon's plugin (below). Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
         "It also lets HOST's agent run pigeon send, read, wait and status without an approval prompt and inside its default sandbox:\n\n"
         "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
         "           wait, status) in the same settings.json, PIGEON as the hook\n"
@@ -33,7 +33,9 @@ const struct cli_cmd cli_cmd_install = {
         "  gemini   the policy ~/.gemini/policies/pigeon.toml (user only:\n"
         "           Gemini CLI does not read project policies)\n"
         "  cursor   none: allow the commands in Cursor's own settings\n"
-        "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n\n"
+        "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n"
+        "  opencode none: its default permissions allow them\n\n"
+        "opencode has no command hooks: install writes the plugin ~/.config/opencode/plugin/pigeon.js ($XDG_CONFIG_HOME/opencode/...; DIR/.opencode/plugin/pigeon.js with --project), which runs pigeon-hook at session start, on each message, after each tool and when the session goes idle, each call under its own 5 s timeout. A pigeon.js that is not Pigeon's, or a plugin directory that is a symbolic link or read-only, is refused.\n\n"
         "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an absolute path) names another.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
                  "the user's config (default): ~/.cursor/hooks.json, $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, $CODEX_HOME/hooks.json or ~/.codex/hooks.json, ~/.gemini/settings.json, $COPILOT_HOME/hooks/pigeon.json or ~/.copilot/hooks/pigeon.json"},
@@ -58,7 +60,7 @@ const struct cli_cmd cli_cmd_uninstall = {
     .synopsis =
         {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]"},
     .text =
-        "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
+        "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte; for opencode, Pigeon's plugin file and the directories install created for it. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
                  "the user's config (default)"},
         {"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
@@ -117,7 +119,7 @@ run(int argc, char **argv, int remove)
 	char errbuf[PGN_MAX_ERR], names[256];
 	char *hook = NULL, *project = NULL;
 	struct stat sb;
-	const char *name;
+	const char *name, *what;
 	pgn_status st;
 	pgn_host h;
 	int code;
@@ -178,22 +180,24 @@ run(int argc, char **argv, int remove)
 		    errbuf[0] != '\0' ? errbuf : pgn_status_name(st));
 		goto out;
 	}
+	what =
+	    pgn_host_get(h)->mechanism == PGN_MECH_PLUGIN ? "plugin" : "hooks";
 	if (!res.changed)
 		printf(remove ? "nothing to remove in %s\n" :
 		                "already installed in %s\n",
 		    res.path);
 	else if (o.dry_run)
-		printf(remove ? "would remove Pigeon's hooks for %s from %s\n" :
-		                "would install Pigeon's hooks for %s in %s\n",
-		    name, res.path);
+		printf(remove ? "would remove Pigeon's %s for %s from %s\n" :
+		                "would install Pigeon's %s for %s in %s\n",
+		    what, name, res.path);
 	else if (remove && stat(res.path, &sb) != 0)
 		printf(
-		    "removed Pigeon's hooks for %s: deleted %s, which Pigeon had created\n",
-		    name, res.path);
+		    "removed Pigeon's %s for %s: deleted %s, which Pigeon had created\n",
+		    what, name, res.path);
 	else
-		printf(remove ? "removed Pigeon's hooks for %s from %s\n" :
-		                "installed Pigeon's hooks for %s in %s\n",
-		    name, res.path);
+		printf(remove ? "removed Pigeon's %s for %s from %s\n" :
+		                "installed Pigeon's %s for %s in %s\n",
+		    what, name, res.path);
 	if (res.perm_what != NULL)
 		printf("permissions: %s%s\n", res.perm_what,
 		    res.perm_path == NULL ? "" :

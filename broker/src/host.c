@@ -10,7 +10,8 @@
 
 #include "pgn_int.h"
 
-static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot;
+static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
+    envelope_opencode;
 
 /* Where the hosts' facts were read, for the cells' evidence. */
 #define DOC_CURSOR "cursor.com/docs/hooks (2026-08-25)"
@@ -24,11 +25,18 @@ static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot;
 #define T_GEMINI "Gemini CLI 0.61.0, integration/t0503-host-gemini"
 #define DOC_COPILOT                                                            \
 	"github/docs:content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md@927566b (2026-12-01)"
-#define T_COPILOT "Copilot CLI 1.0.102, integration/t0505-host-copilot"
+#define T_COPILOT  "Copilot CLI 1.0.102, integration/t0505-host-copilot"
+#define T_OPENCODE "opencode 1.18.33, integration/t0504-host-opencode"
+#define SRC_OPENCODE                                                           \
+	"opencode-ai 1.18.33 (@opencode-ai/plugin 1.18.33 Hooks, read 2026-12-01)"
 
 /* Cursor: no permission edit, user or project. */
 #define CURSOR_PERM                                                            \
 	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there"
+/* opencode: its default permissions let the agent run bash (measured). */
+#define OPENCODE_PERM                                                          \
+	"none: opencode's default permissions let its agent run pigeon send, read, wait and status (bash is allowed; measured with opencode 1.18.33)"
+#define OPENCODE_PERM_BRIEF "opencode's default permissions allow bash"
 #define CURSOR_PERM_BRIEF                                                      \
 	"allow pigeon send, read, wait and status in Cursor's own settings"
 
@@ -277,6 +285,45 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_COPILOT
                         ": agentStop ends the turn; notification's additionalContext follows only the CLI's own notifications, nothing starts a turn from outside"},
+                },
+        },
+    [PGN_HOST_OPENCODE] =
+        {
+            .name = "opencode",
+            .title = "opencode",
+            .mechanism = PGN_MECH_PLUGIN,
+            .plugin = pgn_opencode_plugin_js,
+            .user_env = "XDG_CONFIG_HOME",
+            .env_file = "opencode/plugin/pigeon.js",
+            .user_path = ".config/opencode/plugin/pigeon.js",
+            .project_path = ".opencode/plugin/pigeon.js",
+            .perm = {PGN_PERM_NONE, PGN_PERM_NONE},
+            .perm_none = {OPENCODE_PERM, OPENCODE_PERM},
+            .perm_brief = {OPENCODE_PERM_BRIEF, OPENCODE_PERM_BRIEF},
+            /* What the plugin passes: opencode's own names. */
+            .events = {"session.created", "chat.message",
+                "tool.execute.after", NULL, "session.idle"},
+            .keys =
+                {
+                    .session = {"session_id"},
+                    .dir = "cwd",
+                    .turn = {[PGN_EVENT_PROMPT] = "message_id"},
+                    .prompt = "prompt",
+                    .source = "source",
+                    .new_sources = {"startup"},
+                    .subagent = "parent_id",
+                },
+            .detect = {.rank = 1, .own_event = 1},
+            .envelope = envelope_opencode,
+            .cells =
+                {
+                    {PGN_CAP_YES, T_OPENCODE},
+                    {PGN_CAP_YES, T_OPENCODE},
+                    {PGN_CAP_YES, T_OPENCODE},
+                    {PGN_CAP_NO,
+                        SRC_OPENCODE
+                        ": no plugin hook runs before the agent stops; session.idle comes after"},
+                    {PGN_CAP_YES, T_OPENCODE},
                 },
         },
 };
@@ -798,6 +845,40 @@ nomem:
 	cJSON_Delete(root);
 	*st = PGN_ENOMEM;
 	return NULL;
+}
+
+/*
+ * The envelope of Pigeon's opencode plugin (broker/src/opencode-plugin.js),
+ * which puts it in front of the model: {"context":TEXT} for a synthetic
+ * part of the message or the tool's output, {"continue":TEXT} for the
+ * prompt an idle session goes on with. Nothing to say: nothing.
+ */
+static char *
+envelope_opencode(const struct pgn_host_info *hi, pgn_event e,
+    const char *context, pgn_status *st)
+{
+	cJSON *root;
+	char *out;
+
+	(void)hi;
+	*st = PGN_OK;
+	if (context == NULL || *context == '\0')
+		return NULL;
+	root = cJSON_CreateObject();
+	if (root == NULL ||
+	    cJSON_AddStringToObject(root,
+	        e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE ? "continue" :
+	                                                     "context",
+	        context) == NULL) {
+		cJSON_Delete(root);
+		*st = PGN_ENOMEM;
+		return NULL;
+	}
+	out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (out == NULL)
+		*st = PGN_ENOMEM;
+	return out;
 }
 
 char *

@@ -1216,8 +1216,8 @@ diff_hunk(struct pgn_buf *b, const struct line *a, size_t ai, size_t na,
  * trimmed first; an LCS over the rest is bounded by DIFF_MAX_CELLS,
  * past which the middle is shown as replaced whole.
  */
-static pgn_status
-line_diff(const char *path, const char *old, size_t oldlen, const char *new,
+pgn_status
+pgn_line_diff(const char *path, const char *old, size_t oldlen, const char *new,
     size_t newlen, char **out)
 {
 	struct line *a = NULL, *bl = NULL;
@@ -1326,8 +1326,8 @@ side_path(const char *path, const char *suffix)
 }
 
 /* The config file of the request: project, env override, or $HOME. */
-static pgn_status
-config_path(const struct pgn_install *req, char **path, char *errbuf,
+pgn_status
+pgn_install_path(const struct pgn_install *req, char **path, char *errbuf,
     size_t errlen)
 {
 	const struct pgn_host_info *hi = pgn_host_get(req->host);
@@ -1795,10 +1795,10 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		pgn_errf(errbuf, errlen, "unknown host");
 		return PGN_EINVAL;
 	}
-	if (hi->mechanism != PGN_MECH_COMMAND) {
+	if (hi->mechanism != PGN_MECH_COMMAND &&
+	    hi->mechanism != PGN_MECH_PLUGIN) {
 		pgn_errf(errbuf, errlen,
-		    "%s takes no hook commands: Pigeon cannot install into it",
-		    hi->name);
+		    "%s runs no hook: Pigeon cannot install into it", hi->name);
 		return PGN_EINVAL;
 	}
 	if (!req->remove && !hook_path_ok(req->hook)) {
@@ -1807,7 +1807,14 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		    req->hook != NULL ? req->hook : "");
 		return PGN_EINVAL;
 	}
-	rc = config_path(req, &res->path, errbuf, errlen);
+	if (hi->mechanism == PGN_MECH_PLUGIN) {
+		rc = pgn_plugin_apply(req, res, errbuf, errlen);
+		if (rc == PGN_OK && req->permissions)
+			rc = perm_describe(req, res, word, &own_file, errbuf,
+			    errlen);
+		goto out;
+	}
+	rc = pgn_install_path(req, &res->path, errbuf, errlen);
 	if (rc != PGN_OK)
 		goto out;
 	/* A symlinked config (dotfiles) stays a link: edit its target. */
@@ -1888,7 +1895,7 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 	    act == ACT_DELETE       ? 0 :
 	    act == ACT_NONE         ? len :
 	                              m.outlen;
-	rc = line_diff(res->path, exists ? in : NULL, len, newdata, newlen,
+	rc = pgn_line_diff(res->path, exists ? in : NULL, len, newdata, newlen,
 	    &res->diff);
 	if (rc != PGN_OK)
 		goto out;
@@ -1905,15 +1912,15 @@ pgn_install_apply(const struct pgn_install *req, struct pgn_install_result *res,
 		    errbuf, errlen);
 		if (rc != PGN_OK)
 			goto out;
-		rc =
-		    line_diff(plan.path, plan.exists ? plan.in : NULL, plan.len,
-		        plan.del         ? NULL :
-		            plan.changed ? plan.out :
-		                           plan.in,
-		        plan.del         ? 0 :
-		            plan.changed ? plan.outlen :
-		                           plan.len,
-		        &res->perm_diff);
+		rc = pgn_line_diff(plan.path, plan.exists ? plan.in : NULL,
+		    plan.len,
+		    plan.del         ? NULL :
+		        plan.changed ? plan.out :
+		                       plan.in,
+		    plan.del         ? 0 :
+		        plan.changed ? plan.outlen :
+		                       plan.len,
+		    &res->perm_diff);
 		res->perm_path = pgn_strdup(plan.path);
 		if (rc == PGN_OK && res->perm_path == NULL)
 			rc = PGN_ENOMEM;
@@ -2075,6 +2082,8 @@ pgn_install_inspect(pgn_host h, const char *project,
 
 	memset(s, 0, sizeof(*s));
 	memset(&d, 0, sizeof(d));
+	if (hi != NULL && hi->mechanism == PGN_MECH_PLUGIN)
+		return pgn_plugin_inspect(h, project, s);
 	if (hi == NULL || hi->mechanism != PGN_MECH_COMMAND)
 		return PGN_EINVAL;
 	memset(&req, 0, sizeof(req));
@@ -2082,7 +2091,7 @@ pgn_install_inspect(pgn_host h, const char *project,
 	req.project = project;
 	rules = perm_kind(&req) == PGN_PERM_RULES;
 	s->perm = rules ? 0 : -1;
-	rc = config_path(&req, &s->path, err, sizeof(err));
+	rc = pgn_install_path(&req, &s->path, err, sizeof(err));
 	if (rc != PGN_OK)
 		goto problem;
 	rc = pgn_read_file(s->path, PGN_MAX_CONFIG, &data, &len, &s->exists,

@@ -240,7 +240,9 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 			p->loop_count = (int64_t)lc->valuedouble;
 	}
 	/* Subagents (Claude, Codex) and Cursor background agents. */
-	p->subagent = field(root, "agent_id") != NULL ||
+	p->subagent = (hi->keys.subagent != NULL &&
+	                  field(root, hi->keys.subagent) != NULL) ||
+	    field(root, "agent_id") != NULL ||
 	    field(root, "agent_type") != NULL ||
 	    cJSON_IsTrue(
 	        cJSON_GetObjectItemCaseSensitive(root, "is_background_agent"));
@@ -248,7 +250,9 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 	if (p->event == PGN_EVENT_SESSION_START &&
 	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root,
 	        "is_background_agent")) &&
-	    field(root, "agent_id") == NULL)
+	    field(root, "agent_id") == NULL &&
+	    (hi->keys.subagent == NULL ||
+	        field(root, hi->keys.subagent) == NULL))
 		p->new_conversation = new_source(hi, root);
 	if (p->event == PGN_EVENT_AFTER_TOOL || p->event == PGN_EVENT_STOP ||
 	    p->event == PGN_EVENT_IDLE) {

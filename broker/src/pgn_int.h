@@ -158,6 +158,22 @@ pgn_status pgn_write_linked(const char *path, int nlinks, const char *data,
     size_t len, const char *cur, size_t curlen, mode_t mode, char *errbuf,
     size_t errlen);
 
+/* ---- install's shared parts (install.c, plugin.c) ------------------- */
+
+/* The config file (or plugin file) of an install request. */
+pgn_status pgn_install_path(const struct pgn_install *req, char **path,
+    char *errbuf, size_t errlen);
+/* A zero-context line diff of 'old' and 'new' (NULL: absent), "" if equal. */
+pgn_status pgn_line_diff(const char *path, const char *old, size_t oldlen,
+    const char *new, size_t newlen, char **out);
+/* opencode's plugin (broker/src/opencode-plugin.js, embedded at build). */
+extern const char pgn_opencode_plugin_js[];
+/* The plugin drop (PGN_MECH_PLUGIN): pgn_install_apply's and inspect's. */
+pgn_status pgn_plugin_apply(const struct pgn_install *req,
+    struct pgn_install_result *res, char *errbuf, size_t errlen);
+pgn_status pgn_plugin_inspect(pgn_host h, const char *project,
+    struct pgn_install_state *s);
+
 /* ---- secrets (crypto.c) --------------------------------------------- */
 
 #define PGN_KEY_BYTES 32           /* $PIGEON_HOME/key */

@@ -18,7 +18,7 @@
 // deterministically:
 //   mock-shell: COMMAND    a call of the host's shell tool (Claude Bash,
 //                          Codex exec_command, Gemini run_shell_command,
-//                          Copilot CLI bash)
+//                          Copilot CLI bash, opencode bash)
 //                          running COMMAND; the request carrying its
 //                          result gets the text reply. That is how a
 //                          scenario makes "the model" run a command.
@@ -164,7 +164,7 @@ function anthropic(res, body) {
   const cmd = shellCommand(body);
   if (cmd !== null) {
     const input = { command: cmd, description: 'mock-shell' };
-    // Claude Code's shell tool is Bash, Copilot CLI's bash.
+    // Claude Code's shell tool is Bash, Copilot CLI's and opencode's bash.
     const names = toolNames(body);
     const name = !names.includes('Bash') && names.includes('bash') ? 'bash' : 'Bash';
     const use = { type: 'tool_use', id: `toolu_mock_${seq}`, name, input };

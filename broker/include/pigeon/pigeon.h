@@ -655,6 +655,7 @@ typedef enum pgn_host {
 	PGN_HOST_CODEX,
 	PGN_HOST_GEMINI,
 	PGN_HOST_COPILOT, /* GitHub Copilot CLI */
+	PGN_HOST_OPENCODE,
 	PGN_NHOSTS
 } pgn_host;
 
@@ -731,6 +732,7 @@ struct pgn_payload_keys {
 	 */
 	const char *source;
 	const char *new_sources[2];
+	const char *subagent; /* present: not a top-level session */
 };
 
 /*
@@ -766,9 +768,16 @@ struct pgn_host_info {
 	const char *title; /* "Claude Code": for people */
 	pgn_mechanism mechanism;
 	/* -- its config (install, doctor) -- */
-	pgn_config_shape shape;   /* command hooks: the file's JSON shape */
+	pgn_config_shape shape; /* command hooks: the file's JSON shape */
+	/*
+	 * PGN_MECH_PLUGIN: the plugin file's text, its first line the mark
+	 * that makes a file Pigeon's, with @PIGEON_HOOK@ (the hook's path),
+	 * @PIGEON_MADE@ (the directories install created) and
+	 * @PIGEON_TIMEOUT_MS@ filled in by install (plugin.c).
+	 */
+	const char *plugin;
 	const char *user_env;     /* env var naming the user config dir */
-	const char *env_file;     /* file name inside user_env's dir */
+	const char *env_file;     /* file (or plugin) inside user_env's dir */
 	const char *user_path;    /* else relative to $HOME */
 	const char *project_path; /* relative to the project root */
 	int timeout_ms;           /* 1: the host's timeout is in ms */

@@ -1,0 +1,205 @@
+// Written by pigeon install opencode; pigeon uninstall opencode removes it.
+// Pigeon's bridge into opencode (Pigeon's docs/hook-protocol.md, "opencode"):
+// opencode has no command hooks, so this plugin runs pigeon-hook with a
+// JSON payload on stdin at session start, on each message, after each
+// tool and when the session goes idle, and puts what it prints in front
+// of the model. Every call has its own timeout (opencode gives plugin
+// hooks none) and nothing here ever throws (a throwing hook fails the
+// prompt): a failing, slow or missing pigeon-hook only means no mail.
+const HOOK = @PIGEON_HOOK@;
+const MADE = @PIGEON_MADE@;
+const TIMEOUT_MS = @PIGEON_TIMEOUT_MS@;
+const MAX_OUTPUT = 1048576;
+
+import { spawn } from "node:child_process";
+
+// Run `pigeon-hook opencode EVENT` with 'payload' on stdin; resolve to
+// the JSON object it printed, or null (nothing, not JSON, an error, the
+// timeout). Never rejects.
+function hook(event, payload) {
+  return new Promise((resolve) => {
+    let out = "";
+    let done = false;
+    let child = null;
+    let timer = null;
+    const finish = (value) => {
+      if (done) return;
+      done = true;
+      if (timer !== null) clearTimeout(timer);
+      resolve(value);
+    };
+    try {
+      child = spawn(HOOK, ["opencode", event], {
+        stdio: ["pipe", "pipe", "ignore"],
+        detached: true,
+      });
+    } catch (e) {
+      finish(null);
+      return;
+    }
+    timer = setTimeout(() => {
+      // The whole group: a hook's children must not outlive it.
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch (e) {
+        try {
+          child.kill("SIGKILL");
+        } catch (e2) {
+          // gone already
+        }
+      }
+      finish(null);
+    }, TIMEOUT_MS);
+    child.on("error", () => finish(null));
+    child.stdin.on("error", () => {});
+    child.stdout.on("error", () => finish(null));
+    child.stdout.on("data", (chunk) => {
+      if (out.length + chunk.length > MAX_OUTPUT) {
+        finish(null);
+        return;
+      }
+      out += chunk;
+    });
+    child.on("close", () => {
+      try {
+        const text = out.trim();
+        const value = text === "" ? null : JSON.parse(text);
+        finish(value !== null && typeof value === "object" ? value : null);
+      } catch (e) {
+        finish(null);
+      }
+    });
+    try {
+      child.stdin.end(JSON.stringify(payload));
+    } catch (e) {
+      finish(null);
+    }
+  });
+}
+
+// The text the hook printed for the model, or "".
+function text(value, key) {
+  return value !== null && typeof value[key] === "string" ? value[key] : "";
+}
+
+export const PigeonPlugin = async (input) => {
+  const client = input && input.client;
+  const directory = (input && input.directory) || process.cwd();
+  // Per session: the session start's run (once per session and process),
+  // and the continuations this plugin itself submitted.
+  const starts = new Map();
+  const waking = new Set();
+
+  const start = (id, source, parent) => {
+    if (!starts.has(id))
+      starts.set(id, hook("session.created", {
+        hook_event_name: "session.created",
+        session_id: id,
+        cwd: directory,
+        source: source,
+        parent_id: parent || undefined,
+      }));
+    return starts.get(id);
+  };
+
+  return {
+    event: async ({ event }) => {
+      try {
+        if (!event || !event.properties) return;
+        if (event.type === "session.created" && event.properties.info) {
+          const info = event.properties.info;
+          start(info.id, "startup", info.parentID);
+          return;
+        }
+        if (event.type !== "session.idle") return;
+        const id = event.properties.sessionID;
+        if (typeof id !== "string" || id === "") return;
+        const reason = text(await hook("session.idle", {
+          hook_event_name: "session.idle",
+          session_id: id,
+          cwd: directory,
+        }), "continue");
+        if (reason === "" || !client || !client.session) return;
+        // A new turn with the mail, governed by Pigeon as a stop is:
+        // its chat.message is not a person's prompt.
+        waking.add(id);
+        const sent = client.session.promptAsync ?
+          client.session.promptAsync({
+            path: { id },
+            body: { parts: [{ type: "text", text: reason }] },
+          }) :
+          client.session.prompt({
+            path: { id },
+            body: { parts: [{ type: "text", text: reason }] },
+          });
+        Promise.resolve(sent).catch(() => waking.delete(id));
+      } catch (e) {
+        // never throw into opencode
+      }
+    },
+
+    "chat.message": async (hin, output) => {
+      try {
+        const id = hin && hin.sessionID;
+        if (typeof id !== "string" || id === "" || !output ||
+            !Array.isArray(output.parts))
+          return;
+        const begin = await start(id, "resume");
+        let own = "";
+        if (waking.has(id)) {
+          waking.delete(id);
+        } else {
+          const prompt = output.parts
+            .filter((p) => p && p.type === "text" && !p.synthetic &&
+              typeof p.text === "string")
+            .map((p) => p.text)
+            .join("\n");
+          own = text(await hook("chat.message", {
+            hook_event_name: "chat.message",
+            session_id: id,
+            message_id: (output.message && output.message.id) ||
+              hin.messageID || undefined,
+            cwd: directory,
+            prompt: prompt,
+          }), "context");
+        }
+        const first = text(begin, "context");
+        if (first !== "") starts.set(id, Promise.resolve(null));
+        // opencode saves every part under an id and orders them by it:
+        // the last part's id and a suffix sorts right after it.
+        const last = output.parts[output.parts.length - 1];
+        let n = 0;
+        for (const t of [first, own]) {
+          if (t === "" || !last || typeof last.id !== "string") continue;
+          output.parts.push({
+            id: last.id + "pigeon" + n++,
+            sessionID: last.sessionID,
+            messageID: last.messageID,
+            type: "text",
+            text: t,
+            synthetic: true,
+          });
+        }
+      } catch (e) {
+        // never throw into opencode
+      }
+    },
+
+    "tool.execute.after": async (hin, output) => {
+      try {
+        const id = hin && hin.sessionID;
+        if (typeof id !== "string" || id === "" || !output) return;
+        const t = text(await hook("tool.execute.after", {
+          hook_event_name: "tool.execute.after",
+          session_id: id,
+          tool_name: hin.tool,
+          cwd: directory,
+        }), "context");
+        if (t !== "" && typeof output.output === "string")
+          output.output += "\n\n" + t;
+      } catch (e) {
+        // never throw into opencode
+      }
+    },
+  };
+};
