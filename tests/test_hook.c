@@ -902,8 +902,8 @@ test_payloads_opencode_bad(void)
 	    "{\"hook_event_name\":\"chat.message\",\"session_id\":7}",
 	    "{\"hook_event_name\":\"session.idle\",\"session_id\":\"a b\"}",
 	    "[\"session.created\"]",
-	    "{\"hook_event_name\":\"session.created\",\"session_id\":\"s\","
-	    "\"cwd\":{\"a\":1}}",
+	    ("{\"hook_event_name\":\"session.created\",\"session_id\":\"s\","
+	     "\"cwd\":{\"a\":1}}"),
 	};
 	struct pgn_payload in;
 	char why[256];

@@ -313,6 +313,57 @@ test_concurrent_installs_leave_one_plugin(void)
 	CHECK(!h_exists(dir));
 }
 
+static void
+test_bounds_missing_directories_and_file_size(void)
+{
+	struct pgn_install_result res;
+	char home[PATH_MAX], xdg[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR];
+	char *big;
+	size_t n = 64 * 1024 + 1;
+
+	use_home(home, sizeof(home));
+	/* Six missing, plus opencode/plugin: eight, the most it creates. */
+	h_join(xdg, sizeof(xdg), home, "1/2/3/4/5/6");
+	REQUIRE(setenv("XDG_CONFIG_HOME", xdg, 1) == 0);
+	CHECK_INT(apply(NULL, HOOK, 0, 0, &res, err), PGN_OK);
+	pgn_install_result_release(&res);
+	CHECK_INT(apply(NULL, NULL, 1, 0, &res, err), PGN_OK);
+	pgn_install_result_release(&res);
+	h_join(path, sizeof(path), home, "1");
+	CHECK(!h_exists(path));
+	/* Nine: refused, nothing made. */
+	h_join(xdg, sizeof(xdg), home, "1/2/3/4/5/6/7");
+	REQUIRE(setenv("XDG_CONFIG_HOME", xdg, 1) == 0);
+	CHECK_INT(apply(NULL, HOOK, 0, 0, &res, err), PGN_EINVAL);
+	CHECK_CONTAINS(err, "more than 8 directories are missing");
+	pgn_install_result_release(&res);
+	CHECK(!h_exists(path));
+	unsetenv("XDG_CONFIG_HOME");
+	/* A pigeon.js over 64 KiB is not Pigeon's, whatever it starts with. */
+	h_join(path, sizeof(path), home, ".config/opencode/plugin");
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+		REQUIRE(system(cmd) == 0);
+	}
+	h_join(path, sizeof(path), home, ".config/opencode/plugin/pigeon.js");
+	big = malloc(n);
+	REQUIRE(big != NULL);
+	memset(big, ' ', n);
+	memcpy(big, MARK, strlen(MARK));
+	big[n - 1] = '\n';
+	h_write_file(path, big, n);
+	free(big);
+	CHECK_INT(apply(NULL, HOOK, 0, 0, &res, err), PGN_EINVAL);
+	CHECK_CONTAINS(err, "is not Pigeon's plugin");
+	pgn_install_result_release(&res);
+	CHECK_INT(apply(NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(res.changed, 0);
+	pgn_install_result_release(&res);
+	CHECK(h_exists(path));
+}
+
 static const struct h_test tests[] = {
     H_TEST(
         test_install_writes_the_plugin_and_uninstall_leaves_the_tree_as_it_was),
@@ -323,6 +374,7 @@ static const struct h_test tests[] = {
     H_TEST(test_dry_run_and_project_installs),
     H_TEST(test_a_new_hook_path_rewrites_pigeons_plugin),
     H_TEST(test_concurrent_installs_leave_one_plugin),
+    H_TEST(test_bounds_missing_directories_and_file_size),
 };
 
 int

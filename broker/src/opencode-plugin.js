@@ -13,6 +13,21 @@ const MAX_OUTPUT = 1048576;
 
 import { spawn } from "node:child_process";
 
+// The hooks still running: opencode exiting takes them with it.
+const live = new Set();
+const killGroup = (pid) => {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch (e) {
+    // gone already
+  }
+};
+try {
+  process.on("exit", () => live.forEach(killGroup));
+} catch (e) {
+  // no exit event here: the timeout still ends every hook
+}
+
 // Run `pigeon-hook opencode EVENT` with 'payload' on stdin; resolve to
 // the JSON object it printed, or null (nothing, not JSON, an error, the
 // timeout). Never rejects.
@@ -28,6 +43,9 @@ function hook(event, payload) {
       if (timer !== null) clearTimeout(timer);
       resolve(value);
     };
+    const reap = () => {
+      if (child !== null) live.delete(child.pid);
+    };
     try {
       child = spawn(HOOK, ["opencode", event], {
         stdio: ["pipe", "pipe", "ignore"],
@@ -37,20 +55,17 @@ function hook(event, payload) {
       finish(null);
       return;
     }
+    if (typeof child.pid === "number") live.add(child.pid);
     timer = setTimeout(() => {
       // The whole group: a hook's children must not outlive it.
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch (e) {
-        try {
-          child.kill("SIGKILL");
-        } catch (e2) {
-          // gone already
-        }
-      }
+      if (typeof child.pid === "number") killGroup(child.pid);
+      reap();
       finish(null);
     }, TIMEOUT_MS);
-    child.on("error", () => finish(null));
+    child.on("error", () => {
+      reap();
+      finish(null);
+    });
     child.stdin.on("error", () => {});
     child.stdout.on("error", () => finish(null));
     child.stdout.on("data", (chunk) => {
@@ -61,6 +76,7 @@ function hook(event, payload) {
       out += chunk;
     });
     child.on("close", () => {
+      reap();
       try {
         const text = out.trim();
         const value = text === "" ? null : JSON.parse(text);

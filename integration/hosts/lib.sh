@@ -32,9 +32,11 @@ claude) HOST_BIN=$hosts_cache/$PGN_CLAUDE_PKG@$PGN_CLAUDE_VERSION ;;
 codex) HOST_BIN=$hosts_cache/$PGN_CODEX_PKG@$PGN_CODEX_VERSION ;;
 gemini) HOST_BIN=$hosts_cache/$PGN_GEMINI_PKG@$PGN_GEMINI_VERSION ;;
 copilot) HOST_BIN=$hosts_cache/$PGN_COPILOT_PKG@$PGN_COPILOT_VERSION ;;
+opencode) HOST_BIN=$hosts_cache/$PGN_OPENCODE_PKG@$PGN_OPENCODE_VERSION ;;
 esac
 # Copilot CLI's unpacked JavaScript (integration/hosts/install).
 HOST_XDG_CACHE=$HOST_BIN/xdg-cache
+HOST_CACHE=$HOST_BIN
 HOST_BIN=$HOST_BIN/node_modules/.bin/$HOST
 
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +74,7 @@ claude) HOST_CONFIG=$HOME/.claude/settings.json ;;
 codex) HOST_CONFIG=$HOME/.codex/hooks.json ;;
 gemini) HOST_CONFIG=$HOME/.gemini/settings.json ;;
 copilot) HOST_CONFIG=$HOME/.copilot/hooks/pigeon.json ;;
+opencode) HOST_CONFIG=$HOME/.config/opencode/opencode.json ;;
 esac
 USER_HOOK_LOG=$TEST_DIR/user-hook.log
 
@@ -129,6 +132,29 @@ host_seed() {
 			{type: "command", bash: $c, timeoutSec: 10}]}}' \
 		    >"$(dirname "$HOST_CONFIG")/user.json" || return 1
 		echo '{"version": 1, "hooks": {}}' ;;
+	opencode)
+		# The mock as an Anthropic provider; opencode's config-directory
+		# dependency from the cache (versions); and a plugin of the
+		# user's own, which logs each message to $USER_HOOK_LOG.
+		hs_dir=$(dirname "$HOST_CONFIG")
+		cp "$HOST_CACHE/config/package.json" \
+		    "$HOST_CACHE/config/package-lock.json" "$hs_dir/" &&
+		ln -s "$HOST_CACHE/config/node_modules" "$hs_dir/node_modules" &&
+		mkdir "$hs_dir/plugin" &&
+		cat >"$hs_dir/plugin/mine.js" <<-EOF || return 1
+		import { appendFileSync } from "node:fs";
+		export const Mine = async () => ({
+		  "chat.message": async () => {
+		    appendFileSync("$USER_HOOK_LOG", "user-plugin\\n");
+		  },
+		});
+		EOF
+		jq -n --arg url "http://127.0.0.1:$PORT/v1" '{
+			provider: {mock: {npm: "@ai-sdk/anthropic", name: "mock",
+			    options: {baseURL: $url, apiKey: "mock"},
+			    models: {"mock-model": {name: "mock-model"}}}},
+			model: "mock/mock-model", small_model: "mock/mock-model",
+			autoupdate: false, share: "disabled"}' ;;
 	esac >"$HOST_CONFIG"
 }
 
@@ -232,6 +258,22 @@ host_exec() {
 		resume) set -- "$@" --continue -p "$he_prompt" ;;
 		new) set -- "$@" -p "$he_prompt" ;;
 		esac
+		;;
+	opencode)
+		set -- "$@" XDG_CONFIG_HOME="$HOME/.config" \
+		    XDG_DATA_HOME="$HOME/.local/share" \
+		    XDG_CACHE_HOME="$HOME/.cache" \
+		    XDG_STATE_HOME="$HOME/.local/state" \
+		    OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
+		    OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
+		    timeout $he_limit "$HOST_BIN" run
+		[ "$he_mode" != resume ] || set -- "$@" --continue
+		# opencode run quotes an argument that holds a space: the
+		# prompt goes as its words (no globbing).
+		set -f
+		# shellcheck disable=SC2086 # the prompt's words
+		set -- "$@" -- $he_prompt
+		set +f
 		;;
 	esac
 	if [ "$he_mode" = live ] && [ "$HOST" != claude ]; then

@@ -28,13 +28,16 @@ def turn:
 	as $i | $m[($i + 1):];
 
 # A request that asks the model for a turn: not a side request for
-# schema-shaped JSON (Gemini's model router, Codex's thread title) and
-# not a token count.
+# schema-shaped JSON (Gemini's model router, Codex's thread title), nor
+# opencode's title generator (its own system prompt, no tools), and not
+# a token count.
 def model_request:
 	.method == "POST" and (.body | type) == "object" and
 	(.path | test("count_tokens|:countTokens") | not) and
 	(.body.generationConfig.responseJsonSchema == null) and
 	(.body.text.format.type != "json_schema") and
+	((.body.system // "" | tostring) |
+	    test("You are a title generator") | not) and
 	((.body | items) | length > 0);
 
 # Where the hook's text landed, per host, for the first new item that

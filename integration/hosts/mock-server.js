@@ -32,6 +32,10 @@
 //                          at most 10 s) before answering with text: mail
 //                          queued after the turn's last hook, before its
 //                          stop.
+// And, for text that is not the prompt's (what a hook injected): each line
+// "TEXT<tab>COMMAND" of the file LOGFILE.on-text, if it exists, runs
+// COMMAND here (as mock-before-reply:, once per line) before the text
+// answer to the first request whose new items hold TEXT.
 // Anything else gets a 404. Every request is appended to LOGFILE as one
 // JSON line: {"seq","method","path","body"} (body parsed when it is JSON).
 'use strict';
@@ -117,6 +121,31 @@ function directive(body, key) {
   return null;
 }
 
+// Run COMMAND for each line of LOGFILE.on-text whose TEXT is new in
+// this request, once per line.
+const onTextDone = new Set();
+function onText(body) {
+  let lines;
+  try {
+    lines = fs.readFileSync(`${logFile}.on-text`, 'utf8').split('\n');
+  } catch (e) {
+    return;
+  }
+  const items = strings(turnItems(body || {}), []);
+  for (const line of lines) {
+    const tab = line.indexOf('\t');
+    if (tab <= 0 || onTextDone.has(line)) continue;
+    const text = line.slice(0, tab);
+    if (!items.some((t) => t.includes(text))) continue;
+    onTextDone.add(line);
+    try {
+      execSync(line.slice(tab + 1), { stdio: 'ignore', timeout: 10000, shell: '/bin/sh' });
+    } catch (e) {
+      process.stderr.write(`mock on-text failed: ${e.message}\n`);
+    }
+  }
+}
+
 // The shell command the model runs in this request (mock-shell: or
 // mock-intro-send:), or null. A mock-before-reply: command is run here
 // when the answer is text (no tool call), once per request.
@@ -131,6 +160,7 @@ function shellCommand(body) {
     if (m && line) return `${line[1]} --to ${m[1]} "${m[2]}"`;
     return null;
   }
+  onText(body);
   const before = directive(body, 'before-reply');
   if (before !== null) {
     try {
