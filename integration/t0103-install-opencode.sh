@@ -103,4 +103,76 @@ test_case 'concurrent installs leave one plugin, and uninstall all of it' '
 	test_cmp before after
 '
 
+# The plugin itself, under node (opencode runs it under Bun): whatever
+# it is given and whatever the hook does, it never throws and always
+# comes back; a context lands where the model reads it.
+test_case 'the plugin never throws, and its hook calls always come back' '
+	command -v node >/dev/null 2>&1 || { test_note "no node: skipped"; exit 0; }
+	mkdir -p fake &&
+	cat >fake/pigeon-hook <<-EOF &&
+	#!/bin/sh
+	payload=\$(cat)
+	echo "\$* \$payload" >>"$TEST_DIR/fake.log"
+	case "\$FAKE_MODE:\$2" in
+	hang:*) sleep 30 ;;
+	fail:*) echo "{not json"; exit 1 ;;
+	*:session.idle) echo "{\"continue\":\"WAKE\"}" ;;
+	*) echo "{\"context\":\"CTX-\$2\"}" ;;
+	esac
+	EOF
+	chmod 755 fake/pigeon-hook &&
+	PIGEON_HOOK=$TEST_DIR/fake/pigeon-hook pigeon install opencode >/dev/null &&
+	sed "s/^const TIMEOUT_MS = 5000;$/const TIMEOUT_MS = 300;/" "$PLUGIN" \
+	    >plugin.mjs &&
+	grep -q "^const TIMEOUT_MS = 300;$" plugin.mjs &&
+	cat >check.mjs <<-\EOF &&
+	const { PigeonPlugin } = await import(process.argv[2]);
+	const woke = [];
+	const client = { session: { promptAsync: async (o) => { woke.push(o); } } };
+	const h = await PigeonPlugin({ client, directory: "/nowhere" });
+	const part = () => ({ id: "prt_1", sessionID: "s1", messageID: "m1",
+	  type: "text", text: "hi" });
+	const bad = [undefined, null, 5, "x", {}, { sessionID: 7 },
+	  { sessionID: "" }];
+	for (const b of bad) {
+	  await h.event(b); await h.event({ event: b });
+	  await h["chat.message"](b, b); await h["chat.message"](b, { parts: 5 });
+	  await h["tool.execute.after"](b, b);
+	}
+	await h.event({ event: { type: "session.created",
+	  properties: { info: { id: "s1" } } } });
+	const out = { message: { id: "m1" }, parts: [part()] };
+	await h["chat.message"]({ sessionID: "s1" }, out);
+	const tool = { output: "ran", title: "", metadata: {} };
+	await h["tool.execute.after"]({ sessionID: "s1", tool: "bash" }, tool);
+	await h.event({ event: { type: "session.idle",
+	  properties: { sessionID: "s1" } } });
+	await h.event({ event: { type: "session.created",
+	  properties: { info: { id: "c1", parentID: "s1" } } } });
+	const child = { parts: [part()] };
+	await h["chat.message"]({ sessionID: "c1" }, child);
+	await h.event({ event: { type: "session.idle",
+	  properties: { sessionID: "c1" } } });
+	if (child.parts.length !== 1) process.exit(3);
+	console.log(JSON.stringify({ parts: out.parts.map((p) => [p.id, p.text,
+	  p.synthetic === true]), tool: tool.output, woke: woke.length }));
+	EOF
+	node check.mjs "$TEST_DIR/plugin.mjs" >ok.json &&
+	jq -e ".parts == [[\"prt_1\",\"hi\",false],
+		[\"prt_1pigeon0\",\"CTX-session.created\",true],
+		[\"prt_1pigeon1\",\"CTX-chat.message\",true]] and
+		.tool == \"ran\\n\\nCTX-tool.execute.after\" and .woke == 1" \
+		ok.json >/dev/null &&
+	grep -q "^opencode chat.message .*\"message_id\":\"m1\"" fake.log &&
+	! grep -q "c1" fake.log &&
+	for mode in hang fail; do
+		FAKE_MODE=$mode node check.mjs "$TEST_DIR/plugin.mjs" >"$mode.json" &&
+		jq -e ".parts == [[\"prt_1\",\"hi\",false]] and
+			.tool == \"ran\" and .woke == 0" "$mode.json" >/dev/null ||
+			return 1
+	done &&
+	! pgrep -f "$TEST_DIR/fake/pigeon-hook" >/dev/null &&
+	pigeon uninstall opencode >/dev/null
+'
+
 test_done

@@ -102,34 +102,38 @@ export const PigeonPlugin = async (input) => {
   const client = input && input.client;
   const directory = (input && input.directory) || process.cwd();
   // Per session: the session start's run (once per session and process),
-  // and the continuations this plugin itself submitted.
+  // and the continuations this plugin itself submitted. A subagent's
+  // session (one with a parent) is not the agent's: no hook runs for it.
   const starts = new Map();
   const waking = new Set();
+  const children = new Set();
+  const ours = (id) => typeof id === "string" && id !== "" && !children.has(id);
 
-  const start = (id, source, parent) => {
+  const start = (id, source) => {
     if (!starts.has(id))
       starts.set(id, hook("session.created", {
         hook_event_name: "session.created",
         session_id: id,
         cwd: directory,
         source: source,
-        parent_id: parent || undefined,
       }));
     return starts.get(id);
   };
 
   return {
-    event: async ({ event }) => {
+    event: async (arg) => {
       try {
+        const event = arg && arg.event;
         if (!event || !event.properties) return;
         if (event.type === "session.created" && event.properties.info) {
           const info = event.properties.info;
-          start(info.id, "startup", info.parentID);
+          if (info.parentID) children.add(info.id);
+          else start(info.id, "startup");
           return;
         }
         if (event.type !== "session.idle") return;
         const id = event.properties.sessionID;
-        if (typeof id !== "string" || id === "") return;
+        if (!ours(id)) return;
         const reason = text(await hook("session.idle", {
           hook_event_name: "session.idle",
           session_id: id,
@@ -157,9 +161,7 @@ export const PigeonPlugin = async (input) => {
     "chat.message": async (hin, output) => {
       try {
         const id = hin && hin.sessionID;
-        if (typeof id !== "string" || id === "" || !output ||
-            !Array.isArray(output.parts))
-          return;
+        if (!ours(id) || !output || !Array.isArray(output.parts)) return;
         const begin = await start(id, "resume");
         let own = "";
         if (waking.has(id)) {
@@ -204,7 +206,7 @@ export const PigeonPlugin = async (input) => {
     "tool.execute.after": async (hin, output) => {
       try {
         const id = hin && hin.sessionID;
-        if (typeof id !== "string" || id === "" || !output) return;
+        if (!ours(id) || !output) return;
         const t = text(await hook("tool.execute.after", {
           hook_event_name: "tool.execute.after",
           session_id: id,
