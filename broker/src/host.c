@@ -28,7 +28,7 @@ static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
 #define T_COPILOT  "Copilot CLI 1.0.102, integration/t0505-host-copilot"
 #define T_OPENCODE "opencode 1.18.33, integration/t0504-host-opencode"
 #define SRC_OPENCODE                                                           \
-	"opencode-ai 1.18.33 (@opencode-ai/plugin 1.18.33 Hooks, read 2026-12-01)"
+	"@opencode-ai/plugin 1.18.33, dist/index.d.ts, interface Hooks (2026-12-01)"
 
 /* Cursor: no permission edit, user or project. */
 #define CURSOR_PERM                                                            \
