@@ -60,7 +60,10 @@ test_case 'PIGEON_SESSION and --agent name the same session' '
 	pigeon transcript --project "$PROJ" --agent alice >by-agent &&
 	test_cmp by-key by-agent &&
 	(cd "$PROJ" && PIGEON_AGENT=alice pigeon transcript) >by-cwd &&
-	test_cmp by-key by-cwd
+	test_cmp by-key by-cwd &&
+	mkdir -p elsewhere/.git &&
+	(cd elsewhere && pigeon transcript --session claude:s1) >by-key-away &&
+	test_cmp by-key by-key-away
 '
 
 test_case '--json holds the findings and the digest' '
@@ -135,7 +138,7 @@ test_case 'a Cursor session without transcript_path: the derived path' '
 '
 
 test_case 'unknown session and unknown agent are one-line errors' '
-	expect_error 2 "no session ${SQ}claude:nope$SQ" \
+	expect_error 2 "no session ${SQ}claude:nope$SQ in this database" \
 	    pigeon transcript --project "$PROJ" --session claude:nope &&
 	expect_error 2 "no agent ${SQ}nobody$SQ" \
 	    pigeon transcript --project "$PROJ" --agent nobody &&

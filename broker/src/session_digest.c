@@ -9,10 +9,12 @@
 #include "pigeon/transcript.h"
 #include "store_int.h"
 
+/* A key names its session in any scope: its agent's scope is then used. */
 static const char SQL_SESSION_BY_KEY[] =
     "SELECT s.key, s.host, a.name, s.created_ms, s.last_seen_ms, "
-    "s.transcript_path FROM session s JOIN agent a ON a.id = s.agent_id "
-    "WHERE s.key = ?1 AND a.scope_id = ?2";
+    "s.transcript_path, c.root FROM session s "
+    "JOIN agent a ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 static const char SQL_SESSION_OF_AGENT[] =
     "SELECT s.key, s.host, a.name, s.created_ms, s.last_seen_ms, "
     "s.transcript_path FROM session s JOIN agent a ON a.id = s.agent_id "
@@ -53,20 +55,15 @@ find_tx(pgn_db *db, void *arg)
 	struct find_ctx *c = arg;
 	struct pgn_session_info *o = c->out;
 	pgn_stmt *st = NULL;
-	int64_t sid, aid;
+	const char *root;
+	int64_t aid;
 	pgn_status rc;
 
 	pgn_session_info_release(o);
 	if (c->by_key) {
-		rc = pgn_scope_id(db, 0, &sid);
-		if (rc == PGN_ENOTFOUND)
-			return pgn_fail(db, rc, "no session '%s' in scope '%s'",
-			    c->key, PGN_SCOPE_LABEL(db));
-		if (rc != PGN_OK)
-			return rc;
 		rc = pgn_prepare(db, SQL_SESSION_BY_KEY, &st);
 		if (rc == PGN_OK)
-			rc = pgn_bind(db, st, PGN_T(c->key), PGN_I(sid));
+			rc = pgn_bind(db, st, PGN_T(c->key));
 	} else {
 		rc = pgn_need_agent(db, c->agent, 0, &aid);
 		if (rc != PGN_OK)
@@ -78,8 +75,8 @@ find_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading the session");
 	if (rc == PGN_ENOTFOUND && c->by_key)
-		rc = pgn_fail(db, rc, "no session '%s' in scope '%s'", c->key,
-		    PGN_SCOPE_LABEL(db));
+		rc = pgn_fail(db, rc, "no session '%s' in this database",
+		    c->key);
 	else if (rc == PGN_ENOTFOUND)
 		rc = pgn_fail(db, rc, "agent '%s' has had no session yet",
 		    c->agent);
@@ -94,6 +91,11 @@ find_tx(pgn_db *db, void *arg)
 			if (o->transcript == NULL)
 				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 		}
+	}
+	/* as handoff does: the session's scope, whatever the directory */
+	if (rc == PGN_OK && c->by_key) {
+		root = pgn_col_str(st, 6, NULL);
+		rc = pgn_db_set_scope(db, root != NULL ? root : "");
 	}
 	pgn_finish(db, st);
 	return rc;

@@ -169,7 +169,8 @@ struct pgn_session_info {
 void pgn_session_info_release(struct pgn_session_info *s);
 
 /*
- * The session 'key' of the current scope or, with 'key' NULL, the most
+ * The session 'key', in whatever scope (which becomes the current
+ * scope, as pgn_handoff_leave does), or with 'key' NULL the most
  * recently active session of agent 'agent' of the current scope.
  * Returns PGN_EINVAL (a bad key or name), PGN_ENOTFOUND (no such
  * session, no such agent, or an agent with no session yet), PGN_EBUSY,
