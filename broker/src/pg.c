@@ -56,6 +56,7 @@
 	X(PQresultErrorField)                                                  \
 	X(PQresultStatus)                                                      \
 	X(PQserverVersion)                                                     \
+	X(PQsetNoticeProcessor)                                                \
 	X(PQsocket)                                                            \
 	X(PQstatus)                                                            \
 	X(PQtransactionStatus)
@@ -108,6 +109,7 @@ load_libpq(char *err, size_t len)
 #define PQgetisnull          pq_PQgetisnull
 #define PQgetlength          pq_PQgetlength
 #define PQgetvalue           pq_PQgetvalue
+#define PQsetNoticeProcessor pq_PQsetNoticeProcessor
 #define PQhost               pq_PQhost
 #define PQnfields            pq_PQnfields
 #define PQnotifies           pq_PQnotifies
@@ -728,6 +730,13 @@ check_conninfo(pgn_db *db, const char *conninfo)
 }
 
 static void
+quiet_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+static void
 note_target(struct pgn_pg *pg)
 {
 	const char *h, *p;
@@ -762,6 +771,11 @@ connect_within(pgn_db *db, const char *conninfo)
 	pg->conn = PQconnectStartParams(keys, vals, 1);
 	if (pg->conn == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	/*
+	 * libpq's default prints the server's notices on stderr, among them
+	 * the FATAL of a terminated backend: the library never prints.
+	 */
+	PQsetNoticeProcessor(pg->conn, quiet_notice, NULL);
 	if (PQstatus(pg->conn) == CONNECTION_BAD)
 		ps = PGRES_POLLING_FAILED;
 	while (ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
