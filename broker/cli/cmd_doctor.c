@@ -379,8 +379,11 @@ check_db(struct cli *c, cJSON *out, int *broken)
 		*broken = 1;
 		goto out;
 	}
-	cJSON_AddStringToObject(out, "path", path);
 	pg = pgn_db_is_postgres(path);
+	/* A PostgreSQL string is shown as the library keeps it: never a
+	 * password. */
+	if (!pg)
+		cJSON_AddStringToObject(out, "path", path);
 	cJSON_AddStringToObject(out, "backend", pg ? "postgresql" : "sqlite");
 	cJSON_AddBoolToObject(out, "postgresql_built", pgn_pg_available());
 	if (!pg && stat(path, &sb) != 0) {
@@ -395,6 +398,9 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	    stat(wal, &sb) == 0)
 		cJSON_AddNumberToObject(out, "wal_bytes", (double)sb.st_size);
 	st = pgn_db_open(path, 0, PGN_BUSY_DEADLINE_MS, &db);
+	if (pg)
+		cJSON_AddStringToObject(out, "path",
+		    db != NULL ? pgn_db_shown(db) : "(not shown)");
 	if (st == PGN_OK)
 		st = pgn_db_health(db, &h);
 	if (st != PGN_OK) {
@@ -414,7 +420,7 @@ check_db(struct cli *c, cJSON *out, int *broken)
 		*broken = 1;
 		warn(
 		    "database %s fails its integrity check: %s; copy it aside before anything else",
-		    path, h.integrity);
+		    pgn_db_shown(db), h.integrity);
 	}
 	cJSON_AddNumberToObject(out, "scopes", (double)h.scopes);
 	cJSON_AddNumberToObject(out, "agents", (double)h.agents);

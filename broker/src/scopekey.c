@@ -683,3 +683,9 @@ pgn_db_scope(const pgn_db *db)
 {
 	return db->scope != NULL ? db->scope : "";
 }
+
+const char *
+pgn_db_shown(const pgn_db *db)
+{
+	return db->path != NULL ? db->path : "";
+}

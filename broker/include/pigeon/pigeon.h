@@ -204,6 +204,12 @@ PGN_NODISCARD pgn_status pgn_db_set_scope(pgn_db *db, const char *root);
  */
 const char *pgn_db_scope(const pgn_db *db);
 
+/*
+ * The database as it may be shown: the file, or the PostgreSQL string,
+ * which never holds a password (one that did is "(refused)").
+ */
+const char *pgn_db_shown(const pgn_db *db);
+
 /* Clock used for stored times, in ms since the epoch. */
 int64_t pgn_now_ms(void);
 
