@@ -15,6 +15,8 @@ const char pgn_sql_agent_names[] =
 #define PGN_FRESH_NAME_TRIES 64
 
 static const char SQL_AGENT_ADD[] =
+    "INSERT INTO agent(scope_id, name, created_ms) VALUES (?1, ?2, ?3)";
+static const char SQL_AGENT_ADD_PG[] =
     "INSERT INTO agent(scope_id, name, created_ms) VALUES (?1, ?2, ?3) "
     "RETURNING id";
 static const char SQL_AGENT_RENAME[] =
@@ -47,13 +49,18 @@ pgn_status
 pgn_agent_insert(pgn_db *db, int64_t sid, const char *name, const char *why,
     int64_t now, int64_t *id)
 {
+	pgn_stmt *st = NULL;
 	pgn_status rc;
 
 	*id = 0;
-	rc = pgn_select_i64(db, SQL_AGENT_ADD, id, "adding an agent",
-	    PGN_I(sid), PGN_T(name), PGN_I(now));
-	if (rc == PGN_ENOTFOUND)
-		rc = pgn_fail(db, PGN_EDB, "adding an agent returned no id");
+	rc = pgn_prepare(db, pgn_sql(db, SQL_AGENT_ADD, SQL_AGENT_ADD_PG), &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(name), PGN_I(now));
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "adding an agent");
+	if (rc == PGN_OK)
+		*id = pgn_inserted_id(db, st);
+	pgn_finish(db, st);
 	if (rc != PGN_OK)
 		return rc;
 	return pgn_journal_add(db, *id, "created", 0, NULL, why, now);

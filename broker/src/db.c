@@ -230,6 +230,13 @@ lite_changes(pgn_db *db, pgn_stmt *st)
 	return sqlite3_changes(db->sql);
 }
 
+static int64_t
+lite_inserted_id(pgn_db *db, pgn_stmt *st)
+{
+	(void)st;
+	return sqlite3_last_insert_rowid(db->sql);
+}
+
 /* One statement of static text, prepared once per connection. */
 static pgn_status
 lite_exec_static(pgn_db *db, const char *sql, const char *what)
@@ -926,6 +933,7 @@ static const struct pgn_backend lite = {
     .col_text = lite_col_text,
     .col_blob = lite_col_blob,
     .changes = lite_changes,
+    .inserted_id = lite_inserted_id,
     .tx = lite_tx,
     .read = lite_read,
     .user_version = lite_user_version,

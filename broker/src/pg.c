@@ -471,6 +471,13 @@ pg_col_blob(pgn_stmt *st, int col, size_t *len)
 }
 
 static int64_t
+pg_inserted_id(pgn_db *db, pgn_stmt *st)
+{
+	(void)db;
+	return pg_col_i64(st, 0);
+}
+
+static int64_t
 pg_changes(pgn_db *db, pgn_stmt *st)
 {
 	(void)db;
@@ -959,6 +966,7 @@ static const struct pgn_backend pg_be = {
     .col_text = pg_col_text,
     .col_blob = pg_col_blob,
     .changes = pg_changes,
+    .inserted_id = pg_inserted_id,
     .tx = pg_tx,
     .read = pg_read,
     .user_version = pg_user_version,

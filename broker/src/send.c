@@ -19,6 +19,9 @@ static const char SQL_MSG_IN_SCOPE[] =
     "SELECT 1 FROM message WHERE id = ?1 AND scope_id = ?2";
 static const char SQL_MSG_ADD[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
+    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))";
+static const char SQL_MSG_ADD_PG[] =
+    "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
     "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0)) RETURNING id";
 
 void
@@ -187,19 +190,17 @@ send_tx(pgn_db *db, void *arg)
 			    "agent '%s' already has %lld messages waiting (the cap is %d); nothing was sent: wait until it reads them",
 			    c->rcpt[i].name, (long long)n, PGN_MAX_PENDING);
 	}
-	rc = pgn_prepare(db, SQL_MSG_ADD, &st);
+	rc = pgn_prepare(db, pgn_sql(db, SQL_MSG_ADD, SQL_MSG_ADD_PG), &st);
 	for (i = 0; rc == PGN_OK && i < c->nrcpt; i++) {
 		pgn_reset(st);
 		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(c->from),
 		    PGN_I(c->rcpt[i].id), PGN_S(req->body, req->body_len),
 		    PGN_I(now), PGN_I(req->reply_to));
 		if (rc == PGN_OK)
-			rc = pgn_query_i64(db, st, &id, "queueing a message");
-		if (rc == PGN_ENOTFOUND)
-			rc = pgn_fail(db, PGN_EDB,
-			    "queueing a message returned no id");
+			rc = pgn_step_done(db, st, "queueing a message");
 		if (rc != PGN_OK)
 			break;
+		id = pgn_inserted_id(db, st);
 		c->sent[*c->nsent].id = id;
 		memcpy(c->sent[*c->nsent].to, c->rcpt[i].name,
 		    sizeof(c->rcpt[i].name));

@@ -49,6 +49,12 @@ struct pgn_backend {
 	const void *(*col_blob)(pgn_stmt *st, int col, size_t *len);
 	/* Rows the last write statement changed. */
 	int64_t (*changes)(pgn_db *db, pgn_stmt *st);
+	/*
+	 * The id the INSERT 'st' just made: SQLite's last rowid; on
+	 * PostgreSQL column 0 of its RETURNING id (the statement's PG
+	 * text has one: SQLite's would cost every send a dearer prepare).
+	 */
+	int64_t (*inserted_id)(pgn_db *db, pgn_stmt *st);
 	pgn_status (*tx)(pgn_db *db, pgn_tx_fn *fn, void *arg);
 	pgn_status (*read)(pgn_db *db, pgn_tx_fn *fn, void *arg);
 	pgn_status (*user_version)(pgn_db *db, int *version);
@@ -116,6 +122,13 @@ static inline void
 pgn_reset(pgn_stmt *st)
 {
 	st->be->reset(st);
+}
+
+/* The id INSERT 'st' made (its PostgreSQL text ends RETURNING id). */
+static inline int64_t
+pgn_inserted_id(pgn_db *db, pgn_stmt *st)
+{
+	return db->be->inserted_id(db, st);
 }
 
 /* Rows the last step of write statement 'st' changed. */
