@@ -448,7 +448,7 @@ cmd_watch(int argc, char **argv)
 	const char *note = NULL;
 	char key[64], why[PGN_MAX_ERR + 64];
 	int64_t note_until = 0;
-	int code, np, i, quit = 0, gone = 0;
+	int code, np, i, quit = 0, gone = 0, failed = 0;
 	pgn_status st;
 	ssize_t k;
 
@@ -517,7 +517,7 @@ cmd_watch(int argc, char **argv)
 			s.cols = WATCH_MAX_COLS;
 		if (s.rows > WATCH_MAX_LINES)
 			s.rows = WATCH_MAX_LINES;
-		draw(&s, &w, c.scope != NULL ? c.scope : "", note);
+		draw(&s, &w, c.db != NULL ? pgn_db_scope(c.db) : c.scope, note);
 		np = 0;
 		p[np].fd = STDIN_FILENO;
 		p[np++].events = POLLIN;
@@ -529,8 +529,10 @@ cmd_watch(int argc, char **argv)
 		}
 		for (i = 0; i < np; i++)
 			p[i].revents = 0;
-		if (poll(p, (nfds_t)np, WATCH_TICK_MS) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)np, WATCH_TICK_MS) < 0 && errno != EINTR) {
+			failed = errno;
 			break;
+		}
 		if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break; /* the terminal went away (ssh dropped) */
 		if (p[0].revents & POLLIN) {
@@ -555,8 +557,13 @@ cmd_watch(int argc, char **argv)
 			note = NULL;
 	}
 	term_leave();
-	code = cli_finish(
-	    quit_sig == 0 || quit_sig == SIGINT ? EXIT_OK : 128 + quit_sig);
+	if (failed != 0)
+		code = cli_err(EXIT_FAIL, "watch stopped: poll: %s",
+		    strerror(failed));
+	else
+		code = cli_finish(quit_sig == 0 || quit_sig == SIGINT ?
+		        EXIT_OK :
+		        128 + quit_sig);
 out:
 	term_leave();
 	pgn_watch_release(&w);
