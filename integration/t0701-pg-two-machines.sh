@@ -54,6 +54,20 @@ test_case 'both machines see one scope, keyed by the origin remote' '
 	pg_sql_is "SELECT root FROM scope ORDER BY root" "$KEY"
 '
 
+test_case 'doctor names the scope key, and why a remote could not be used' '
+	on b pigeon doctor >doctor.out &&
+	grep -qxF "  scope key $KEY" doctor.out &&
+	on b pigeon doctor --json | jq -e --arg k "$KEY" \
+		".project.scope_key == \$k" >/dev/null &&
+	mkdir -p c/local/.git &&
+	printf "[remote \"origin\"]\n\turl = /srv/git/app.git\n" \
+		>c/local/.git/config &&
+	(cd c/local && pigeon doctor >../../doctor.local) &&
+	grep -qxF "  scope key $TEST_DIR/c/local" doctor.local &&
+	grep -qF "the origin url in ${SQ}$TEST_DIR/c/local/.git/config${SQ} is a local path, not shared by machines: the scope key is the root path" \
+		doctor.local
+'
+
 test_case 'a message sent on one machine is read on the other' '
 	on a pigeon send --from alice --to bob "from the laptop" >out &&
 	id=$(sed -n "s/^queued #\([0-9]*\) .*/\1/p" out) &&

@@ -471,9 +471,27 @@ out:
 	free(home);
 }
 
+/*
+ * The project's scope key in a store several machines share (decision
+ * 0117), and why its origin remote could not be used, if it could not.
+ */
+static void
+check_scope_key(const char *root, cJSON *out)
+{
+	char *key = NULL, *why = NULL;
+
+	if (pgn_scope_key(root, &key, &why) == PGN_OK) {
+		cJSON_AddStringToObject(out, "scope_key", key);
+		if (why != NULL)
+			warn("%s", why);
+	}
+	free(key);
+	free(why);
+}
+
 /* The project's config and provider approval. */
 static void
-check_project(const char *root, cJSON *out)
+check_project(const char *root, int shared, cJSON *out)
 {
 	struct pgn_config cfg;
 	struct pgn_approval a;
@@ -481,6 +499,8 @@ check_project(const char *root, cJSON *out)
 
 	memset(&a, 0, sizeof(a));
 	cJSON_AddStringToObject(out, "root", root);
+	if (shared)
+		check_scope_key(root, out);
 	if (pgn_config_load(root, &cfg) != PGN_OK)
 		return;
 	if (cfg.problem != NULL) {
@@ -634,6 +654,9 @@ print_text(const cJSON *doc)
 	if (x != NULL) {
 		printf("project: %s\n",
 		    cJSON_GetStringValue(cJSON_GetObjectItem(x, "root")));
+		if ((s = cJSON_GetStringValue(
+		         cJSON_GetObjectItem(x, "scope_key"))) != NULL)
+			printf("  scope key %s\n", s);
 		printf("  reminder %s, provider %s\n",
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "reminder")) ? "on" :
 		                                                       "off",
@@ -687,6 +710,14 @@ cmd_doctor(int argc, char **argv)
 	check_log(cJSON_AddObjectToObject(doc, "hook_log"));
 	if (c.project != NULL)
 		check_project(c.project,
+		    cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(doc,
+		                                           "database"),
+		        "backend")) &&
+		        strcmp(cJSON_GetStringValue(
+		                   cJSON_GetObjectItem(cJSON_GetObjectItem(doc,
+		                                           "database"),
+		                       "backend")),
+		            "postgresql") == 0,
 		    cJSON_AddObjectToObject(doc, "project"));
 	cJSON_AddItemToObject(doc, "warnings", warnings);
 	cJSON_AddBoolToObject(doc, "ok", !broken);
