@@ -537,6 +537,7 @@ test_a_background_agent_never_takes_a_baton(void)
 {
 	struct pgn_hook_out o;
 	cJSON *rj, *env;
+	char *line;
 
 	setup();
 	free(startup("s1", "startup", "alice", &o));
@@ -545,12 +546,19 @@ test_a_background_agent_never_takes_a_baton(void)
 	    PGN_OK);
 	cursor_start(&o, "bc-bg1", 1);
 	REQUIRE(o.line != NULL);
-	CHECK(strstr(o.line, "from claude") == NULL);
+	/* The line is written with its length: no NUL after it. */
+	line = strndup(o.line, o.len);
+	REQUIRE(line != NULL);
+	CHECK(strstr(line, "from claude") == NULL);
+	free(line);
 	pgn_hook_out_release(&o);
 	CHECK_INT(q("SELECT count(*) FROM baton WHERE consumed_ms IS NULL"), 1);
 	cursor_start(&o, "c2", 0);
 	REQUIRE(o.line != NULL);
-	CHECK_CONTAINS(o.line, "from claude");
+	line = strndup(o.line, o.len);
+	REQUIRE(line != NULL);
+	CHECK_CONTAINS(line, "from claude");
+	free(line);
 	/* And Cursor's output names the session in its env. */
 	rj = cJSON_ParseWithLength(o.line, o.len);
 	REQUIRE(rj != NULL);

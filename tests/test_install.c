@@ -2309,7 +2309,6 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	cJSON *e, *w;
 	size_t n;
 
-	env_save();
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
 	h_join(dir, sizeof(dir), home, ".claude");
@@ -2370,7 +2369,6 @@ test_install_rewake_then_no_rewake_is_byte_exact(void)
 	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *plain;
 	size_t n;
 
-	env_save();
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
 	CHECK_INT(apply_rewake(HOOK, 0, 0, err), PGN_OK);

@@ -573,7 +573,7 @@ run_event(pgn_event e, const char *sid, const char *root, const char *agent,
 static void
 test_after_a_tool_call_mail_comes_once_without_reminder_or_intro(void)
 {
-	char root[PATH_MAX], *ctx;
+	char root[PATH_MAX], *ctx, *line;
 	struct pgn_hook_out o;
 	sqlite3 *raw;
 
@@ -588,7 +588,10 @@ test_after_a_tool_call_mail_comes_once_without_reminder_or_intro(void)
 	CHECK_CONTAINS(ctx, "  rebase before you push\n");
 	CHECK(strstr(ctx, "say please") == NULL);
 	CHECK(strstr(ctx, "you are agent") == NULL);
-	CHECK_CONTAINS(o.line, "\"hookEventName\":\"PostToolUse\"");
+	line = strndup(o.line, o.len); /* written with its length, no NUL */
+	REQUIRE(line != NULL);
+	CHECK_CONTAINS(line, "\"hookEventName\":\"PostToolUse\"");
+	free(line);
 	free(ctx);
 	pgn_hook_out_release(&o);
 	/* The next tool call: nothing again, and no turn to de-duplicate. */
@@ -671,7 +674,7 @@ test_after_a_tool_call_without_mail_nothing_is_written(void)
 static void
 test_a_stop_with_mail_makes_the_agent_go_on_with_it(void)
 {
-	char root[PATH_MAX], *ctx;
+	char root[PATH_MAX], *ctx, *line;
 	struct pgn_hook_out o;
 	sqlite3 *raw;
 
@@ -687,7 +690,10 @@ test_a_stop_with_mail_makes_the_agent_go_on_with_it(void)
 	pgn_hook_out_release(&o);
 	queue(root, "alice", "bob", "review PR 12");
 	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 2, &o);
-	CHECK_CONTAINS(o.line, "{\"decision\":\"block\",\"reason\":");
+	line = strndup(o.line, o.len); /* written with its length, no NUL */
+	REQUIRE(line != NULL);
+	CHECK_CONTAINS(line, "{\"decision\":\"block\",\"reason\":");
+	free(line);
 	CHECK_CONTAINS(ctx, "  review PR 12\n");
 	free(ctx);
 	pgn_hook_out_release(&o);
