@@ -449,17 +449,95 @@ host_name(pgn_host h)
 	return h == PGN_HOST_NONE ? "-" : pgn_host_get(h)->name;
 }
 
+/*
+ * The start both modes share: the run's flags cleared, a closed stdout
+ * and a file-size limit logged rather than fatal, and the state home
+ * with hook.log's path. Returns the home, or NULL (then nothing logs).
+ */
+static char *
+hook_begin(void)
+{
+	char *home = NULL, *why = NULL;
+
+	printed = 0;
+	committing = 0;
+	ending = 0;
+	late = 0;
+	log_path[0] = '\0';
+	signal(SIGPIPE, SIG_IGN); /* a closed stdout is logged, not fatal */
+	signal(SIGXFSZ, SIG_IGN); /* so is a file-size limit */
+	if (pgn_home_path(&home) == PGN_OK &&
+	    pgn_home_ensure(home, &why) == PGN_OK &&
+	    snprintf(log_path, sizeof(log_path), "%s/hook.log", home) >=
+	        (int)sizeof(log_path))
+		log_path[0] = '\0';
+	free(why);
+	if (log_path[0] == '\0') {
+		free(home);
+		home = NULL;
+	}
+	return home;
+}
+
+/*
+ * The payload from 'in_fd' and the database path, into 'in' with the
+ * fields both modes share; '*payload' and '*dbpath' are the caller's to
+ * free. On failure it logs (as the idle wake when 'rewake') and ends
+ * the run: the caller prints its neutral output.
+ */
+static pgn_status
+hook_input(const struct hook_opts *o, int in_fd, const char *home, int rewake,
+    int64_t start, long total, struct pgn_hook_in *in, char **payload,
+    char **dbpath)
+{
+	char *why = NULL;
+	size_t len = 0;
+	pgn_status st;
+
+	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
+	    start + total, payload, &len);
+	if (st != PGN_OK) {
+		ending = 1;
+		hook_log(home,
+		    "host=%s event=%s session=- status=bad-input ms=%lld %s",
+		    host_name(o->host), rewake ? "Stop mode=rewake" : "-",
+		    (long long)(pgn_mono_ms() - start),
+		    st == PGN_ETOOBIG ? "payload over 1 MiB" :
+		                        "no complete JSON object on stdin");
+		return st;
+	}
+	st = pgn_db_path(NULL, dbpath, &why);
+	if (st != PGN_OK) {
+		ending = 1;
+		hook_log(home, "status=%s %s", pgn_status_name(st),
+		    why != NULL ? why : "no database path");
+	}
+	free(why);
+	if (st != PGN_OK)
+		return st;
+	memset(in, 0, sizeof(*in));
+	in->payload = *payload;
+	in->len = len;
+	in->host = o->host;
+	in->event = o->event;
+	in->agent_env = getenv("PIGEON_AGENT");
+	in->agent_arg = o->agent;
+	in->home = home;
+	in->db_path = *dbpath;
+	in->deadline = start + total;
+	in->committing = on_committing;
+	return PGN_OK;
+}
+
 int
 hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 {
 	struct pgn_hook_in in;
 	struct pgn_hook_out out;
-	char *home = NULL, *dbpath = NULL, *why = NULL, *payload = NULL;
+	char *home, *dbpath = NULL, *payload = NULL;
 	char self[PATH_MAX];
 	const char *named;
 	int64_t start;
-	size_t len = 0;
-	pgn_status st;
 	long total, wait;
 	int err, wrote;
 
@@ -468,25 +546,8 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
 	/* A stop may wait for mail (reach.stopWaitMs) past the deadline. */
 	wait = o->event == PGN_EVENT_STOP ? PGN_MAX_STOP_WAIT_MS : 0;
-	printed = 0;
-	committing = 0;
-	ending = 0;
-	late = 0;
-	log_path[0] = '\0';
-	signal(SIGPIPE, SIG_IGN); /* a closed stdout is logged, not fatal */
-	signal(SIGXFSZ, SIG_IGN); /* so is a file-size limit */
 	set_neutral(o->host, o->event);
-	if (pgn_home_path(&home) == PGN_OK &&
-	    pgn_home_ensure(home, &why) == PGN_OK &&
-	    snprintf(log_path, sizeof(log_path), "%s/hook.log", home) >=
-	        (int)sizeof(log_path))
-		log_path[0] = '\0';
-	if (log_path[0] == '\0') {
-		free(home);
-		home = NULL;
-	}
-	free(why);
-	why = NULL;
+	home = hook_begin();
 	set_deadline_line(o->host, o->event, NULL, total);
 	if (!o->no_timer)
 		arm_timer(total + wait);
@@ -497,41 +558,15 @@ hook_run(const struct hook_opts *o, int in_fd, int out_fd, const char *bad)
 		    host_name(o->host), bad);
 		goto neutral;
 	}
-	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
-	    start + total, &payload, &len);
-	if (st != PGN_OK) {
-		ending = 1;
-		hook_log(home,
-		    "host=%s event=- session=- status=bad-input ms=%lld %s",
-		    host_name(o->host), (long long)(pgn_mono_ms() - start),
-		    st == PGN_ETOOBIG ? "payload over 1 MiB" :
-		                        "no complete JSON object on stdin");
+	if (hook_input(o, in_fd, home, 0, start, total, &in, &payload,
+	        &dbpath) != PGN_OK)
 		goto neutral;
-	}
 	named = getenv("PIGEON_DB");
-	st = pgn_db_path(NULL, &dbpath, &why);
-	if (st != PGN_OK) {
-		ending = 1;
-		hook_log(home, "status=%s %s", pgn_status_name(st),
-		    why != NULL ? why : "no database path");
-		goto neutral;
-	}
-	memset(&in, 0, sizeof(in));
-	in.payload = payload;
-	in.len = len;
-	in.host = o->host;
-	in.event = o->event;
-	in.agent_env = getenv("PIGEON_AGENT");
-	in.agent_arg = o->agent;
-	in.home = home;
-	in.db_path = dbpath;
 	in.db_create = named == NULL || *named == '\0';
 	in.self = find_self(self, sizeof(self)) ? self : NULL;
 	in.user_home = getenv("HOME");
 	in.env_file = getenv("CLAUDE_ENV_FILE");
-	in.deadline = start + total;
 	in.wait_until = wait > 0 ? start + total + wait - PGN_HOOK_TAIL_MS : 0;
-	in.committing = on_committing;
 	pgn_hook_turn(&in, &out);
 	ending = 1;
 	set_neutral(out.host, out.event);
@@ -579,7 +614,6 @@ out:
 		disarm_timer();
 	pgn_hook_out_release(&out);
 	free(dbpath);
-	free(why);
 	free(payload);
 	free(home);
 	return HOOK_EXIT_OK;
@@ -607,10 +641,8 @@ hook_rewake(const struct hook_opts *o, int in_fd, int err_fd)
 {
 	struct pgn_hook_in in;
 	struct pgn_hook_out out;
-	char *home = NULL, *dbpath = NULL, *why = NULL, *payload = NULL;
+	char *home, *dbpath = NULL, *payload = NULL;
 	int64_t start;
-	size_t len = 0;
-	pgn_status st;
 	long total, wait;
 	int err, rc = HOOK_EXIT_OK;
 
@@ -619,63 +651,21 @@ hook_rewake(const struct hook_opts *o, int in_fd, int err_fd)
 	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
 	/* The wait and the claim after it, within the entry's timeout. */
 	wait = PGN_MAX_REWAKE_WAIT_S * 1000L + PGN_HOOK_REWAKE_CLAIM_MS;
-	printed = 0;
-	committing = 0;
-	ending = 0;
-	late = 0;
-	log_path[0] = '\0';
 	neutral_len = 0; /* Claude reads only stderr and the exit code */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-	if (pgn_home_path(&home) == PGN_OK &&
-	    pgn_home_ensure(home, &why) == PGN_OK &&
-	    snprintf(log_path, sizeof(log_path), "%s/hook.log", home) >=
-	        (int)sizeof(log_path))
-		log_path[0] = '\0';
-	if (log_path[0] == '\0') {
-		free(home);
-		home = NULL;
-	}
-	free(why);
-	why = NULL;
+	home = hook_begin();
 	set_deadline_line(o->host, o->event, NULL, total + wait);
 	if (!o->no_timer)
 		arm_timer(total + wait);
+	/* The waiter's token is random, before any database is open. */
 	if (sodium_init() < 0) {
 		ending = 1;
 		hook_log(home, "status=io libsodium failed to initialise");
 		goto out;
 	}
-	st = hook_read_json(in_fd, HOOK_MAX_STDIN, HOOK_STDIN_IDLE_MS,
-	    start + total, &payload, &len);
-	if (st != PGN_OK) {
-		ending = 1;
-		hook_log(home,
-		    "host=claude event=Stop mode=rewake session=- status=bad-input ms=%lld %s",
-		    (long long)(pgn_mono_ms() - start),
-		    st == PGN_ETOOBIG ? "payload over 1 MiB" :
-		                        "no complete JSON object on stdin");
+	if (hook_input(o, in_fd, home, 1, start, total, &in, &payload,
+	        &dbpath) != PGN_OK)
 		goto out;
-	}
-	st = pgn_db_path(NULL, &dbpath, &why);
-	if (st != PGN_OK) {
-		ending = 1;
-		hook_log(home, "status=%s %s", pgn_status_name(st),
-		    why != NULL ? why : "no database path");
-		goto out;
-	}
-	memset(&in, 0, sizeof(in));
-	in.payload = payload;
-	in.len = len;
-	in.host = o->host;
-	in.event = o->event;
-	in.agent_env = getenv("PIGEON_AGENT");
-	in.agent_arg = o->agent;
-	in.home = home;
-	in.db_path = dbpath;
-	in.deadline = start + total;
 	in.wait_until = start + total + wait - PGN_HOOK_REWAKE_CLAIM_MS;
-	in.committing = on_committing;
 	in.host_pid = host_pid();
 	pgn_hook_rewake(&in, &out);
 	ending = 1;
@@ -706,7 +696,6 @@ out:
 		disarm_timer();
 	pgn_hook_out_release(&out);
 	free(dbpath);
-	free(why);
 	free(payload);
 	free(home);
 	return rc;

@@ -534,3 +534,58 @@ cli_find_hook(struct cli *c, char **hook)
 	    "no pigeon-hook found next to '%s': build or install it, or set PIGEON_HOOK to its absolute path",
 	    exe);
 }
+
+/* Read standard input into 'buf', at most 'max' bytes. */
+static int
+read_stdin(char *buf, size_t max, size_t *len)
+{
+	ssize_t n;
+
+	*len = 0;
+	while (*len < max) {
+		n = read(STDIN_FILENO, buf + *len, max - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return cli_err(EXIT_FAIL,
+			    "cannot read standard input: %s", strerror(errno));
+		if (n == 0)
+			break;
+		*len += (size_t)n;
+	}
+	return EXIT_OK;
+}
+
+int
+cli_read_text(int argc, char **argv, int first, char *buf, size_t cap,
+    size_t *len)
+{
+	size_t max = cap - 1, n;
+	int k, code;
+
+	*len = 0;
+	if (first == argc ||
+	    (first + 1 == argc && strcmp(argv[first], "-") == 0)) {
+		code = read_stdin(buf, max, len);
+		if (code != EXIT_OK)
+			return code;
+		/* "echo text | pigeon send": final newlines frame it. */
+		if (*len < max)
+			while (*len > 0 && buf[*len - 1] == '\n')
+				(*len)--;
+	} else {
+		for (k = first; k < argc; k++) {
+			n = strlen(argv[k]);
+			if (*len + n + 1 > max) {
+				*len = max;
+				break;
+			}
+			if (k > first)
+				buf[(*len)++] = ' ';
+			memcpy(buf + *len, argv[k], n);
+			*len += n;
+		}
+	}
+	buf[*len] = '\0';
+	return EXIT_OK;
+}

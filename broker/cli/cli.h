@@ -96,6 +96,16 @@ int cli_fail(struct cli *c, pgn_status st);
 /* --since T and --limit K, checked: 0, or the usage exit code. */
 int cli_since(struct cli *c, const char *arg, int64_t *ms);
 int cli_limit(struct cli *c, const char *arg, size_t *n);
+/*
+ * The text of a message or baton into 'buf' (NUL-terminated, '*len'
+ * bytes): argv[first..argc) joined by spaces, or standard input when
+ * there are none or the one is "-" (its final newlines dropped: they
+ * are framing). At most cap - 1 bytes are read, so a caller whose cap
+ * is past its limit sees an over-long text as such. EXIT_OK, or the
+ * exit code of a failed read (reported).
+ */
+int cli_read_text(int argc, char **argv, int first, char *buf, size_t cap,
+    size_t *len);
 /* The library's last error on 'db' with its remedy in CLI terms (static). */
 const char *cli_errmsg(const pgn_db *db);
 

@@ -1,9 +1,7 @@
 /* pigeon handoff: leave a baton for the next new conversation; list, show,
  * drop. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "pigeon/handoff.h"
@@ -60,27 +58,6 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	}
 	return cli_usage(c, "unknown option");
-}
-
-/* Read the text from stdin, at most 'max' bytes. */
-static int
-read_stdin(char *buf, size_t max, size_t *len)
-{
-	ssize_t n;
-
-	*len = 0;
-	while (*len < max) {
-		n = read(STDIN_FILENO, buf + *len, max - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cli_err(EXIT_FAIL,
-			    "cannot read standard input: %s", strerror(errno));
-		if (n == 0)
-			break;
-		*len += (size_t)n;
-	}
-	return EXIT_OK;
 }
 
 static cJSON *
@@ -298,9 +275,9 @@ cmd_handoff(int argc, char **argv)
 	/* Room past the limit: a full buffer means too big. */
 	char text[PGN_MAX_HANDOFF + 66];
 	const char *verb = NULL;
-	size_t len = 0, n;
+	size_t len = 0;
 	int64_t id = 0;
-	int code, k;
+	int code;
 
 	memset(&o, 0, sizeof(o));
 	code = cli_parse(&c, argc, argv, opt, &o);
@@ -329,30 +306,10 @@ cmd_handoff(int argc, char **argv)
 			    argv[optind]);
 	}
 	if (verb == NULL) {
-		if (optind == argc ||
-		    (optind + 1 == argc && strcmp(argv[optind], "-") == 0)) {
-			code = read_stdin(text, sizeof(text) - 1, &len);
-			if (code != EXIT_OK)
-				return code;
-			/* "echo text | pigeon handoff": final newlines frame
-			 * it. */
-			if (len < sizeof(text) - 1)
-				while (len > 0 && text[len - 1] == '\n')
-					len--;
-		} else {
-			for (k = optind; k < argc; k++) {
-				n = strlen(argv[k]);
-				if (len + n + 1 > sizeof(text) - 1) {
-					len = sizeof(text) - 1;
-					break;
-				}
-				if (k > optind)
-					text[len++] = ' ';
-				memcpy(text + len, argv[k], n);
-				len += n;
-			}
-		}
-		text[len] = '\0';
+		code =
+		    cli_read_text(argc, argv, optind, text, sizeof(text), &len);
+		if (code != EXIT_OK)
+			return code;
 		if (len > PGN_MAX_HANDOFF)
 			return cli_usage(&c,
 			    "the baton is over the limit of %d bytes: shorten it, or point to a file",

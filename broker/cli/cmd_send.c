@@ -1,8 +1,6 @@
 /* pigeon send: queue a message for one or more agents. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -108,27 +106,6 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 	return cli_usage(c, "unknown option");
 }
 
-/* Read the body from stdin, at most PGN_MAX_BODY + 1 bytes. */
-static int
-read_stdin(char *buf, size_t max, size_t *len)
-{
-	ssize_t n;
-
-	*len = 0;
-	while (*len < max) {
-		n = read(STDIN_FILENO, buf + *len, max - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cli_err(EXIT_FAIL,
-			    "cannot read standard input: %s", strerror(errno));
-		if (n == 0)
-			break;
-		*len += (size_t)n;
-	}
-	return EXIT_OK;
-}
-
 int
 cmd_send(int argc, char **argv)
 {
@@ -138,11 +115,11 @@ cmd_send(int argc, char **argv)
 	static struct send_opts o;
 	/* Room for trailing newlines beyond the limit; full means too big. */
 	char body[PGN_MAX_BODY + 66];
-	size_t len = 0, n, i, nsent = 0;
+	size_t len = 0, i, nsent = 0;
 	const char *from;
 	cJSON *arr, *item;
 	pgn_status st;
-	int code, k;
+	int code;
 
 	memset(&o, 0, sizeof(o));
 	code = cli_parse(&c, argc, argv, opt, &o);
@@ -161,29 +138,9 @@ cmd_send(int argc, char **argv)
 		    "--wait-reply waits for one reply: name one recipient with --to NAME");
 		goto out;
 	}
-	if (optind == argc ||
-	    (optind + 1 == argc && strcmp(argv[optind], "-") == 0)) {
-		code = read_stdin(body, sizeof(body) - 1, &len);
-		if (code != EXIT_OK)
-			goto out;
-		/* "echo text | pigeon send": final newlines are framing. */
-		if (len < sizeof(body) - 1)
-			while (len > 0 && body[len - 1] == '\n')
-				len--;
-	} else {
-		for (k = optind; k < argc; k++) {
-			n = strlen(argv[k]);
-			if (len + n + 1 > sizeof(body) - 1) {
-				len = sizeof(body) - 1;
-				break;
-			}
-			if (k > optind)
-				body[len++] = ' ';
-			memcpy(body + len, argv[k], n);
-			len += n;
-		}
-	}
-	body[len] = '\0';
+	code = cli_read_text(argc, argv, optind, body, sizeof(body), &len);
+	if (code != EXIT_OK)
+		goto out;
 	if (len > PGN_MAX_BODY) {
 		code = cli_usage(&c,
 		    "message body is over the limit of %d bytes: write it to a file and send the file's path",

@@ -68,4 +68,12 @@ pgn_status pgn_render_fit(const struct pgn_render *r, size_t max, char **out,
  */
 void pgn_render_safe(struct pgn_buf *b, const char *s, size_t max);
 
+/*
+ * One more log line in 'o' (dropped past PGN_HOOK_MAX_LOG): "host=H
+ * event=E[ mode=MODE] session=S status=STATUS ms=N", the time since
+ * 'start', then the detail 'fmt' shown safely (turn.c, rewake.c).
+ */
+void pgn_hook_vlog(struct pgn_hook_out *o, const char *mode, int64_t start,
+    const char *status, const char *fmt, va_list ap) PGN_PRINTF(5, 0);
+
 #endif

@@ -52,33 +52,11 @@ static void logf_rw(struct rewake *w, const char *status, const char *fmt, ...)
 static void
 logf_rw(struct rewake *w, const char *status, const char *fmt, ...)
 {
-	struct pgn_hook_out *o = w->o;
-	struct pgn_buf b, d;
 	va_list ap;
-	size_t n;
 
-	if (o->nlog == PGN_HOOK_MAX_LOG)
-		return;
-	pgn_buf_init(&d, PGN_HOOK_LOG_LINE);
 	va_start(ap, fmt);
-	pgn_buf_vaddf(&d, fmt, ap);
+	pgn_hook_vlog(w->o, "rewake", w->start, status, fmt, ap);
 	va_end(ap);
-	pgn_buf_init(&b, PGN_HOOK_LOG_LINE - 1);
-	pgn_buf_addf(&b,
-	    "host=claude event=Stop mode=rewake session=%s status=%s ms=%lld",
-	    o->session[0] ? o->session : "-", status,
-	    (long long)(pgn_mono_ms() - w->start));
-	if (d.len > 0) {
-		pgn_buf_adds(&b, " ");
-		pgn_render_safe(&b, d.data, PGN_HOOK_LOG_LINE);
-	}
-	n = b.data != NULL ? b.len : 0;
-	if (n > 0)
-		memcpy(o->log[o->nlog], b.data, n);
-	o->log[o->nlog][n] = '\0';
-	o->nlog++;
-	pgn_buf_release(&b);
-	pgn_buf_release(&d);
 }
 
 /* ---- the host ------------------------------------------------------- */

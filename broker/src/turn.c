@@ -44,30 +44,24 @@ event_name(pgn_host h, pgn_event e)
 	    "-";
 }
 
-/* One log line: who, what, how long, and a detail shown safely. */
-static void logf_turn(struct turn *t, const char *status, const char *fmt, ...)
-    PGN_PRINTF(3, 4);
-
-static void
-logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+void
+pgn_hook_vlog(struct pgn_hook_out *o, const char *mode, int64_t start,
+    const char *status, const char *fmt, va_list ap)
 {
-	struct pgn_hook_out *o = t->o;
 	const struct pgn_host_info *hi = pgn_host_get(o->host);
 	struct pgn_buf b, d;
-	va_list ap;
 	size_t n;
 
 	if (o->nlog == PGN_HOOK_MAX_LOG)
 		return;
 	pgn_buf_init(&d, PGN_HOOK_LOG_LINE);
-	va_start(ap, fmt);
 	pgn_buf_vaddf(&d, fmt, ap);
-	va_end(ap);
 	pgn_buf_init(&b, PGN_HOOK_LOG_LINE - 1);
-	pgn_buf_addf(&b, "host=%s event=%s session=%s status=%s ms=%lld",
+	pgn_buf_addf(&b, "host=%s event=%s%s%s session=%s status=%s ms=%lld",
 	    hi != NULL ? hi->name : "-", event_name(o->host, o->event),
+	    mode != NULL ? " mode=" : "", mode != NULL ? mode : "",
 	    o->session[0] ? o->session : "-", status,
-	    (long long)(pgn_mono_ms() - t->start));
+	    (long long)(pgn_mono_ms() - start));
 	if (d.len > 0) {
 		pgn_buf_adds(&b, " ");
 		pgn_render_safe(&b, d.data, PGN_HOOK_LOG_LINE);
@@ -79,6 +73,20 @@ logf_turn(struct turn *t, const char *status, const char *fmt, ...)
 	o->nlog++;
 	pgn_buf_release(&b);
 	pgn_buf_release(&d);
+}
+
+/* One log line: who, what, how long, and a detail shown safely. */
+static void logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+    PGN_PRINTF(3, 4);
+
+static void
+logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pgn_hook_vlog(t->o, NULL, t->start, status, fmt, ap);
+	va_end(ap);
 }
 
 /* Non-empty once surrounding whitespace is gone. */
