@@ -417,7 +417,9 @@ test_case 'a provider past the deadline: the turn works, the hook ends within 1.
 	new_log "$n" >log.new &&
 	ms=$(sed -n "s/.* provider=timeout ms=\([0-9]*\) .*/\1/p" log.new) &&
 	test -n "$ms" && test "$ms" -le 1500 &&
-	test "$(ms_of p3)" -lt $(($(ms_of p2) + 10000)) &&
+	# Not held by the provider: the turn ends before its 30 s sleep
+	# would (a bound of what is guarded, not of how fast a turn is).
+	test "$(ms_of p3)" -lt 30000 &&
 	test_note "$HOST: provider cut after $ms ms; turn $(ms_of p3) ms," \
 		"the one before $(ms_of p2) ms"
 '
@@ -430,7 +432,7 @@ test_case 'a provider not allowed: the reminder alone, no delay' '
 	not_new p4 PGN-PROVIDER-6 2 &&
 	absent p4 PGN-SLOW-7 &&
 	new_log "$n" | grep -q " provider=not-allowed ms=[01] " &&
-	test "$(ms_of p4)" -lt $(($(ms_of p2) + 10000))
+	test "$(ms_of p4)" -lt 30000
 '
 
 # baton_scenario: a turn whose model runs `pigeon handoff` in its shell
