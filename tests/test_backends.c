@@ -538,6 +538,95 @@ test_many_claimers_take_each_message_exactly_once(void)
 	}
 }
 
+/*
+ * Writes nobody reads the answer of (pgn_step_write): on PostgreSQL they
+ * are sent without waiting (docs/decisions/0126), on SQLite they run at
+ * once. Either way a failed one fails its transaction, names itself,
+ * and nothing of the transaction is kept.
+ */
+static const char SQL_W_ADD[] = "INSERT INTO scope(root) VALUES (?1)";
+static const char SQL_W_COUNT[] =
+    "SELECT count(*) FROM scope WHERE root LIKE 'w-%'";
+
+static pgn_status
+writes_then_fail(pgn_db *d, void *arg)
+{
+	pgn_status rc;
+
+	(void)arg;
+	rc = pgn_exec(d, SQL_W_ADD, "the first write", PGN_T("w-1"));
+	if (rc == PGN_OK) /* the same root again: UNIQUE fails */
+		rc = pgn_exec(d, SQL_W_ADD, "the failing write", PGN_T("w-1"));
+	if (rc == PGN_OK)
+		rc = pgn_exec(d, SQL_W_ADD, "the write after", PGN_T("w-2"));
+	return rc;
+}
+
+static pgn_status
+write_fails_then_read(pgn_db *d, void *arg)
+{
+	int64_t n = -1;
+	pgn_status rc;
+
+	rc = pgn_exec(d, SQL_W_ADD, "the first write", PGN_T("w-1"));
+	if (rc == PGN_OK)
+		rc = pgn_exec(d, SQL_W_ADD, "the failing write", PGN_T("w-1"));
+	if (rc == PGN_OK)
+		rc = pgn_select_i64(d, SQL_W_COUNT, &n, "the read", PGN_NONE);
+	*(int64_t *)arg = n;
+	return rc;
+}
+
+static void
+test_a_failed_write_fails_its_transaction_and_keeps_nothing(void)
+{
+	int64_t n = 0;
+
+	CHECK_INT(pgn_tx(db, writes_then_fail, NULL), PGN_EDB);
+	CHECK_CONTAINS(pgn_errmsg(db), "the failing write");
+	CHECK_INT(count(SQL_W_COUNT), 0);
+	/* The read after it fails with the write's error, not its own. */
+	CHECK_INT(pgn_tx(db, write_fails_then_read, &n), PGN_EDB);
+	CHECK_CONTAINS(pgn_errmsg(db), "the failing write");
+	CHECK(strstr(pgn_errmsg(db), "the read") == NULL);
+	CHECK_INT(count(SQL_W_COUNT), 0);
+	/* The connection is whole: the next transaction commits. */
+	CHECK_INT(pgn_agent_add(db, "bob"), PGN_OK);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE name = 'bob'"), 1);
+}
+
+/* Over the pipeline's bound of unread writes, with a read among them. */
+#define MANY_WRITES 200
+
+static pgn_status
+many_writes(pgn_db *d, void *arg)
+{
+	char root[32];
+	int64_t *seen = arg;
+	pgn_status rc = PGN_OK;
+	int i;
+
+	for (i = 0; rc == PGN_OK && i < MANY_WRITES; i++) {
+		(void)snprintf(root, sizeof(root), "w-%d", i);
+		rc = pgn_exec(d, SQL_W_ADD, "a write", PGN_T(root));
+		if (rc == PGN_OK && i == MANY_WRITES / 2 - 1)
+			rc = pgn_select_i64(d, SQL_W_COUNT, seen, "counting",
+			    PGN_NONE);
+	}
+	return rc;
+}
+
+static void
+test_many_writes_in_one_transaction_all_commit(void)
+{
+	int64_t seen = -1;
+
+	CHECK_INT(pgn_tx(db, many_writes, &seen), PGN_OK);
+	/* A read sees the transaction's own writes sent before it. */
+	CHECK_INT(seen, MANY_WRITES / 2);
+	CHECK_INT(count(SQL_W_COUNT), MANY_WRITES);
+}
+
 /* ---- the runner: every rule on each backend -------------------------- */
 
 static void (*const rules[])(void) = {
@@ -550,6 +639,8 @@ static void (*const rules[])(void) = {
     test_agents_journal_and_inbox_read_back,
     test_batons_merge_and_are_taken_once_at_a_new_conversation,
     test_many_claimers_take_each_message_exactly_once,
+    test_a_failed_write_fails_its_transaction_and_keeps_nothing,
+    test_many_writes_in_one_transaction_all_commit,
 };
 
 static void

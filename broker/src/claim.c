@@ -423,7 +423,7 @@ record_turn(pgn_db *db, int64_t session, const char *turn, int64_t now)
 	if (rc == PGN_OK)
 		rc = pgn_bind_i64(db, st, 3, now);
 	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "recording the turn");
+		rc = pgn_step_write(db, st, "recording the turn");
 	pgn_finish(db, st);
 	return rc;
 }

@@ -198,6 +198,15 @@ lite_step(pgn_db *db, pgn_stmt *st, const char *what)
 	return fail_sql(db, r, what);
 }
 
+/* SQLite has nothing to overlap: the statement runs now. */
+static pgn_status
+lite_step_write(pgn_db *db, pgn_stmt *st, const char *what)
+{
+	pgn_status rc = lite_step(db, st, what);
+
+	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
+}
+
 static int64_t
 lite_col_i64(pgn_stmt *st, int col)
 {
@@ -929,6 +938,7 @@ static const struct pgn_backend lite = {
     .nparams = lite_nparams,
     .bind = lite_bind,
     .step = lite_step,
+    .step_write = lite_step_write,
     .col_i64 = lite_col_i64,
     .col_text = lite_col_text,
     .col_blob = lite_col_blob,

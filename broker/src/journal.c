@@ -51,7 +51,7 @@ pgn_journal_add(pgn_db *db, int64_t agent, const char *kind, int64_t msg,
 	if (rc == PGN_OK)
 		rc = pgn_bind_text(db, st, 6, detail != NULL ? detail : "");
 	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, "writing the journal");
+		rc = pgn_step_write(db, st, "writing the journal");
 	pgn_finish(db, st);
 	return rc;
 }

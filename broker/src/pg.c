@@ -60,9 +60,19 @@
 	X(PQsocket)                                                            \
 	X(PQstatus)                                                            \
 	X(PQtransactionStatus)
+/* libpq 14's pipeline mode: used when there (docs/decisions/0126). */
+#define PQ_PIPE_FUNCS(X)                                                       \
+	X(PQenterPipelineMode)                                                 \
+	X(PQexitPipelineMode)                                                  \
+	X(PQgetResult)                                                         \
+	X(PQpipelineSync)                                                      \
+	X(PQsendQueryParams)
 #define PQ_DECL(f) static __typeof__(f) *pq_##f;
 PQ_FUNCS(PQ_DECL)
+PQ_PIPE_FUNCS(PQ_DECL)
 #undef PQ_DECL
+/* All of PQ_PIPE_FUNCS were found. */
+static int have_pipeline;
 
 /* Load libpq once; 0 and a message in 'err' when it is missing. */
 static int
@@ -87,6 +97,15 @@ load_libpq(char *err, size_t len)
 	memcpy(&pq_##f, &sym, sizeof(pq_##f));
 	PQ_FUNCS(PQ_LOAD)
 #undef PQ_LOAD
+	have_pipeline = 1;
+#define PQ_LOAD_PIPE(f)                                                        \
+	sym = dlsym(h, #f);                                                    \
+	if (sym == NULL)                                                       \
+		have_pipeline = 0;                                             \
+	else                                                                   \
+		memcpy(&pq_##f, &sym, sizeof(pq_##f));
+	PQ_PIPE_FUNCS(PQ_LOAD_PIPE)
+#undef PQ_LOAD_PIPE
 	loaded = 1;
 	return 1;
 }
@@ -121,6 +140,11 @@ load_libpq(char *err, size_t len)
 #define PQsocket             pq_PQsocket
 #define PQstatus             pq_PQstatus
 #define PQtransactionStatus  pq_PQtransactionStatus
+#define PQenterPipelineMode  pq_PQenterPipelineMode
+#define PQexitPipelineMode   pq_PQexitPipelineMode
+#define PQgetResult          pq_PQgetResult
+#define PQpipelineSync       pq_PQpipelineSync
+#define PQsendQueryParams    pq_PQsendQueryParams
 
 /* Parameters one statement takes; ours have at most 14. */
 #define PGN_PG_MAX_PARAMS 32
@@ -133,6 +157,13 @@ load_libpq(char *err, size_t len)
 #define PGN_PG_MIGRATE_LOCK 0x706967656f6e02LL
 /* Kept of a server message in ours. */
 #define PGN_PG_MAX_MSG 300
+/*
+ * Writes a transaction sends before it reads an answer (pgn_step_write,
+ * docs/decisions/0126); one more first reads theirs. And the bytes kept
+ * of each one's 'what', for its error.
+ */
+#define PGN_PG_MAX_PENDING 64
+#define PGN_PG_MAX_WHAT    64
 
 /* PostgreSQL's type oids (catalog/pg_type.h), for binary values. */
 #define OID_BOOL  16
@@ -147,6 +178,9 @@ struct pgn_pg {
 	char host[PGN_MAX_PATH + 1]; /* where it went, for messages */
 	char port[16];
 	int listening; /* LISTEN pigeon done */
+	int pipe;      /* in libpq's pipeline mode: inside a transaction */
+	int npend;     /* writes sent whose answers are not read yet */
+	char pend[PGN_PG_MAX_PENDING][PGN_PG_MAX_WHAT]; /* their 'what' */
 };
 
 /* A statement: SQLite's text turned into PostgreSQL's ($N), its
@@ -225,20 +259,170 @@ fail_res(pgn_db *db, const PGresult *res, const char *what)
 	    line);
 }
 
-/* Run fixed text (no parameters, maybe several statements). */
+/* ---- the pipeline ---------------------------------------------------- */
+
+/*
+ * Inside a transaction the connection is in libpq's pipeline mode
+ * (docs/decisions/0126): a write nobody reads the answer of is sent and
+ * not waited for (pipe_defer); a statement whose rows are read is sent
+ * with a Sync (pipe_sync), and the answers come back in order, the
+ * pending writes' first. After an error the server skips the rest up
+ * to the Sync, so a failed write fails the statement read after it and
+ * the commit: nothing after it takes effect.
+ */
+
+/* Send one statement into the pipeline, rows in 'fmt' (1 binary). */
+static pgn_status
+pipe_send(pgn_db *db, const char *sql, const struct pgstmt *s, int fmt,
+    const char *what)
+{
+	int ok;
+
+	if (s != NULL)
+		ok = PQsendQueryParams(db->pg->conn, sql, s->nparams, s->types,
+		    s->values, s->lengths, s->formats, fmt);
+	else
+		ok = PQsendQueryParams(db->pg->conn, sql, 0, NULL, NULL, NULL,
+		    NULL, fmt);
+	return ok ? PGN_OK : fail_conn(db, what);
+}
+
+/*
+ * Read one statement's answer: its result, into '*keep' if that is not
+ * NULL, and the NULL that ends it. The error, with 'what', is recorded
+ * only if 'report'; a statement the server skipped after an earlier
+ * error is PGN_EDB, the earlier error being the one to tell.
+ */
+static pgn_status
+pipe_result(pgn_db *db, PGresult **keep, int report, const char *what)
+{
+	PGconn *conn = db->pg->conn;
+	PGresult *res, *more;
+	ExecStatusType t;
+	pgn_status rc = PGN_OK;
+
+	res = PQgetResult(conn);
+	if (res == NULL)
+		return report ? fail_conn(db, what) : PGN_EIO;
+	t = PQresultStatus(res);
+	if (t == PGRES_PIPELINE_ABORTED)
+		rc = report ? pgn_fail(db, PGN_EDB,
+				  "database '%s': %s: skipped after an error",
+				  db->path, what)
+			    : PGN_EDB;
+	else if (t != PGRES_TUPLES_OK && t != PGRES_COMMAND_OK)
+		rc = report ? fail_res(db, res, what) : PGN_EDB;
+	if (PQstatus(conn) == CONNECTION_BAD) {
+		PQclear(res);
+		return rc != PGN_OK ? rc : PGN_EIO;
+	}
+	while ((more = PQgetResult(conn)) != NULL)
+		PQclear(more);
+	if (rc == PGN_OK && keep != NULL)
+		*keep = res;
+	else
+		PQclear(res);
+	return rc;
+}
+
+/*
+ * Send a Sync and read every answer up to it: the pending writes' (the
+ * first error wins, told with its own 'what'), then, if 'keep' is not
+ * NULL, that of the statement sent last, into '*keep'. 'report' 0: read
+ * and drop everything, recording no error (a transaction that failed
+ * already, before its rollback).
+ */
+static pgn_status
+pipe_sync(pgn_db *db, PGresult **keep, int report, const char *what)
+{
+	struct pgn_pg *pg = db->pg;
+	PGresult *res;
+	pgn_status rc = PGN_OK, r;
+	int i, n = pg->npend;
+
+	pg->npend = 0;
+	if (!PQpipelineSync(pg->conn))
+		return report ? fail_conn(db, what) : PGN_EIO;
+	for (i = 0; i < n + (keep != NULL); i++) {
+		r = pipe_result(db, i < n || rc != PGN_OK ? NULL : keep,
+		    report && rc == PGN_OK, i < n ? pg->pend[i] : what);
+		if (rc == PGN_OK)
+			rc = r;
+		if (PQstatus(pg->conn) == CONNECTION_BAD)
+			return rc;
+	}
+	res = PQgetResult(pg->conn);
+	if (res == NULL || PQresultStatus(res) != PGRES_PIPELINE_SYNC) {
+		PQclear(res);
+		if (keep != NULL) {
+			PQclear(*keep);
+			*keep = NULL;
+		}
+		return rc != PGN_OK ? rc
+		       : report     ? fail_conn(db, what)
+				    : PGN_EIO;
+	}
+	PQclear(res);
+	return rc;
+}
+
+/* Send a write and go on; its answer is read at the next Sync. */
+static pgn_status
+pipe_defer(pgn_db *db, const char *sql, const struct pgstmt *s,
+    const char *what)
+{
+	struct pgn_pg *pg = db->pg;
+	pgn_status rc;
+
+	if (pg->npend == PGN_PG_MAX_PENDING) {
+		rc = pipe_sync(db, NULL, 1, what);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	rc = pipe_send(db, sql, s, 1, what);
+	if (rc == PGN_OK)
+		(void)snprintf(pg->pend[pg->npend++], PGN_PG_MAX_WHAT, "%s",
+		    what);
+	return rc;
+}
+
+/*
+ * Run one statement of fixed text (outside a transaction, several may
+ * be in it) and keep its text-format result in '*keep', or clear it
+ * when 'keep' is NULL.
+ */
+static pgn_status
+exec_text(pgn_db *db, const char *sql, PGresult **keep, const char *what)
+{
+	PGresult *res = NULL;
+	pgn_status rc;
+	ExecStatusType t;
+
+	if (keep != NULL)
+		*keep = NULL;
+	if (db->pg->pipe) {
+		rc = pipe_send(db, sql, NULL, 0, what);
+		if (rc == PGN_OK)
+			rc = pipe_sync(db, &res, 1, what);
+	} else {
+		res = PQexec(db->pg->conn, sql);
+		t = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+		rc = t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK
+			 ? PGN_OK
+			 : fail_res(db, res, what);
+	}
+	if (rc == PGN_OK && keep != NULL)
+		*keep = res;
+	else
+		PQclear(res);
+	return rc;
+}
+
+/* Run fixed text (no parameters; outside a transaction, several). */
 static pgn_status
 run_simple(pgn_db *db, const char *sql, const char *what)
 {
-	PGresult *res;
-	pgn_status rc = PGN_OK;
-	ExecStatusType t;
-
-	res = PQexec(db->pg->conn, sql);
-	t = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-	if (t != PGRES_COMMAND_OK && t != PGRES_TUPLES_OK)
-		rc = fail_res(db, res, what);
-	PQclear(res);
-	return rc;
+	return exec_text(db, sql, NULL, what);
 }
 
 /* ---- statements ----------------------------------------------------- */
@@ -377,25 +561,42 @@ pg_bind(pgn_db *db, pgn_stmt *st, int i, const struct pgn_arg *a)
 	return pgn_fail(db, PGN_EDB, "binding: a value of no kind");
 }
 
+/* Run statement 's' now, its result into s->res. */
+static pgn_status
+run_stmt(pgn_db *db, struct pgstmt *s, const char *what)
+{
+	ExecStatusType t;
+	pgn_status rc;
+
+	if (db->pg->pipe) {
+		rc = pipe_send(db, s->sql, s, 1, what);
+		return rc == PGN_OK ? pipe_sync(db, &s->res, 1, what) : rc;
+	}
+	s->res = PQexecParams(db->pg->conn, s->sql, s->nparams, s->types,
+	    s->values, s->lengths, s->formats, 1);
+	t = s->res != NULL ? PQresultStatus(s->res) : PGRES_FATAL_ERROR;
+	if (t == PGRES_TUPLES_OK || t == PGRES_COMMAND_OK)
+		return PGN_OK;
+	rc = fail_res(db, s->res, what);
+	PQclear(s->res);
+	s->res = NULL;
+	return rc;
+}
+
 static pgn_status
 pg_step(pgn_db *db, pgn_stmt *st, const char *what)
 {
 	struct pgstmt *s = PGS(st);
-	ExecStatusType t;
 	const char *n;
+	pgn_status rc;
 
 	if (s->res == NULL) {
-		s->res = PQexecParams(db->pg->conn, s->sql, s->nparams,
-		    s->types, s->values, s->lengths, s->formats, 1);
-		t = s->res != NULL ? PQresultStatus(s->res) : PGRES_FATAL_ERROR;
-		if (t != PGRES_TUPLES_OK && t != PGRES_COMMAND_OK) {
-			pgn_status rc = fail_res(db, s->res, what);
-
-			PQclear(s->res);
-			s->res = NULL;
+		rc = run_stmt(db, s, what);
+		if (rc != PGN_OK)
 			return rc;
-		}
-		s->nrows = t == PGRES_TUPLES_OK ? PQntuples(s->res) : 0;
+		s->nrows = PQresultStatus(s->res) == PGRES_TUPLES_OK
+			       ? PQntuples(s->res)
+			       : 0;
 		n = PQcmdTuples(s->res);
 		s->changes = n != NULL && *n != '\0' ? strtoll(n, NULL, 10) : 0;
 		s->row = 0;
@@ -403,6 +604,19 @@ pg_step(pgn_db *db, pgn_stmt *st, const char *what)
 		s->row++;
 	}
 	return s->row < s->nrows ? PGN_OK : PGN_ENOTFOUND;
+}
+
+/* Inside a transaction: sent, its answer read at the next Sync. */
+static pgn_status
+pg_step_write(pgn_db *db, pgn_stmt *st, const char *what)
+{
+	struct pgstmt *s = PGS(st);
+	pgn_status rc;
+
+	if (db->pg->pipe && s->res == NULL)
+		return pipe_defer(db, s->sql, s, what);
+	rc = pg_step(db, st, what);
+	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
 }
 
 static int
@@ -486,10 +700,79 @@ pg_changes(pgn_db *db, pgn_stmt *st)
 
 /* ---- transactions --------------------------------------------------- */
 
+/*
+ * Begin: the transaction, a lock wait bounded by 'left' ms and, for a
+ * write, the lock that serializes writers as SQLite's BEGIN IMMEDIATE
+ * does (docs/decisions/0112). In the pipeline they are sent and not
+ * waited for: the transaction's first read carries them. Without it,
+ * one round trip.
+ */
+static pgn_status
+tx_begin(pgn_db *db, int write, int64_t left)
+{
+	const char *begin =
+	    write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+	char set[64], lock[64], all[192];
+	pgn_status rc;
+
+	(void)snprintf(set, sizeof(set), "SET LOCAL lock_timeout = %lld",
+	    (long long)left);
+	(void)snprintf(lock, sizeof(lock), "SELECT pg_advisory_xact_lock(%lld)",
+	    (long long)PGN_PG_WRITE_LOCK);
+	if (!have_pipeline) {
+		(void)snprintf(all, sizeof(all), "%s; %s; %s", begin, set,
+		    lock);
+		return run_simple(db, write ? all : begin,
+		    "starting a transaction");
+	}
+	if (!PQenterPipelineMode(db->pg->conn))
+		return fail_conn(db, "starting a transaction");
+	db->pg->pipe = 1;
+	rc = pipe_defer(db, begin, NULL, "starting a transaction");
+	if (rc == PGN_OK && write)
+		rc = pipe_defer(db, set, NULL, "starting a transaction");
+	if (rc == PGN_OK && write)
+		rc = pipe_defer(db, lock, NULL, "taking the write lock");
+	return rc;
+}
+
+/*
+ * Commit when 'rc' is PGN_OK (reading every pending answer first: a
+ * failed write fails the commit), leave the pipeline, and roll back
+ * what did not commit.
+ */
+static pgn_status
+tx_end(pgn_db *db, pgn_status rc)
+{
+	struct pgn_pg *pg = db->pg;
+	PGresult *res;
+
+	if (rc == PGN_OK)
+		rc = run_simple(db, "COMMIT", "committing");
+	if (PQstatus(pg->conn) != CONNECTION_OK)
+		return rc;
+	if (pg->pipe) {
+		if (pg->npend > 0)
+			(void)pipe_sync(db, NULL, 0, "rolling back");
+		if (!PQexitPipelineMode(pg->conn)) {
+			/* Answers we cannot place: the connection is done. */
+			PQfinish(pg->conn);
+			pg->conn = NULL;
+			pg->pipe = 0;
+			return rc != PGN_OK ? rc : fail_conn(db, "committing");
+		}
+		pg->pipe = 0;
+	}
+	if (rc != PGN_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
+		res = PQexec(pg->conn, "ROLLBACK");
+		PQclear(res);
+	}
+	return rc;
+}
+
 static pgn_status
 run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
 {
-	char begin[192];
 	int64_t until, left;
 	pgn_status rc;
 
@@ -498,33 +781,12 @@ run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
 		left = until - pgn_mono_ms();
 		if (left < 1)
 			left = 1;
-		/*
-		 * One round trip: the transaction, a lock wait bounded by
-		 * what is left of the deadline, and (writing) the lock that
-		 * serializes writers as SQLite's BEGIN IMMEDIATE does.
-		 */
-		if (write)
-			(void)snprintf(begin, sizeof(begin),
-			    "BEGIN; SET LOCAL lock_timeout = %lld; "
-			    "SELECT pg_advisory_xact_lock(%lld)",
-			    (long long)left, (long long)PGN_PG_WRITE_LOCK);
-		else
-			(void)snprintf(begin, sizeof(begin),
-			    "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-		rc = run_simple(db, begin, "starting a transaction");
+		rc = tx_begin(db, write, left);
 		if (rc == PGN_OK)
 			rc = fn(db, arg);
-		if (rc == PGN_OK)
-			rc = run_simple(db, "COMMIT", "committing");
-		if (rc == PGN_OK)
-			return PGN_OK;
-		if (PQstatus(db->pg->conn) != CONNECTION_OK)
+		rc = tx_end(db, rc);
+		if (rc == PGN_OK || PQstatus(db->pg->conn) != CONNECTION_OK)
 			return rc;
-		if (PQtransactionStatus(db->pg->conn) != PQTRANS_IDLE) {
-			PGresult *res = PQexec(db->pg->conn, "ROLLBACK");
-
-			PQclear(res);
-		}
 		if (rc != PGN_EBUSY || pgn_mono_ms() >= until)
 			return rc;
 	}
@@ -549,15 +811,13 @@ static pgn_status
 query_one(pgn_db *db, const char *sql, char *out, size_t len, int *isnull,
     const char *what)
 {
-	PGresult *res;
-	pgn_status rc = PGN_OK;
+	PGresult *res = NULL;
+	pgn_status rc;
 
 	out[0] = '\0';
 	*isnull = 1;
-	res = PQexec(db->pg->conn, sql);
-	if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK)
-		rc = fail_res(db, res, what);
-	else if (PQntuples(res) == 1 && PQnfields(res) >= 1 &&
+	rc = exec_text(db, sql, &res, what);
+	if (rc == PGN_OK && PQntuples(res) == 1 && PQnfields(res) >= 1 &&
 	    !PQgetisnull(res, 0, 0)) {
 		*isnull = 0;
 		(void)snprintf(out, len, "%s", PQgetvalue(res, 0, 0));
@@ -962,6 +1222,7 @@ static const struct pgn_backend pg_be = {
     .nparams = pg_nparams,
     .bind = pg_bind,
     .step = pg_step,
+    .step_write = pg_step_write,
     .col_i64 = pg_col_i64,
     .col_text = pg_col_text,
     .col_blob = pg_col_blob,

@@ -232,6 +232,16 @@ void pgn_finish(pgn_db *db, pgn_stmt *st);
 /* Step to the end of a statement (a row it yields is ignored). */
 PGN_NODISCARD pgn_status pgn_step_done(pgn_db *db, pgn_stmt *st,
     const char *what);
+/*
+ * pgn_step_done for a write whose rows and change count nobody reads.
+ * Inside a transaction a backend may send it and go on without waiting
+ * for its answer (PostgreSQL's pipeline, docs/decisions/0126): its
+ * error, reported with 'what', then comes from the next statement that
+ * is read, or from the commit, which it fails. Never for a statement
+ * whose pgn_changes or pgn_inserted_id is read.
+ */
+PGN_NODISCARD pgn_status pgn_step_write(pgn_db *db, pgn_stmt *st,
+    const char *what);
 
 typedef pgn_status pgn_tx_fn(pgn_db *db, void *arg);
 

@@ -109,6 +109,12 @@ pgn_step_done(pgn_db *db, pgn_stmt *st, const char *what)
 	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
 }
 
+pgn_status
+pgn_step_write(pgn_db *db, pgn_stmt *st, const char *what)
+{
+	return db->be->step_write(db, st, what);
+}
+
 int
 pgn_next_row(pgn_db *db, pgn_stmt *st, pgn_status *rc, const char *what)
 {
@@ -159,7 +165,7 @@ pgn_exec_args(pgn_db *db, const char *sql, const char *what,
 	if (rc == PGN_OK)
 		rc = pgn_bind_args(db, st, a, n);
 	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, what);
+		rc = pgn_step_write(db, st, what);
 	pgn_finish(db, st);
 	return rc;
 }
@@ -223,7 +229,7 @@ pgn_exec_id(pgn_db *db, const char *sql, int64_t id, int64_t v,
 	if (rc == PGN_OK)
 		rc = pgn_bind_args(db, st, a, db->be->nparams(st) >= 2 ? 2 : 1);
 	if (rc == PGN_OK)
-		rc = pgn_step_done(db, st, what);
+		rc = pgn_step_write(db, st, what);
 	pgn_finish(db, st);
 	return rc;
 }

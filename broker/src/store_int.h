@@ -42,6 +42,8 @@ struct pgn_backend {
 	pgn_status (
 	    *bind)(pgn_db *db, pgn_stmt *st, int i, const struct pgn_arg *a);
 	pgn_status (*step)(pgn_db *db, pgn_stmt *st, const char *what);
+	/* pgn_step_write: run to the end, or send and report later. */
+	pgn_status (*step_write)(pgn_db *db, pgn_stmt *st, const char *what);
 	int64_t (*col_i64)(pgn_stmt *st, int col);
 	/* A column's text, NUL-terminated, or its bytes ('*len' of
 	 * them); NULL for SQL NULL. Valid until the next step. */
