@@ -627,6 +627,24 @@ test_many_writes_in_one_transaction_all_commit(void)
 	CHECK_INT(count(SQL_W_COUNT), MANY_WRITES);
 }
 
+/* Outside a transaction a write is done when it returns, even right
+ * after a read whose commit is still on its way (PostgreSQL). */
+static void
+test_a_write_outside_a_transaction_is_done_when_it_returns(void)
+{
+	struct pgn_peek p;
+
+	REQUIRE(pgn_turn_peek(db, "claude:nobody", &p) == PGN_OK);
+	CHECK_INT(pgn_exec(db, SQL_W_ADD, "a write on its own", PGN_T("w-0")),
+	    PGN_OK);
+	CHECK_INT(count(SQL_W_COUNT), 1);
+	REQUIRE(pgn_turn_peek(db, "claude:nobody", &p) == PGN_OK);
+	CHECK_INT(pgn_exec(db, SQL_W_ADD, "a write on its own", PGN_T("w-0")),
+	    PGN_EDB);
+	CHECK_CONTAINS(pgn_errmsg(db), "a write on its own");
+	CHECK_INT(count(SQL_W_COUNT), 1);
+}
+
 /* ---- the runner: every rule on each backend -------------------------- */
 
 static void (*const rules[])(void) = {
@@ -641,6 +659,7 @@ static void (*const rules[])(void) = {
     test_many_claimers_take_each_message_exactly_once,
     test_a_failed_write_fails_its_transaction_and_keeps_nothing,
     test_many_writes_in_one_transaction_all_commit,
+    test_a_write_outside_a_transaction_is_done_when_it_returns,
 };
 
 static void

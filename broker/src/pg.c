@@ -178,7 +178,9 @@ struct pgn_pg {
 	char host[PGN_MAX_PATH + 1]; /* where it went, for messages */
 	char port[16];
 	int listening; /* LISTEN pigeon done */
-	int pipe;      /* in libpq's pipeline mode: inside a transaction */
+	int pipe;      /* in libpq's pipeline mode (a transaction, or after a
+			  read until the next statement) */
+	int in_tx;     /* inside run_tx: a write may wait for its answer */
 	int npend;     /* writes sent whose answers are not read yet */
 	char pend[PGN_PG_MAX_PENDING][PGN_PG_MAX_WHAT]; /* their 'what' */
 };
@@ -613,7 +615,8 @@ pg_step_write(pgn_db *db, pgn_stmt *st, const char *what)
 	struct pgstmt *s = PGS(st);
 	pgn_status rc;
 
-	if (db->pg->pipe && s->res == NULL)
+	/* Outside a transaction nothing would commit it: run it now. */
+	if (db->pg->in_tx && s->res == NULL)
 		return pipe_defer(db, s->sql, s, what);
 	rc = pg_step(db, st, what);
 	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
@@ -725,7 +728,8 @@ tx_begin(pgn_db *db, int write, int64_t left)
 		return run_simple(db, write ? all : begin,
 		    "starting a transaction");
 	}
-	if (!PQenterPipelineMode(db->pg->conn))
+	/* Still in it after a read, whose commit is pending (tx_end). */
+	if (!db->pg->pipe && !PQenterPipelineMode(db->pg->conn))
 		return fail_conn(db, "starting a transaction");
 	db->pg->pipe = 1;
 	rc = pipe_defer(db, begin, NULL, "starting a transaction");
@@ -737,32 +741,50 @@ tx_begin(pgn_db *db, int write, int64_t left)
 }
 
 /*
+ * Leave the pipeline, reading what is pending (a read's commit): the
+ * connection in the state the rest of libpq expects. 0 when answers
+ * could not be placed: the connection is closed, its error recorded.
+ */
+static int
+pipe_leave(pgn_db *db, const char *what)
+{
+	struct pgn_pg *pg = db->pg;
+
+	if (!pg->pipe || PQstatus(pg->conn) != CONNECTION_OK)
+		return 1;
+	if (pg->npend > 0)
+		(void)pipe_sync(db, NULL, 0, what);
+	if (PQexitPipelineMode(pg->conn)) {
+		pg->pipe = 0;
+		return 1;
+	}
+	(void)fail_conn(db, what);
+	PQfinish(pg->conn);
+	pg->conn = NULL;
+	pg->pipe = 0;
+	return 0;
+}
+
+/*
  * Commit when 'rc' is PGN_OK (reading every pending answer first: a
- * failed write fails the commit), leave the pipeline, and roll back
- * what did not commit.
+ * failed write fails the commit), else roll back. A read's commit, which
+ * cannot lose anything, is sent and not waited for: its answer comes
+ * with the next statement's, and the pipeline stays open until then.
  */
 static pgn_status
-tx_end(pgn_db *db, pgn_status rc)
+tx_end(pgn_db *db, int write, pgn_status rc)
 {
 	struct pgn_pg *pg = db->pg;
 	PGresult *res;
 
+	if (rc == PGN_OK && pg->pipe && !write)
+		return pipe_defer(db, "COMMIT", NULL, "ending a read");
 	if (rc == PGN_OK)
 		rc = run_simple(db, "COMMIT", "committing");
 	if (PQstatus(pg->conn) != CONNECTION_OK)
 		return rc;
-	if (pg->pipe) {
-		if (pg->npend > 0)
-			(void)pipe_sync(db, NULL, 0, "rolling back");
-		if (!PQexitPipelineMode(pg->conn)) {
-			/* Answers we cannot place: the connection is done. */
-			PQfinish(pg->conn);
-			pg->conn = NULL;
-			pg->pipe = 0;
-			return rc != PGN_OK ? rc : fail_conn(db, "committing");
-		}
-		pg->pipe = 0;
-	}
+	if (!pipe_leave(db, "committing"))
+		return rc != PGN_OK ? rc : PGN_EIO;
 	if (rc != PGN_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
 		res = PQexec(pg->conn, "ROLLBACK");
 		PQclear(res);
@@ -782,9 +804,11 @@ run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
 		if (left < 1)
 			left = 1;
 		rc = tx_begin(db, write, left);
+		db->pg->in_tx = db->pg->pipe;
 		if (rc == PGN_OK)
 			rc = fn(db, arg);
-		rc = tx_end(db, rc);
+		db->pg->in_tx = 0;
+		rc = tx_end(db, write, rc);
 		if (rc == PGN_OK || PQstatus(db->pg->conn) != CONNECTION_OK)
 			return rc;
 		if (rc != PGN_EBUSY || pgn_mono_ms() >= until)
@@ -1161,6 +1185,8 @@ pg_wait_open(pgn_db *db, const char *extra)
 	struct pgn_waker *w;
 
 	(void)extra;
+	if (!pipe_leave(db, "listening"))
+		return NULL;
 	if (!db->pg->listening &&
 	    run_simple(db, "LISTEN pigeon", "listening") != PGN_OK)
 		return NULL; /* the waiter polls */
@@ -1186,11 +1212,14 @@ drain(PGconn *conn)
 static int
 pg_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
 {
-	PGconn *conn = db->pg->conn;
+	PGconn *conn;
 	struct pollfd p;
 	int r;
 
 	(void)w;
+	if (!pipe_leave(db, "waiting"))
+		return 0;
+	conn = db->pg->conn;
 	if (drain(conn))
 		return 0; /* one came during the last look */
 	p.fd = PQsocket(conn);
