@@ -126,10 +126,15 @@ test_case 'a SIGKILLed hook takes its provider and the provider'"'"'s children w
 			bg_track "$hook" &&
 			wait_for "$TEST_DIR/started" . &&
 			shell=$(cat "$TEST_DIR/started") || return 1
+			# Stopped, the hook cannot reach its own 1.5 s deadline
+			# while the (slow, on a loaded machine) /proc scan looks
+			# for the provider${SQ}s children.
+			kill -STOP "$hook" 2>/dev/null
 			marked_count waits 2 && ! gone "$hook" && break
-			# On a loaded machine the hook may reach its own 1.5 s
-			# deadline (and end the provider) before it is killed:
-			# not the case under test; run the round again.
+			# It may have reached the deadline (and ended the
+			# provider) before the provider started: not the case
+			# under test; run the round again.
+			kill -CONT "$hook" 2>/dev/null
 			bg_wait "$hook"
 			none_left waits || return 1
 			tries=$((tries + 1))
