@@ -1130,6 +1130,12 @@ pg_close(pgn_db *db)
 {
 	if (db->pg == NULL)
 		return;
+	/*
+	 * A read's commit still pending is answered before the goodbye: a
+	 * pooler such as PgBouncer drops a server connection its client
+	 * left mid-transaction, and the next client pays for a new one.
+	 */
+	(void)pipe_leave(db, "closing");
 	if (db->pg->conn != NULL)
 		PQfinish(db->pg->conn);
 	free(db->pg);
