@@ -14,11 +14,17 @@
 static const char SQL_HEAD_GET[] =
     "SELECT n, hash FROM audit_head WHERE id = 1";
 /*
- * PostgreSQL's writers are serialized too (pg.c), and the chain takes
- * its head row's lock besides: one chain, one head, whatever else runs.
+ * The head and the next delivery's id, in one statement (one round trip
+ * on PostgreSQL, decision 0126). PostgreSQL's writers are serialized
+ * too (pg.c), and the chain takes its head row's lock besides: one
+ * chain, one head, whatever else runs.
  */
-static const char SQL_HEAD_LOCK_PG[] =
-    "SELECT n, hash FROM audit_head WHERE id = 1 FOR UPDATE";
+static const char SQL_HEAD_NEXT[] =
+    "SELECT n, hash, (SELECT coalesce(max(id), 0) + 1 FROM delivery) "
+    "FROM audit_head WHERE id = 1";
+static const char SQL_HEAD_NEXT_PG[] =
+    "SELECT n, hash, (SELECT coalesce(max(id), 0) + 1 FROM delivery) "
+    "FROM audit_head WHERE id = 1 FOR UPDATE";
 static const char SQL_HEAD_PUT[] =
     "INSERT INTO audit_head(id, n, hash) VALUES (1, ?1, ?2) "
     "ON CONFLICT(id) DO UPDATE SET n = excluded.n, hash = excluded.hash";
@@ -92,7 +98,8 @@ pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
 	int64_t n = 0;
 	pgn_status rc;
 
-	rc = pgn_prepare(db, pgn_sql(db, SQL_HEAD_GET, SQL_HEAD_LOCK_PG), &st);
+	memset(&d, 0, sizeof(d));
+	rc = pgn_prepare(db, pgn_sql(db, SQL_HEAD_NEXT, SQL_HEAD_NEXT_PG), &st);
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading the audit head");
 	if (rc == PGN_OK) {
@@ -100,16 +107,12 @@ pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
 		p = pgn_col_bytes(st, 1, &len);
 		if (len == PGN_HASH_BYTES)
 			memcpy(prev, p, PGN_HASH_BYTES);
+		d.id = pgn_col_i64(st, 2);
 	}
 	pgn_finish(db, st);
-	if (rc == PGN_ENOTFOUND)
-		rc = PGN_OK; /* the first delivery */
-	if (rc != PGN_OK)
-		return rc;
-
-	memset(&d, 0, sizeof(d));
-	rc = pgn_select_i64(db, SQL_DELIVERY_NEXT, &d.id,
-	    "numbering a delivery", PGN_NONE);
+	if (rc == PGN_ENOTFOUND) /* the first delivery: no head yet */
+		rc = pgn_select_i64(db, SQL_DELIVERY_NEXT, &d.id,
+		    "numbering a delivery", PGN_NONE);
 	if (rc != PGN_OK)
 		return rc;
 	d.message_id = m->id;
