@@ -2382,8 +2382,10 @@ bench_pg(const struct opts *o)
 		    stats_json(&hr[5].hook));
 		cJSON_AddItemToObject(x, "true_after_tool",
 		    stats_json(&hr[5].truth));
-		cJSON_AddItemToObject(x, "floor_libpq", stats_json(&fl[1].hook));
-		cJSON_AddItemToObject(x, "true_floor", stats_json(&fl[1].truth));
+		cJSON_AddItemToObject(x, "floor_libpq",
+		    stats_json(&fl[1].hook));
+		cJSON_AddItemToObject(x, "true_floor",
+		    stats_json(&fl[1].truth));
 	}
 	pathf(v->measured, sizeof(v->measured),
 	    "%.3f ms (/bin/true %.3f ms; libpq's floor %.3f ms)",

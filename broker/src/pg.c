@@ -179,7 +179,7 @@ struct pgn_pg {
 	char port[16];
 	int listening; /* LISTEN pigeon done */
 	int pipe;      /* in libpq's pipeline mode (a transaction, or after a
-			  read until the next statement) */
+	                  read until the next statement) */
 	int in_tx;     /* inside run_tx: a write may wait for its answer */
 	int npend;     /* writes sent whose answers are not read yet */
 	char pend[PGN_PG_MAX_PENDING][PGN_PG_MAX_WHAT]; /* their 'what' */
@@ -309,9 +309,9 @@ pipe_result(pgn_db *db, PGresult **keep, int report, const char *what)
 	t = PQresultStatus(res);
 	if (t == PGRES_PIPELINE_ABORTED)
 		rc = report ? pgn_fail(db, PGN_EDB,
-				  "database '%s': %s: skipped after an error",
-				  db->path, what)
-			    : PGN_EDB;
+		                  "database '%s': %s: skipped after an error",
+		                  db->path, what) :
+		              PGN_EDB;
 	else if (t != PGRES_TUPLES_OK && t != PGRES_COMMAND_OK)
 		rc = report ? fail_res(db, res, what) : PGN_EDB;
 	if (PQstatus(conn) == CONNECTION_BAD) {
@@ -360,9 +360,9 @@ pipe_sync(pgn_db *db, PGresult **keep, int report, const char *what)
 			PQclear(*keep);
 			*keep = NULL;
 		}
-		return rc != PGN_OK ? rc
-		       : report     ? fail_conn(db, what)
-				    : PGN_EIO;
+		return rc != PGN_OK ? rc :
+		    report          ? fail_conn(db, what) :
+		                      PGN_EIO;
 	}
 	PQclear(res);
 	return rc;
@@ -409,9 +409,9 @@ exec_text(pgn_db *db, const char *sql, PGresult **keep, const char *what)
 	} else {
 		res = PQexec(db->pg->conn, sql);
 		t = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-		rc = t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK
-			 ? PGN_OK
-			 : fail_res(db, res, what);
+		rc = t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK ?
+		    PGN_OK :
+		    fail_res(db, res, what);
 	}
 	if (rc == PGN_OK && keep != NULL)
 		*keep = res;
@@ -596,9 +596,9 @@ pg_step(pgn_db *db, pgn_stmt *st, const char *what)
 		rc = run_stmt(db, s, what);
 		if (rc != PGN_OK)
 			return rc;
-		s->nrows = PQresultStatus(s->res) == PGRES_TUPLES_OK
-			       ? PQntuples(s->res)
-			       : 0;
+		s->nrows = PQresultStatus(s->res) == PGRES_TUPLES_OK ?
+		    PQntuples(s->res) :
+		    0;
 		n = PQcmdTuples(s->res);
 		s->changes = n != NULL && *n != '\0' ? strtoll(n, NULL, 10) : 0;
 		s->row = 0;
