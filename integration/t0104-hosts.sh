@@ -38,6 +38,13 @@ test_case 'hosts prints the table, then each cell'"'"'s evidence' '
 	head -n 1 out | grep -q "^HOST  *MECHANISM  *CONFIG  *SESSION-START  *PROMPT  *AFTER-TOOL  *STOP  *IDLE-WAKE\$" &&
 	grep -Eq "^copilot +command +~/.copilot/hooks/pigeon.json +yes +yes +yes +yes +no\$" out &&
 	grep -Eq "^grok +instructions +an instructions file \(--file\) +partial +no +no +no +no\$" out &&
+	# The columns line up: each row${SQ}s first cell starts under its head,
+	# the longest config path (opencode${SQ}s) included.
+	sed "/^\$/q" out | awk -v n="$(jq length hosts.json)" '"'"'
+		NR == 1 { at = index($0, "SESSION-START") }
+		NR > 1 && NF > 0 && (substr($0, at - 1, 1) != " " ||
+		    substr($0, at, 1) == " ") { bad = 1 }
+		END { exit bad || at < 2 || NR != n + 2 }'"'"' &&
 	grep -q "^  grok prompt no: superagent-ai/grok-cli:src/agent/agent.ts@" out &&
 	test "$(grep -c "^  [a-z-]* [a-z-]* \(yes\|no\|partial\): ." out)" = \
 	    "$(($(jq length hosts.json) * 5))" &&

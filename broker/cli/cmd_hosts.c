@@ -77,7 +77,7 @@ cmd_hosts(int argc, char **argv)
 	const struct pgn_host_info *hi;
 	char path[512];
 	cJSON *arr, *o;
-	int code, i, e, n;
+	int code, i, e, n, cw;
 
 	code = cli_parse(&c, argc, argv, NULL, NULL);
 	if (code >= 0)
@@ -99,15 +99,21 @@ cmd_hosts(int argc, char **argv)
 		code = cli_json_print(arr);
 		return code != EXIT_OK ? code : cli_finish(EXIT_OK);
 	}
-	printf("%-13s %-13s %-30s", "HOST", "MECHANISM", "CONFIG");
+	/* The config column as wide as its longest path. */
+	for (i = 0, cw = (int)strlen("CONFIG"); i < n; i++) {
+		config_of(pgn_host_row(i), 0, path, sizeof(path));
+		if ((int)strlen(path) > cw)
+			cw = (int)strlen(path);
+	}
+	printf("%-13s %-13s %-*s", "HOST", "MECHANISM", cw, "CONFIG");
 	for (e = 0; e < PGN_NEVENTS; e++)
 		printf(e + 1 < PGN_NEVENTS ? " %-*s" : " %.*s%s\n",
 		    e == 0 ? 13 : 10, heads[e], "");
 	for (i = 0; i < n; i++) {
 		hi = pgn_host_row(i);
 		config_of(hi, 0, path, sizeof(path));
-		printf("%-13s %-13s %-30s", hi->name,
-		    pgn_mechanism_name(hi->mechanism), path);
+		printf("%-13s %-13s %-*s", hi->name,
+		    pgn_mechanism_name(hi->mechanism), cw, path);
 		for (e = 0; e < PGN_NEVENTS; e++)
 			printf(e + 1 < PGN_NEVENTS ? " %-*s" : " %.*s%s\n",
 			    e == 0 ? 13 : 10, pgn_cap_name(hi->cells[e].cap),
