@@ -829,6 +829,62 @@ test_wait_is_woken_by_a_send_from_another_process(void)
 	teardown();
 }
 
+/* A read's commit is not waited for, but it is sent: no transaction
+ * stays open on the server (its snapshot and locks). */
+static void
+test_a_read_leaves_no_transaction_open(void)
+{
+	struct pgn_peek p;
+	int64_t open = -1;
+	int i;
+
+	if (!have_pg())
+		return;
+	on_pg = 1;
+	setup();
+	REQUIRE(pgn_turn_peek(db, "claude:nobody", &p) == PGN_OK);
+	for (i = 0; i < 200; i++) {
+		open = count("SELECT count(*) FROM pg_stat_activity "
+		             "WHERE datname = current_database() "
+		             "AND state LIKE 'idle in transaction%'");
+		if (open == 0)
+			break;
+		nap(10);
+	}
+	CHECK_INT(open, 0);
+	teardown();
+}
+
+/* Errors a transaction's function ignores: the server rolled it back,
+ * and its COMMIT, answered ROLLBACK, is no commit. */
+static pgn_status
+ignores_its_errors(pgn_db *d, void *arg)
+{
+	int64_t n;
+	int bad = 0;
+
+	(void)arg;
+	bad += pgn_exec(d, SQL_W_ADD, "the first write", PGN_T("w-1")) != 0;
+	bad += pgn_exec(d, SQL_W_ADD, "the failing write", PGN_T("w-1")) != 0;
+	bad += pgn_select_i64(d, SQL_W_COUNT, &n, "a read", PGN_NONE) != 0;
+	CHECK(bad > 0); /* the read, at least, saw the failed write */
+	return PGN_OK;
+}
+
+static void
+test_a_transaction_the_server_rolled_back_is_not_committed(void)
+{
+	if (!have_pg())
+		return;
+	on_pg = 1;
+	setup();
+	CHECK_INT(pgn_tx(db, ignores_its_errors, NULL), PGN_EDB);
+	CHECK_CONTAINS(pgn_errmsg(db), "rolled the transaction back");
+	CHECK_INT(count(SQL_W_COUNT), 0);
+	CHECK_INT(pgn_agent_add(db, "bob"), PGN_OK);
+	teardown();
+}
+
 static void
 test_doctor_reports_the_server_and_schema(void)
 {
@@ -876,6 +932,8 @@ static const struct h_test tests[] = {
     H_TEST(test_an_unreachable_server_names_host_and_port),
     H_TEST(test_a_newer_schema_is_refused_and_left_alone),
     H_TEST(test_wait_is_woken_by_a_send_from_another_process),
+    H_TEST(test_a_read_leaves_no_transaction_open),
+    H_TEST(test_a_transaction_the_server_rolled_back_is_not_committed),
     H_TEST(test_doctor_reports_the_server_and_schema),
     H_TEST(test_a_postgres_string_without_the_backend_says_so),
 };

@@ -32,6 +32,7 @@
 #define PGN_LIBPQ_SONAME "libpq.so.5"
 #define PQ_FUNCS(X)                                                            \
 	X(PQclear)                                                             \
+	X(PQcmdStatus)                                                         \
 	X(PQcmdTuples)                                                         \
 	X(PQconnectPoll)                                                       \
 	X(PQconnectStartParams)                                                \
@@ -112,6 +113,7 @@ load_libpq(char *err, size_t len)
 
 /* From here on every PQ call goes through the loaded pointers. */
 #define PQclear              pq_PQclear
+#define PQcmdStatus          pq_PQcmdStatus
 #define PQcmdTuples          pq_PQcmdTuples
 #define PQconnectPoll        pq_PQconnectPoll
 #define PQconnectStartParams pq_PQconnectStartParams
@@ -182,6 +184,7 @@ struct pgn_pg {
 	                  read until the next statement) */
 	int in_tx;     /* inside run_tx: a write may wait for its answer */
 	int npend;     /* writes sent whose answers are not read yet */
+	int nsynced;   /* the first of them, followed by a Sync (tx_end) */
 	char pend[PGN_PG_MAX_PENDING][PGN_PG_MAX_WHAT]; /* their 'what' */
 };
 
@@ -328,6 +331,31 @@ pipe_result(pgn_db *db, PGresult **keep, int report, const char *what)
 }
 
 /*
+ * Read the answers a Sync was sent for and not waited for: a read's
+ * commit (tx_end), then the Sync's own. Nothing is recorded: a read's
+ * commit loses nothing, and a lost connection fails what comes next.
+ */
+static void
+pipe_settle(pgn_db *db)
+{
+	struct pgn_pg *pg = db->pg;
+	PGresult *res;
+	int i, n = pg->nsynced;
+
+	if (n == 0)
+		return;
+	pg->nsynced = 0;
+	for (i = 0; i < n && PQstatus(pg->conn) == CONNECTION_OK; i++)
+		(void)pipe_result(db, NULL, 0, pg->pend[i]);
+	res =
+	    PQstatus(pg->conn) == CONNECTION_OK ? PQgetResult(pg->conn) : NULL;
+	PQclear(res);
+	pg->npend -= n;
+	memmove(pg->pend, pg->pend + n,
+	    (size_t)pg->npend * sizeof(pg->pend[0]));
+}
+
+/*
  * Send a Sync and read every answer up to it: the pending writes' (the
  * first error wins, told with its own 'what'), then, if 'keep' is not
  * NULL, that of the statement sent last, into '*keep'. 'report' 0: read
@@ -340,8 +368,10 @@ pipe_sync(pgn_db *db, PGresult **keep, int report, const char *what)
 	struct pgn_pg *pg = db->pg;
 	PGresult *res;
 	pgn_status rc = PGN_OK, r;
-	int i, n = pg->npend;
+	int i, n;
 
+	pipe_settle(db);
+	n = pg->npend;
 	pg->npend = 0;
 	if (!PQpipelineSync(pg->conn))
 		return report ? fail_conn(db, what) : PGN_EIO;
@@ -389,9 +419,9 @@ pipe_defer(pgn_db *db, const char *sql, const struct pgstmt *s,
 }
 
 /*
- * Run one statement of fixed text (outside a transaction, several may
- * be in it) and keep its text-format result in '*keep', or clear it
- * when 'keep' is NULL.
+ * Run one statement of fixed text (several only outside the pipeline:
+ * migrate, and tx_begin without it) and keep its text-format result in
+ * '*keep', or clear it when 'keep' is NULL.
  */
 static pgn_status
 exec_text(pgn_db *db, const char *sql, PGresult **keep, const char *what)
@@ -743,22 +773,27 @@ tx_begin(pgn_db *db, int write, int64_t left)
 /*
  * Leave the pipeline, reading what is pending (a read's commit): the
  * connection in the state the rest of libpq expects. 0 when answers
- * could not be placed: the connection is closed, its error recorded.
+ * could not be placed: the connection is closed, and if 'report' the
+ * error recorded.
  */
 static int
-pipe_leave(pgn_db *db, const char *what)
+pipe_leave(pgn_db *db, int report, const char *what)
 {
 	struct pgn_pg *pg = db->pg;
 
 	if (!pg->pipe || PQstatus(pg->conn) != CONNECTION_OK)
 		return 1;
+	pipe_settle(db);
 	if (pg->npend > 0)
 		(void)pipe_sync(db, NULL, 0, what);
 	if (PQexitPipelineMode(pg->conn)) {
 		pg->pipe = 0;
 		return 1;
 	}
-	(void)fail_conn(db, what);
+	if (report)
+		(void)pgn_fail(db, PGN_EIO,
+		    "lost track of the connection to PostgreSQL at host %s port %s while %s: closed it",
+		    pg->host, pg->port, what);
 	PQfinish(pg->conn);
 	pg->conn = NULL;
 	pg->pipe = 0;
@@ -768,22 +803,38 @@ pipe_leave(pgn_db *db, const char *what)
 /*
  * Commit when 'rc' is PGN_OK (reading every pending answer first: a
  * failed write fails the commit), else roll back. A read's commit, which
- * cannot lose anything, is sent and not waited for: its answer comes
- * with the next statement's, and the pipeline stays open until then.
+ * loses nothing, is sent with a Sync and not waited for: the server
+ * ends the transaction (its snapshot, its locks) at once, and its
+ * answer is read with the next statement's or at pg_close. The commit's
+ * own tag is checked: PostgreSQL answers COMMIT in a failed transaction
+ * with ROLLBACK, and that is no commit.
  */
 static pgn_status
 tx_end(pgn_db *db, int write, pgn_status rc)
 {
 	struct pgn_pg *pg = db->pg;
-	PGresult *res;
+	PGresult *res = NULL;
 
-	if (rc == PGN_OK && pg->pipe && !write)
-		return pipe_defer(db, "COMMIT", NULL, "ending a read");
-	if (rc == PGN_OK)
-		rc = run_simple(db, "COMMIT", "committing");
+	if (rc == PGN_OK && pg->pipe && !write) {
+		rc = pipe_defer(db, "COMMIT", NULL, "ending a read");
+		if (rc == PGN_OK && !PQpipelineSync(pg->conn))
+			rc = fail_conn(db, "ending a read");
+		if (rc == PGN_OK) {
+			pg->nsynced = pg->npend;
+			return PGN_OK;
+		}
+	}
+	if (rc == PGN_OK) {
+		rc = exec_text(db, "COMMIT", &res, "committing");
+		if (rc == PGN_OK && strcmp(PQcmdStatus(res), "COMMIT") != 0)
+			rc = pgn_fail(db, PGN_EDB,
+			    "database '%s': committing: the server rolled the transaction back",
+			    db->path);
+		PQclear(res);
+	}
 	if (PQstatus(pg->conn) != CONNECTION_OK)
 		return rc;
-	if (!pipe_leave(db, "committing"))
+	if (!pipe_leave(db, rc == PGN_OK, "committing"))
 		return rc != PGN_OK ? rc : PGN_EIO;
 	if (rc != PGN_OK && PQtransactionStatus(pg->conn) != PQTRANS_IDLE) {
 		res = PQexec(pg->conn, "ROLLBACK");
@@ -1135,7 +1186,7 @@ pg_close(pgn_db *db)
 	 * pooler such as PgBouncer drops a server connection its client
 	 * left mid-transaction, and the next client pays for a new one.
 	 */
-	(void)pipe_leave(db, "closing");
+	(void)pipe_leave(db, 0, "closing");
 	if (db->pg->conn != NULL)
 		PQfinish(db->pg->conn);
 	free(db->pg);
@@ -1191,7 +1242,7 @@ pg_wait_open(pgn_db *db, const char *extra)
 	struct pgn_waker *w;
 
 	(void)extra;
-	if (!pipe_leave(db, "listening"))
+	if (!pipe_leave(db, 1, "listening"))
 		return NULL;
 	if (!db->pg->listening &&
 	    run_simple(db, "LISTEN pigeon", "listening") != PGN_OK)
@@ -1223,7 +1274,7 @@ pg_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
 	int r;
 
 	(void)w;
-	if (!pipe_leave(db, "waiting"))
+	if (!pipe_leave(db, 1, "waiting"))
 		return 0;
 	conn = db->pg->conn;
 	if (drain(conn))
