@@ -6,6 +6,7 @@
  * string's rules, a newer schema refused, an unreachable server, the
  * claim from many processes at once, LISTEN/NOTIFY.
  */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -885,6 +886,44 @@ test_a_transaction_the_server_rolled_back_is_not_committed(void)
 	teardown();
 }
 
+/* pigeon watch's notifier: the socket wakes for a send from another
+ * connection, and not for the watch's own reads. */
+static int
+readable(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN) != 0;
+}
+
+static void
+test_the_watch_notifier_wakes_for_a_send_and_not_for_reads(void)
+{
+	struct pgn_notify *n = NULL;
+	struct pgn_watch w;
+	int fd;
+
+	if (!have_pg())
+		return;
+	on_pg = 1;
+	setup();
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(pgn_notify_open(db, &n) == PGN_OK);
+	REQUIRE(pgn_watch_read(db, 10, &w) == PGN_OK);
+	pgn_watch_release(&w);
+	fd = pgn_notify_fd(n);
+	CHECK(fd >= 0);
+	CHECK(!readable(fd, 300));
+	REQUIRE(send1(chk, "alice", "bob", "for the watch") == PGN_OK);
+	CHECK(readable(fd, 5000));
+	pgn_notify_drain(n);
+	REQUIRE(pgn_watch_read(db, 10, &w) == PGN_OK);
+	pgn_watch_release(&w);
+	CHECK(!readable(pgn_notify_fd(n), 300));
+	pgn_notify_close(n);
+	teardown();
+}
+
 static void
 test_doctor_reports_the_server_and_schema(void)
 {
@@ -934,6 +973,7 @@ static const struct h_test tests[] = {
     H_TEST(test_wait_is_woken_by_a_send_from_another_process),
     H_TEST(test_a_read_leaves_no_transaction_open),
     H_TEST(test_a_transaction_the_server_rolled_back_is_not_committed),
+    H_TEST(test_the_watch_notifier_wakes_for_a_send_and_not_for_reads),
     H_TEST(test_doctor_reports_the_server_and_schema),
     H_TEST(test_a_postgres_string_without_the_backend_says_so),
 };

@@ -1232,7 +1232,7 @@ pg_health(pgn_db *db, struct pgn_health *h)
 /* ---- pgn_wait: LISTEN/NOTIFY ------------------------------------------ */
 
 struct pgn_waker {
-	int unused;
+	pgn_db *db;
 };
 
 /* 'extra' (a directory) is left to the waiter's poll: no inotify here. */
@@ -1249,6 +1249,8 @@ pg_wait_open(pgn_db *db, const char *extra)
 		return NULL; /* the waiter polls */
 	db->pg->listening = 1;
 	w = calloc(1, sizeof(*w));
+	if (w != NULL)
+		w->db = db;
 	return w;
 }
 
@@ -1292,6 +1294,19 @@ pg_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
 	return 0;
 }
 
+/*
+ * The socket, for a poll beside others (pigeon watch): readable when a
+ * notification comes. The pipeline is left first, so a read's pending
+ * answers are not what wakes the poll.
+ */
+static int
+pg_wait_fd(struct pgn_waker *w)
+{
+	if (!pipe_leave(w->db, 0, "waiting"))
+		return -1;
+	return PQsocket(w->db->pg->conn);
+}
+
 static void
 pg_wait_close(pgn_db *db, struct pgn_waker *w)
 {
@@ -1322,6 +1337,7 @@ static const struct pgn_backend pg_be = {
     .wait_open = pg_wait_open,
     .wait_sleep = pg_wait_sleep,
     .wait_close = pg_wait_close,
+    .wait_fd = pg_wait_fd,
     .close = pg_close,
 };
 
