@@ -924,6 +924,19 @@ struct hook_result {
 	int bad;
 };
 
+/* The statistics of 'n' paired timings (and free them): the measured
+ * program's 'hv', /bin/true's 'tv', the ratio of their medians. */
+static struct hook_result
+paired(struct hook_result *r, double *hv, double *tv, int n)
+{
+	r->hook = stats_of(hv, (size_t)n);
+	r->truth = stats_of(tv, (size_t)n);
+	r->ratio = r->truth.p50 > 0 ? r->hook.p50 / r->truth.p50 : 0;
+	free(hv);
+	free(tv);
+	return *r;
+}
+
 static struct hook_result
 time_case(const struct opts *o, const struct hook_case *c)
 {
@@ -963,12 +976,7 @@ time_case(const struct opts *o, const struct hook_case *c)
 		if (i >= 0)
 			hv[i] = pr.ms;
 	}
-	r.hook = stats_of(hv, (size_t)n);
-	r.truth = stats_of(tv, (size_t)n);
-	r.ratio = r.truth.p50 > 0 ? r.hook.p50 / r.truth.p50 : 0;
-	free(hv);
-	free(tv);
-	return r;
+	return paired(&r, hv, tv, n);
 }
 
 struct verdict {
@@ -2148,12 +2156,7 @@ pg_floor_times(const struct opts *o, const char *conninfo)
 		if (i >= 0)
 			fv[i] = pr.ms;
 	}
-	r.hook = stats_of(fv, (size_t)n);
-	r.truth = stats_of(tv, (size_t)n);
-	r.ratio = r.truth.p50 > 0 ? r.hook.p50 / r.truth.p50 : 0;
-	free(fv);
-	free(tv);
-	return r;
+	return paired(&r, fv, tv, n);
 }
 
 /* A table cell "p50 / p95[ / p99]" ms, or "not measured". */
