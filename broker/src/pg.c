@@ -826,6 +826,9 @@ tx_end(pgn_db *db, int write, pgn_status rc)
 	}
 	if (rc == PGN_OK) {
 		rc = exec_text(db, "COMMIT", &res, "committing");
+		/* Sent, and no answer: it may have committed. */
+		db->commit_unknown =
+		    rc != PGN_OK && PQstatus(pg->conn) != CONNECTION_OK;
 		if (rc == PGN_OK && strcmp(PQcmdStatus(res), "COMMIT") != 0)
 			rc = pgn_fail(db, PGN_EDB,
 			    "database '%s': committing: the server rolled the transaction back",
@@ -870,6 +873,7 @@ run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
 static pgn_status
 pg_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
 {
+	db->commit_unknown = 0;
 	return run_tx(db, 1, fn, arg);
 }
 
@@ -1193,6 +1197,30 @@ pg_close(pgn_db *db)
 	db->pg = NULL;
 }
 
+/*
+ * A new connection in place of a lost one (pgn_commit_unknown), within
+ * 'ms': nothing of the old one is kept but where it went. The schema is
+ * not checked again: it was when the database was opened.
+ */
+static pgn_status
+pg_reconnect(pgn_db *db, long ms)
+{
+	struct pgn_pg *pg = db->pg;
+	long keep = db->deadline_ms;
+	pgn_status rc;
+
+	if (pg->conn != NULL)
+		PQfinish(pg->conn);
+	pg->conn = NULL;
+	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = 0;
+	pg->listening = 0;
+	db->commit_unknown = 0;
+	db->deadline_ms = ms;
+	rc = connect_within(db, db->path);
+	db->deadline_ms = keep;
+	return rc;
+}
+
 static pgn_status
 pg_check_file(pgn_db *db)
 {
@@ -1330,6 +1358,7 @@ static const struct pgn_backend pg_be = {
     .changes = pg_changes,
     .inserted_id = pg_inserted_id,
     .tx = pg_tx,
+    .reconnect = pg_reconnect,
     .read = pg_read,
     .user_version = pg_user_version,
     .check_file = pg_check_file,

@@ -1,0 +1,171 @@
+/*
+ * pg-cutter: a proxy to a PostgreSQL server that loses one answer, the
+ * way a network can: the connection drops after the server received a
+ * transaction's commit and before its answer reached the client.
+ *
+ *	pg-cutter after|before DIR SERVER_SOCKET MARK1 MARK2
+ *
+ * Listens on DIR/.s.PGSQL.5432 and relays each connection, one at a
+ * time, to the Unix socket SERVER_SOCKET. The first time the client's
+ * bytes hold both MARK1 and MARK2 in one read, the connection is cut:
+ * "after", those bytes go to the server first, and its answers are read
+ * for half a second and dropped (the commit happened, its answer is
+ * lost); "before", they are dropped (the commit never arrived). Then
+ * both sides are closed. Later connections are relayed whole. Prints
+ * "cut" on stdout when it has cut.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CUTTER_BUF     65536
+#define CUTTER_DRAIN_MS 500
+
+static int
+unix_addr(struct sockaddr_un *sa, const char *path)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path)) {
+		fprintf(stderr, "pg-cutter: '%s' is too long\n", path);
+		return -1;
+	}
+	memcpy(sa->sun_path, path, strlen(path) + 1);
+	return 0;
+}
+
+/* 'n' bytes of 'b' hold 's' (they may hold NULs). */
+static int
+holds(const char *b, size_t n, const char *s)
+{
+	size_t k = strlen(s), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (memcmp(b + i, s, k) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+write_all(int fd, const char *b, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Relay one connection; 1 if it was the one cut. */
+static int
+relay(int c, const char *server, const char *const *m, int after, int cut)
+{
+	static char buf[CUTTER_BUF];
+	struct sockaddr_un sa;
+	struct pollfd p[2];
+	ssize_t n;
+	int s, i;
+
+	if (unix_addr(&sa, server) != 0)
+		return 0;
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (s >= 0)
+			close(s);
+		return 0;
+	}
+	p[0].fd = c;
+	p[1].fd = s;
+	for (;;) {
+		p[0].events = p[1].events = POLLIN;
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			if ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0)
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n <= 0)
+				goto done;
+			if (i == 0 && !cut && !after &&
+			    holds(buf, (size_t)n, m[0]) &&
+			    holds(buf, (size_t)n, m[1])) {
+				/* The server never gets it. */
+				close(s);
+				close(c);
+				printf("cut\n");
+				fflush(stdout);
+				return 1;
+			}
+			if (write_all(p[1 - i].fd, buf, (size_t)n) != 0)
+				goto done;
+			if (i == 0 && !cut && holds(buf, (size_t)n, m[0]) &&
+			    holds(buf, (size_t)n, m[1])) {
+				/* The server has it; its answer is lost. */
+				p[1].events = POLLIN;
+				while (poll(&p[1], 1, CUTTER_DRAIN_MS) > 0 &&
+				    read(s, buf, sizeof(buf)) > 0)
+					;
+				close(s);
+				close(c);
+				printf("cut\n");
+				fflush(stdout);
+				return 1;
+			}
+		}
+	}
+done:
+	close(s);
+	close(c);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sockaddr_un sa;
+	char path[sizeof(sa.sun_path)];
+	int fd, c, after, cut = 0;
+
+	if (argc != 6 || (strcmp(argv[1], "after") != 0 &&
+	                     strcmp(argv[1], "before") != 0)) {
+		fprintf(stderr, "usage: pg-cutter after|before DIR "
+		                "SERVER_SOCKET MARK1 MARK2\n");
+		return 2;
+	}
+	after = strcmp(argv[1], "after") == 0;
+	if (snprintf(path, sizeof(path), "%s/.s.PGSQL.5432", argv[2]) >=
+	        (int)sizeof(path) ||
+	    unix_addr(&sa, path) != 0)
+		return 2;
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(fd, 16) != 0) {
+		fprintf(stderr, "pg-cutter: listening: %s\n", strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		c = accept(fd, NULL, NULL);
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return 1;
+		}
+		cut |= relay(c, argv[3], (const char *const *)argv + 4, after,
+		    cut);
+	}
+}

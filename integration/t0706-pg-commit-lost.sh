@@ -1,0 +1,91 @@
+#!/bin/sh
+# A commit whose answer is lost (decision 0127): pg-cutter relays the
+# prompt hook's connection to the server and drops it right after the
+# claim's COMMIT reached the server ("after": it committed, its answer
+# never came back) or right before ("before": it never arrived). The
+# hook asks a new connection whether its claim committed: after, the
+# mail is shown, once, and the next prompt does not show it again;
+# before, nothing is shown and nothing is delivered, and the next
+# prompt brings the mail. Nothing delivered unseen either way; and the
+# same for `pigeon read`.
+. "$(dirname "$0")/lib.sh"
+. "$PGN_SRC/integration/pglib.sh"
+
+HOOK=$PGN_BIN/hookcli/pigeon-hook
+CUTTER=$PGN_BIN/integration/pg-cutter
+PROJ=$TEST_DIR/proj
+mkdir "$PROJ" "$PROJ/.git" || exit 2
+# The server's socket: PGN_TEST_PG names its directory (scripts/test).
+SOCK_DIR=$(printf '%s\n' "$PGN_TEST_PG" | sed -n 's/.*host=\([^ ]*\).*/\1/p')
+if [ ! -S "$SOCK_DIR/.s.PGSQL.5432" ]; then
+	echo "1..0 # SKIP the server is not on a Unix socket: '$SOCK_DIR'"
+	exit 77
+fi
+
+# payload N: a Claude prompt of session s-N in $PROJ, to in.json.
+payload() {
+	printf '{"session_id":"s-%s","cwd":"%s","prompt_id":"p-%s-%s","hook_event_name":"UserPromptSubmit","prompt":"hi"}\n' \
+	    "$1" "$PROJ" "$1" "$2" >in.json
+}
+
+# cutter MODE NAME: pg-cutter in MODE on socket directory NAME, cutting
+# the connection that sends the delivery's audit row and the COMMIT.
+cutter() {
+	mkdir "$TEST_DIR/$2" &&
+	"$CUTTER" "$1" "$TEST_DIR/$2" "$SOCK_DIR/.s.PGSQL.5432" \
+	    "INSERT INTO delivery" "COMMIT" >"$2.out" 2>"$2.err" &
+	bg_track $! &&
+	i=0 && until [ -S "$TEST_DIR/$2/.s.PGSQL.5432" ]; do
+		i=$((i + 1)) && test "$i" -lt 50 || return 1
+		sleep 0.1
+	done
+}
+
+# hook NAME VIA N: the prompt hook of session s-N through conninfo VIA.
+hook() {
+	PIGEON_AGENT=bob PIGEON_DB=$2 expect_code 0 timeout 10 \
+	    "$HOOK" claude UserPromptSubmit <in.json >"$1.json" 2>"$1.err" &&
+	expect_empty "$1.err"
+}
+
+test_case 'the commit took but its answer was lost: the hook asks, and shows the mail once' '
+	(cd "$PROJ" && pigeon agent add bob >/dev/null &&
+	    pigeon send --from alice --to bob "PING-LOST-ANSWER") >/dev/null &&
+	cutter after cut1 &&
+	payload 1 a && hook first "$PG host=$TEST_DIR/cut1" &&
+	test "$(cat cut1.out)" = cut &&
+	grep -q "PING-LOST-ANSWER" first.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE body = ${SQ}PING-LOST-ANSWER${SQ}" 1 &&
+	pg_sql_is "SELECT count(*) FROM message WHERE delivered_ms IS NULL" 0 &&
+	tail -n 1 "$PIGEON_HOME/hook.log" | grep -q "status=ok .*delivered=1" &&
+	payload 1 b && hook again "$PG" &&
+	! grep -q "PING-LOST-ANSWER" again.json
+'
+
+test_case 'the commit never arrived: nothing is shown, nothing delivered, the next prompt brings it' '
+	(cd "$PROJ" && pigeon send --from alice --to bob "PING-LOST-COMMIT") >/dev/null &&
+	cutter before cut2 &&
+	payload 2 a && hook first2 "$PG host=$TEST_DIR/cut2" &&
+	test "$(cat cut2.out)" = cut &&
+	! grep -q "PING-LOST-COMMIT" first2.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE body = ${SQ}PING-LOST-COMMIT${SQ}" 0 &&
+	tail -n 1 "$PIGEON_HOME/hook.log" | grep -qv "status=ok" &&
+	payload 2 b && hook next2 "$PG" &&
+	grep -q "PING-LOST-COMMIT" next2.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE body = ${SQ}PING-LOST-COMMIT${SQ}" 1
+'
+
+test_case 'pigeon read: the commit took but its answer was lost: the mail is printed, once' '
+	(cd "$PROJ" && pigeon send --from alice --to bob "PING-LOST-READ") >/dev/null &&
+	cutter after cut3 &&
+	(cd "$PROJ" && PIGEON_DB="$PG host=$TEST_DIR/cut3" \
+	    expect_code 0 pigeon read --agent bob) >read.out 2>read.err &&
+	test "$(cat cut3.out)" = cut &&
+	expect_empty read.err &&
+	grep -q "PING-LOST-READ" read.out &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE body = ${SQ}PING-LOST-READ${SQ}" 1 &&
+	(cd "$PROJ" && pigeon read --agent bob) >read2.out &&
+	! grep -q "PING-LOST-READ" read2.out
+'
+
+test_done
