@@ -23,7 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define CUTTER_BUF     65536
+#define CUTTER_BUF      65536
 #define CUTTER_DRAIN_MS 500
 
 static int
@@ -141,10 +141,11 @@ main(int argc, char **argv)
 	char path[sizeof(sa.sun_path)];
 	int fd, c, after, cut = 0;
 
-	if (argc != 6 || (strcmp(argv[1], "after") != 0 &&
-	                     strcmp(argv[1], "before") != 0)) {
-		fprintf(stderr, "usage: pg-cutter after|before DIR "
-		                "SERVER_SOCKET MARK1 MARK2\n");
+	if (argc != 6 ||
+	    (strcmp(argv[1], "after") != 0 && strcmp(argv[1], "before") != 0)) {
+		fprintf(stderr,
+		    "usage: pg-cutter after|before DIR "
+		    "SERVER_SOCKET MARK1 MARK2\n");
 		return 2;
 	}
 	after = strcmp(argv[1], "after") == 0;

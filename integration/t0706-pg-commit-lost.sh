@@ -7,7 +7,8 @@
 # mail is shown, once, and the next prompt does not show it again;
 # before, nothing is shown and nothing is delivered, and the next
 # prompt brings the mail. Nothing delivered unseen either way; and the
-# same for `pigeon read`.
+# same for `pigeon read`. A send whose commit lost its answer says it
+# is queued, once, rather than fail and invite a second copy.
 . "$(dirname "$0")/lib.sh"
 . "$PGN_SRC/integration/pglib.sh"
 
@@ -28,12 +29,13 @@ payload() {
 	    "$1" "$PROJ" "$1" "$2" >in.json
 }
 
-# cutter MODE NAME: pg-cutter in MODE on socket directory NAME, cutting
-# the connection that sends the delivery's audit row and the COMMIT.
+# cutter MODE NAME [MARK]: pg-cutter in MODE on socket directory NAME,
+# cutting the connection that sends MARK (default: the delivery's audit
+# row) and the COMMIT together.
 cutter() {
 	mkdir "$TEST_DIR/$2" &&
 	"$CUTTER" "$1" "$TEST_DIR/$2" "$SOCK_DIR/.s.PGSQL.5432" \
-	    "INSERT INTO delivery" "COMMIT" >"$2.out" 2>"$2.err" &
+	    "${3:-INSERT INTO delivery}" "COMMIT" >"$2.out" 2>"$2.err" &
 	bg_track $! &&
 	i=0 && until [ -S "$TEST_DIR/$2/.s.PGSQL.5432" ]; do
 		i=$((i + 1)) && test "$i" -lt 50 || return 1
@@ -86,6 +88,20 @@ test_case 'pigeon read: the commit took but its answer was lost: the mail is pri
 	pg_sql_is "SELECT count(*) FROM delivery WHERE body = ${SQ}PING-LOST-READ${SQ}" 1 &&
 	(cd "$PROJ" && pigeon read --agent bob) >read2.out &&
 	! grep -q "PING-LOST-READ" read2.out
+'
+
+test_case 'pigeon send: the commit took but its answer was lost: it says queued, and sent once' '
+	(cd "$PROJ" && pigeon agent add carol >/dev/null) &&
+	cutter after cut4 "INSERT INTO journal" &&
+	(cd "$PROJ" && PIGEON_DB="$PG host=$TEST_DIR/cut4" \
+	    expect_code 0 pigeon send --from carol --to bob PING-LOST-SEND) \
+	    >send.out 2>send.err &&
+	test "$(cat cut4.out)" = cut &&
+	expect_empty send.err &&
+	grep -q "^queued #[0-9]* for bob$" send.out &&
+	pg_sql_is "SELECT count(*) FROM message WHERE body = ${SQ}PING-LOST-SEND${SQ}" 1 &&
+	pg_sql_is "SELECT id FROM message WHERE body = ${SQ}PING-LOST-SEND${SQ}" \
+	    "$(sed -n "s/^queued #\([0-9]*\) .*/\1/p" send.out)"
 '
 
 test_done
