@@ -8,14 +8,16 @@
  * Listens on DIR/.s.PGSQL.5432 and relays each connection, one at a
  * time, to the Unix socket SERVER_SOCKET. The first time the client's
  * bytes hold both MARK1 and MARK2 in one read, the connection is cut:
- * "after", those bytes go to the server first, and its answers are read
- * for half a second and dropped (the commit happened, its answer is
- * lost); "before", they are dropped (the commit never arrived). Then
- * both sides are closed. Later connections are relayed whole. Prints
- * "cut" on stdout when it has cut.
+ * "after", those bytes go to the server first, the client's side is
+ * closed at once, and the server's answers are read and dropped until
+ * it is ready for the next query (the commit happened, its answer is
+ * lost); "before", they are dropped (the commit never arrived). Later
+ * connections are relayed whole. Prints "conn" for each connection and
+ * "cut" when it has cut.
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +41,26 @@ unix_addr(struct sockaddr_un *sa, const char *path)
 	return 0;
 }
 
-/* 'n' bytes of 'b' hold 's' (they may hold NULs). */
+/* 'n' bytes of 'b' hold the 'k' bytes of 's' (either may hold NULs). */
 static int
-holds(const char *b, size_t n, const char *s)
+holds_n(const char *b, size_t n, const char *s, size_t k)
 {
-	size_t k = strlen(s), i;
+	size_t i;
 
 	for (i = 0; i + k <= n; i++)
 		if (memcmp(b + i, s, k) == 0)
 			return 1;
 	return 0;
 }
+
+static int
+holds(const char *b, size_t n, const char *s)
+{
+	return holds_n(b, n, s, strlen(s));
+}
+
+/* The server's ReadyForQuery: 'Z', length 5, then the status byte. */
+static const char READY[] = {'Z', 0, 0, 0, 5};
 
 static int
 write_all(int fd, const char *b, size_t n)
@@ -116,12 +127,14 @@ relay(int c, const char *server, const char *const *m, int after, int cut)
 			if (i == 0 && !cut && holds(buf, (size_t)n, m[0]) &&
 			    holds(buf, (size_t)n, m[1])) {
 				/* The server has it; its answer is lost. */
+				close(c);
 				p[1].events = POLLIN;
 				while (poll(&p[1], 1, CUTTER_DRAIN_MS) > 0 &&
-				    read(s, buf, sizeof(buf)) > 0)
+				    (n = read(s, buf, sizeof(buf))) > 0 &&
+				    !holds_n(buf, (size_t)n, READY,
+				        sizeof(READY)))
 					;
 				close(s);
-				close(c);
 				printf("cut\n");
 				fflush(stdout);
 				return 1;
@@ -153,6 +166,7 @@ main(int argc, char **argv)
 	        (int)sizeof(path) ||
 	    unix_addr(&sa, path) != 0)
 		return 2;
+	signal(SIGPIPE, SIG_IGN);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    listen(fd, 16) != 0) {
@@ -166,6 +180,8 @@ main(int argc, char **argv)
 				continue;
 			return 1;
 		}
+		printf("conn\n");
+		fflush(stdout);
 		cut |= relay(c, argv[3], (const char *const *)argv + 4, after,
 		    cut);
 	}

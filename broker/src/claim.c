@@ -57,9 +57,6 @@ static const char SQL_SESSION_PUT[] =
     "VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT(key) DO UPDATE SET "
     "agent_id = excluded.agent_id, host = excluded.host, "
     "last_seen_ms = excluded.last_seen_ms RETURNING id";
-static const char SQL_DELIVERY_MINE[] =
-    "SELECT count(*) FROM delivery WHERE message_id = ?1 AND session = ?2 "
-    "AND delivered_ms = ?3";
 static const char SQL_MSG_MARK[] =
     "UPDATE message SET delivered_ms = ?2 WHERE id = ?1 "
     "AND delivered_ms IS NULL";
@@ -169,35 +166,16 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 }
 
 /*
- * Whether a claim whose commit's answer was lost committed (decision
- * 0127): its transaction is one, so its first delivery tells — message
- * 'id', to 'session', at 'now', the time its last try marked it. A
- * claim that did not commit has no such row: another claim of the
- * message for the same session would have its own time.
- */
-static int
-committed(pgn_db *db, int64_t id, const char *session, int64_t now)
-{
-	int64_t n = 0;
-
-	return pgn_commit_unknown(db, PGN_CONFIRM_MS) &&
-	    pgn_select_i64(db, SQL_DELIVERY_MINE, &n, "confirming a commit",
-	        PGN_I(id), PGN_T(session != NULL ? session : ""),
-	        PGN_I(now)) == PGN_OK &&
-	    n == 1;
-}
-
-/*
  * Inside the caller's write transaction: mark every message of 'msgs'
- * delivered at 'now', copy it into the audit and journal it for agent
- * 'aid'.
+ * delivered, copy it into the audit and journal it for agent 'aid'.
  */
 static pgn_status
 mark_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
-    const struct pgn_msgs *msgs, int64_t now)
+    const struct pgn_msgs *msgs)
 {
 	pgn_stmt *mark = NULL;
 	const struct pgn_msg *m;
+	int64_t now = pgn_now_ms();
 	pgn_status rc;
 	size_t i;
 
@@ -228,7 +206,6 @@ struct claim_ctx {
 	const struct pgn_claim *req;
 	char agent[PGN_MAX_NAME + 1];
 	struct pgn_msgs *out;
-	int64_t now; /* when the last try marked its messages delivered */
 };
 
 static pgn_status
@@ -242,9 +219,9 @@ claim_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = select_in_tx(db, c->req, aid, c->out);
 	if (rc == PGN_OK)
-		rc = mark_in_tx(db, c->req, aid, c->out, c->now = pgn_now_ms());
+		rc = mark_in_tx(db, c->req, aid, c->out);
 	if (rc == PGN_OK)
-		rc = pgn_exec_id(db, SQL_AGENT_SEEN, aid, c->now,
+		rc = pgn_exec_id(db, SQL_AGENT_SEEN, aid, pgn_now_ms(),
 		    "marking seen");
 	return rc;
 }
@@ -265,9 +242,6 @@ pgn_claim(pgn_db *db, const struct pgn_claim *req, struct pgn_msgs *out)
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_tx(db, claim_tx, &c);
-	if (rc != PGN_OK && out->n > 0 &&
-	    committed(db, out->v[0].id, req->session, c.now))
-		rc = PGN_OK;
 	if (rc != PGN_OK)
 		pgn_msgs_release(out);
 	return rc;
@@ -433,7 +407,6 @@ struct turn_ctx {
 	const struct pgn_turn *req;
 	char agent[PGN_MAX_NAME + 1];
 	struct pgn_turn_out *out;
-	int64_t now; /* when the last try marked its messages delivered */
 };
 
 static pgn_status
@@ -471,7 +444,6 @@ turn_tx(pgn_db *db, void *arg)
 	pgn_baton_release(&out->baton);
 	out->duplicate = 0;
 	now = pgn_now_ms();
-	c->now = now;
 	rc = pgn_scope_id(db, 1, &sid);
 	if (rc == PGN_OK)
 		rc = bind_in_tx(db, sid, req->host, req->session,
@@ -537,7 +509,7 @@ turn_tx(pgn_db *db, void *arg)
 		msgs_truncate(&out->msgs, keep);
 	}
 	if (rc == PGN_OK)
-		rc = mark_in_tx(db, &claim, b.agent, &out->msgs, now);
+		rc = mark_in_tx(db, &claim, b.agent, &out->msgs);
 	if (rc == PGN_OK && out->baton.id != 0) {
 		claim.route = "handoff";
 		rc = pgn_baton_take_in_tx(db, &claim, b.agent, b.name,
@@ -583,11 +555,6 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_tx(db, turn_tx, &c);
-	if (rc != PGN_OK && (out->msgs.n > 0 || out->baton.id != 0) &&
-	    committed(db,
-	        out->msgs.n > 0 ? out->msgs.v[0].id : out->baton.message_id,
-	        req->session, c.now))
-		rc = PGN_OK;
 	if (rc != PGN_OK) {
 		pgn_msgs_release(&out->msgs);
 		pgn_baton_release(&out->baton);

@@ -31,6 +31,7 @@
  */
 #define PGN_LIBPQ_SONAME "libpq.so.5"
 #define PQ_FUNCS(X)                                                            \
+	X(PQbackendPID)                                                        \
 	X(PQclear)                                                             \
 	X(PQcmdStatus)                                                         \
 	X(PQcmdTuples)                                                         \
@@ -112,6 +113,7 @@ load_libpq(char *err, size_t len)
 }
 
 /* From here on every PQ call goes through the loaded pointers. */
+#define PQbackendPID         pq_PQbackendPID
 #define PQclear              pq_PQclear
 #define PQcmdStatus          pq_PQcmdStatus
 #define PQcmdTuples          pq_PQcmdTuples
@@ -166,6 +168,15 @@ load_libpq(char *err, size_t len)
  */
 #define PGN_PG_MAX_PENDING 64
 #define PGN_PG_MAX_WHAT    64
+/*
+ * A commit whose answer was lost (docs/decisions/0127): the time a new
+ * connection and the server's word on the transaction may take, and the
+ * pause between looks while it is still in progress.
+ */
+#define PGN_PG_RESOLVE_MS     1000
+#define PGN_PG_RESOLVE_NAP_MS 20
+/* Still in progress after this long: its server process is ended. */
+#define PGN_PG_RESOLVE_WAIT_MS 200
 
 /* PostgreSQL's type oids (catalog/pg_type.h), for binary values. */
 #define OID_BOOL  16
@@ -186,6 +197,10 @@ struct pgn_pg {
 	int npend;     /* writes sent whose answers are not read yet */
 	int nsynced;   /* the first of them, followed by a Sync (tx_end) */
 	char pend[PGN_PG_MAX_PENDING][PGN_PG_MAX_WHAT]; /* their 'what' */
+	/* The one whose answer is the write transaction's id, or -1. */
+	int xid_at;
+	int64_t xid; /* that id (txid_current()), 0 until read */
+	int pid;     /* the server process of the transaction */
 };
 
 /* A statement: SQLite's text turned into PostgreSQL's ($N), its
@@ -353,6 +368,25 @@ pipe_settle(pgn_db *db)
 	pg->npend -= n;
 	memmove(pg->pend, pg->pend + n,
 	    (size_t)pg->npend * sizeof(pg->pend[0]));
+	if (pg->xid_at >= 0)
+		pg->xid_at -= n;
+}
+
+/* Column 0 of row 0 of a binary result as an 8-byte integer, else 0. */
+static int64_t
+result_i64(const PGresult *res)
+{
+	const unsigned char *p;
+	uint64_t u = 0;
+	int k;
+
+	if (PQntuples(res) < 1 || PQgetisnull(res, 0, 0) ||
+	    PQgetlength(res, 0, 0) != 8)
+		return 0;
+	p = (const unsigned char *)PQgetvalue(res, 0, 0);
+	for (k = 0; k < 8; k++)
+		u = (u << 8) | p[k];
+	return (int64_t)u;
 }
 
 /*
@@ -376,8 +410,18 @@ pipe_sync(pgn_db *db, PGresult **keep, int report, const char *what)
 	if (!PQpipelineSync(pg->conn))
 		return report ? fail_conn(db, what) : PGN_EIO;
 	for (i = 0; i < n + (keep != NULL); i++) {
-		r = pipe_result(db, i < n || rc != PGN_OK ? NULL : keep,
-		    report && rc == PGN_OK, i < n ? pg->pend[i] : what);
+		if (i == pg->xid_at) {
+			r = pipe_result(db, &res, report && rc == PGN_OK,
+			    pg->pend[i]);
+			pg->xid_at = -1;
+			if (r == PGN_OK)
+				pg->xid = result_i64(res);
+			if (r == PGN_OK)
+				PQclear(res);
+		} else {
+			r = pipe_result(db, i < n || rc != PGN_OK ? NULL : keep,
+			    report && rc == PGN_OK, i < n ? pg->pend[i] : what);
+		}
 		if (rc == PGN_OK)
 			rc = r;
 		if (PQstatus(pg->conn) == CONNECTION_BAD)
@@ -767,6 +811,15 @@ tx_begin(pgn_db *db, int write, int64_t left)
 		rc = pipe_defer(db, set, NULL, "starting a transaction");
 	if (rc == PGN_OK && write)
 		rc = pipe_defer(db, lock, NULL, "taking the write lock");
+	/* Its id, read with the first answer: what resolve() asks about. */
+	db->pg->xid = 0;
+	db->pg->xid_at = -1;
+	db->pg->pid = PQbackendPID(db->pg->conn);
+	if (rc == PGN_OK && write) {
+		db->pg->xid_at = db->pg->npend;
+		rc = pipe_defer(db, "SELECT txid_current()", NULL,
+		    "numbering the transaction");
+	}
 	return rc;
 }
 
@@ -800,6 +853,72 @@ pipe_leave(pgn_db *db, int report, const char *what)
 	return 0;
 }
 
+static pgn_status connect_within(pgn_db *db, const char *conninfo);
+
+/*
+ * The connection was lost with the commit sent (docs/decisions/0127):
+ * it may have committed. A new connection asks the server what became
+ * of the transaction: committed, PGN_OK (its work stands, and the
+ * caller goes on as if the answer had come); aborted, unknown, or no
+ * answer within PGN_PG_RESOLVE_MS, 'failed' with its message. Still in
+ * progress past PGN_PG_RESOLVE_WAIT_MS (its server process has not yet
+ * seen the client go), that process is ended and the server asked
+ * again. The new connection replaces the lost one either way.
+ */
+static pgn_status
+resolve(pgn_db *db, pgn_status failed)
+{
+	struct pgn_pg *pg = db->pg;
+	char err[PGN_MAX_ERRMSG], xid[24], pid[16];
+	const char *v[1], *state;
+	int64_t start = pgn_mono_ms();
+	long keep = db->deadline_ms;
+	pgn_status rc = failed;
+	PGresult *res;
+	int ended = 0;
+
+	memcpy(err, db->err, sizeof(err));
+	(void)snprintf(xid, sizeof(xid), "%lld", (long long)pg->xid);
+	(void)snprintf(pid, sizeof(pid), "%d", pg->pid);
+	PQfinish(pg->conn);
+	pg->conn = NULL;
+	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = pg->listening = 0;
+	pg->xid_at = -1;
+	pg->xid = 0;
+	db->deadline_ms = PGN_PG_RESOLVE_MS;
+	if (connect_within(db, db->path) != PGN_OK)
+		goto out;
+	while (pgn_mono_ms() - start < PGN_PG_RESOLVE_MS) {
+		v[0] = xid;
+		res = PQexecParams(pg->conn, "SELECT txid_status($1::bigint)",
+		    1, NULL, v, NULL, NULL, 0);
+		state = res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK &&
+		        PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) ?
+		    PQgetvalue(res, 0, 0) :
+		    "";
+		if (strcmp(state, "committed") == 0)
+			rc = PGN_OK;
+		if (strcmp(state, "in progress") != 0) {
+			PQclear(res);
+			break;
+		}
+		PQclear(res);
+		if (!ended && pgn_mono_ms() - start >= PGN_PG_RESOLVE_WAIT_MS) {
+			v[0] = pid;
+			res = PQexecParams(pg->conn,
+			    "SELECT pg_terminate_backend($1::int)", 1, NULL, v,
+			    NULL, NULL, 0);
+			PQclear(res);
+			ended = 1;
+		}
+		(void)poll(NULL, 0, PGN_PG_RESOLVE_NAP_MS);
+	}
+out:
+	db->deadline_ms = keep;
+	memcpy(db->err, err, sizeof(err));
+	return rc;
+}
+
 /*
  * Commit when 'rc' is PGN_OK (reading every pending answer first: a
  * failed write fails the commit), else roll back. A read's commit, which
@@ -826,14 +945,15 @@ tx_end(pgn_db *db, int write, pgn_status rc)
 	}
 	if (rc == PGN_OK) {
 		rc = exec_text(db, "COMMIT", &res, "committing");
-		/* Sent, and no answer: it may have committed. */
-		db->commit_unknown =
-		    rc != PGN_OK && PQstatus(pg->conn) != CONNECTION_OK;
 		if (rc == PGN_OK && strcmp(PQcmdStatus(res), "COMMIT") != 0)
 			rc = pgn_fail(db, PGN_EDB,
 			    "database '%s': committing: the server rolled the transaction back",
 			    db->path);
 		PQclear(res);
+		/* Sent, and no answer: ask what became of it. */
+		if (rc != PGN_OK && write &&
+		    PQstatus(pg->conn) != CONNECTION_OK && pg->xid != 0)
+			return resolve(db, rc);
 	}
 	if (PQstatus(pg->conn) != CONNECTION_OK)
 		return rc;
@@ -873,7 +993,6 @@ run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
 static pgn_status
 pg_tx(pgn_db *db, pgn_tx_fn *fn, void *arg)
 {
-	db->commit_unknown = 0;
 	return run_tx(db, 1, fn, arg);
 }
 
@@ -1172,6 +1291,7 @@ pgn_pg_open(pgn_db *db, const char *conninfo, unsigned flags)
 	db->pg = calloc(1, sizeof(*db->pg));
 	if (db->pg == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	db->pg->xid_at = -1;
 	rc = check_conninfo(db, conninfo);
 	if (rc == PGN_OK)
 		rc = connect_within(db, conninfo);
@@ -1195,30 +1315,6 @@ pg_close(pgn_db *db)
 		PQfinish(db->pg->conn);
 	free(db->pg);
 	db->pg = NULL;
-}
-
-/*
- * A new connection in place of a lost one (pgn_commit_unknown), within
- * 'ms': nothing of the old one is kept but where it went. The schema is
- * not checked again: it was when the database was opened.
- */
-static pgn_status
-pg_reconnect(pgn_db *db, long ms)
-{
-	struct pgn_pg *pg = db->pg;
-	long keep = db->deadline_ms;
-	pgn_status rc;
-
-	if (pg->conn != NULL)
-		PQfinish(pg->conn);
-	pg->conn = NULL;
-	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = 0;
-	pg->listening = 0;
-	db->commit_unknown = 0;
-	db->deadline_ms = ms;
-	rc = connect_within(db, db->path);
-	db->deadline_ms = keep;
-	return rc;
 }
 
 static pgn_status
@@ -1358,7 +1454,6 @@ static const struct pgn_backend pg_be = {
     .changes = pg_changes,
     .inserted_id = pg_inserted_id,
     .tx = pg_tx,
-    .reconnect = pg_reconnect,
     .read = pg_read,
     .user_version = pg_user_version,
     .check_file = pg_check_file,

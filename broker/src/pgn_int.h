@@ -62,9 +62,6 @@ struct pgn_db {
 	char hint_arg[PGN_MAX_NAME + 1]; /* the name it is about */
 	unsigned flags;                  /* PGN_OPEN_* */
 	int checkpointed;                /* the first write checkpointed */
-	/* The connection was lost after a commit was sent: whether it
-	 * committed is unknown (pg.c; pgn_db_reconnect). */
-	int commit_unknown;
 	struct pgn_stmt *stmts; /* SQLite's cache, PGN_STMT_CACHE (db.c) */
 };
 
@@ -259,17 +256,6 @@ PGN_NODISCARD pgn_status pgn_tx(pgn_db *db, pgn_tx_fn *fn, void *arg);
 
 /* Same retry discipline for read-only work: one snapshot, no write lock. */
 PGN_NODISCARD pgn_status pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg);
-
-/*
- * After a failed pgn_tx: 1 when the connection was lost with its commit
- * sent, so that it may have committed (PostgreSQL), and a new
- * connection within 'ms' could be made to look; the caller then asks
- * the database what it holds. 0 otherwise (the transaction did not
- * commit, or no new connection: the error stays as it was).
- */
-int pgn_commit_unknown(pgn_db *db, long ms);
-/* The time a turn gives that new connection (decision 0127). */
-#define PGN_CONFIRM_MS 500
 
 /* Text column as a fresh string ("" for NULL). NULL on ENOMEM. */
 char *pgn_col_text(pgn_stmt *st, int col);

@@ -67,9 +67,6 @@ struct rcpt {
 	char name[PGN_MAX_NAME + 1];
 };
 
-static const char SQL_MSG_MINE[] =
-    "SELECT count(*) FROM message WHERE id = ?1 AND created_ms = ?2";
-
 struct send_ctx {
 	const struct pgn_send *req;
 	char from[PGN_MAX_NAME + 1];
@@ -80,7 +77,6 @@ struct send_ctx {
 	struct pgn_sent *sent;
 	size_t maxsent;
 	size_t *nsent;
-	int64_t now; /* the last try's creation time */
 };
 
 static pgn_status
@@ -159,7 +155,6 @@ send_tx(pgn_db *db, void *arg)
 
 	*c->nsent = 0;
 	now = pgn_now_ms();
-	c->now = now;
 	rc = pgn_scope_id(db, 1, &sid);
 	if (rc != PGN_OK)
 		return rc;
@@ -218,23 +213,6 @@ send_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
-/*
- * Whether a send whose commit's answer was lost committed (decision
- * 0127): its first message is there, with its time. An id of a
- * transaction that rolled back is never used again (PostgreSQL's
- * identity), so the row is this send's.
- */
-static int
-sent_anyway(pgn_db *db, int64_t id, int64_t now)
-{
-	int64_t n = 0;
-
-	return pgn_commit_unknown(db, PGN_CONFIRM_MS) &&
-	    pgn_select_i64(db, SQL_MSG_MINE, &n, "confirming a commit",
-	        PGN_I(id), PGN_I(now)) == PGN_OK &&
-	    n == 1;
-}
-
 pgn_status
 pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
     size_t maxsent, size_t *nsent)
@@ -287,8 +265,6 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 			goto out;
 	}
 	rc = pgn_tx(db, send_tx, &c);
-	if (rc != PGN_OK && *nsent > 0 && sent_anyway(db, sent[0].id, c.now))
-		rc = PGN_OK;
 	if (rc != PGN_OK)
 		*nsent = 0;
 out:

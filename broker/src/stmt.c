@@ -50,23 +50,6 @@ pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg)
 	return db->be->read(db, fn, arg);
 }
 
-int
-pgn_commit_unknown(pgn_db *db, long ms)
-{
-	char err[PGN_MAX_ERRMSG];
-
-	if (!db->commit_unknown || db->be->reconnect == NULL)
-		return 0;
-	/* The error that failed the transaction stays the one told. */
-	memcpy(err, db->err, sizeof(err));
-	if (db->be->reconnect(db, ms) != PGN_OK) {
-		memcpy(db->err, err, sizeof(err));
-		return 0;
-	}
-	memcpy(db->err, err, sizeof(err));
-	return 1;
-}
-
 pgn_status
 pgn_bind_args(pgn_db *db, pgn_stmt *st, const struct pgn_arg *a, size_t n)
 {

@@ -58,11 +58,6 @@ struct pgn_backend {
 	 */
 	int64_t (*inserted_id)(pgn_db *db, pgn_stmt *st);
 	pgn_status (*tx)(pgn_db *db, pgn_tx_fn *fn, void *arg);
-	/*
-	 * A new connection in place of a lost one, within 'ms' (NULL: the
-	 * backend never loses one: SQLite). Clears db->commit_unknown.
-	 */
-	pgn_status (*reconnect)(pgn_db *db, long ms);
 	pgn_status (*read)(pgn_db *db, pgn_tx_fn *fn, void *arg);
 	pgn_status (*user_version)(pgn_db *db, int *version);
 	pgn_status (*check_file)(pgn_db *db);
