@@ -10,7 +10,10 @@ mkdir -p "$TEST_DIR/proj/.git" || exit 2
 
 test_case 'a fresh machine: nothing installed, no database yet, exit 0' '
 	expect_code 0 pigeon doctor >out 2>err &&
-	grep -q "cursor user    $HOME/.cursor/hooks.json: not installed (no file)" out &&
+	grep -q "^  cursor   user    $HOME/.cursor/hooks.json: not installed (no file)$" out &&
+	# One column per field, as wide as its longest host name (opencode).
+	grep -q "^  opencode user    $HOME/.config/opencode/plugin/pigeon.js: " out &&
+	grep -q "^  copilot  user    $HOME/.copilot/hooks/pigeon.json: " out &&
 	grep -q "no database yet" out &&
 	test ! -e "$DB"
 '
@@ -19,8 +22,8 @@ test_case 'installed hooks point at this pigeon-hook' '
 	pigeon install cursor >/dev/null &&
 	(cd proj && pigeon install claude --project . >/dev/null) &&
 	(cd proj && expect_code 0 pigeon doctor >../out) &&
-	grep -q "cursor user .*installed (sessionStart, beforeSubmitPrompt, postToolUse, stop) -> $HOOK" out &&
-	grep -q "claude project $TEST_DIR/proj/.claude/settings.json: installed (SessionStart, UserPromptSubmit, PostToolUse, Stop) -> $HOOK" out &&
+	grep -q "cursor  *user .*installed (sessionStart, beforeSubmitPrompt, postToolUse, stop) -> $HOOK" out &&
+	grep -q "claude  *project $TEST_DIR/proj/.claude/settings.json: installed (SessionStart, UserPromptSubmit, PostToolUse, Stop) -> $HOOK" out &&
 	grep -q "installed for both Claude Code and Cursor" out
 '
 
@@ -80,7 +83,7 @@ test_case 'a host config that is not JSON makes doctor exit 1' '
 	cp "$HOME/.gemini/settings.json" gemini.keep &&
 	echo "{nope" >"$HOME/.gemini/settings.json" &&
 	expect_code 1 pigeon doctor >out &&
-	grep -q "gemini user .*is not valid JSON" out &&
+	grep -q "gemini  *user .*is not valid JSON" out &&
 	cp gemini.keep "$HOME/.gemini/settings.json"
 '
 

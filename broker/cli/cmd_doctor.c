@@ -552,13 +552,20 @@ print_text(const cJSON *doc)
 {
 	const cJSON *it, *ev, *db, *log, *w, *x;
 	const char *s;
-	int installed;
+	int installed, hw = 0;
 
 	printf("%s\nhooks:\n",
 	    cJSON_GetStringValue(cJSON_GetObjectItem(doc, "version")));
+	/* The host column as wide as its longest name. */
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks"))
 	{
-		printf("  %-6s %-7s %s: ",
+		s = cJSON_GetStringValue(cJSON_GetObjectItem(it, "host"));
+		if (s != NULL && (int)strlen(s) > hw)
+			hw = (int)strlen(s);
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "hooks"))
+	{
+		printf("  %-*s %-7s %s: ", hw,
 		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "host")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "level")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(it, "path")));
@@ -596,10 +603,10 @@ print_text(const cJSON *doc)
 		if (s == NULL || (!installed && strcmp(s, "allowed") != 0))
 			continue;
 		if (strcmp(s, "none") == 0)
-			printf("         permissions: none: %s\n",
+			printf("  %*s permissions: none: %s\n", hw, "",
 			    perm_brief(it));
 		else
-			printf("         permissions: %s%s%s\n", s,
+			printf("  %*s permissions: %s%s%s\n", hw, "", s,
 			    cJSON_GetObjectItem(x, "path") != NULL ? " in " :
 			                                             "",
 			    cJSON_GetObjectItem(x, "path") != NULL ?
