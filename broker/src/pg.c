@@ -50,6 +50,7 @@
 	X(PQgetisnull)                                                         \
 	X(PQgetlength)                                                         \
 	X(PQgetvalue)                                                          \
+	X(PQisBusy)                                                            \
 	X(PQhost)                                                              \
 	X(PQnfields)                                                           \
 	X(PQnotifies)                                                          \
@@ -132,6 +133,7 @@ load_libpq(char *err, size_t len)
 #define PQgetisnull          pq_PQgetisnull
 #define PQgetlength          pq_PQgetlength
 #define PQgetvalue           pq_PQgetvalue
+#define PQisBusy             pq_PQisBusy
 #define PQsetNoticeProcessor pq_PQsetNoticeProcessor
 #define PQhost               pq_PQhost
 #define PQnfields            pq_PQnfields
@@ -856,6 +858,37 @@ pipe_leave(pgn_db *db, int report, const char *what)
 static pgn_status connect_within(pgn_db *db, const char *conninfo);
 
 /*
+ * One statement with one text parameter, its answer awaited under
+ * poll() until 'until' (monotonic ms): the result, or NULL when it did
+ * not come in time or the connection failed. Only resolve() uses it: a
+ * server that takes the new connection and then never answers must not
+ * hold the caller past its bound.
+ */
+static PGresult *
+query_until(PGconn *conn, const char *sql, const char *arg, int64_t until)
+{
+	struct pollfd p;
+	PGresult *res, *more;
+	int64_t left;
+
+	if (!PQsendQueryParams(conn, sql, 1, NULL, &arg, NULL, NULL, 0))
+		return NULL;
+	while (PQisBusy(conn)) {
+		left = until - pgn_mono_ms();
+		p.fd = PQsocket(conn);
+		p.events = POLLIN;
+		p.revents = 0;
+		if (left <= 0 || p.fd < 0 || poll(&p, 1, (int)left) <= 0 ||
+		    !PQconsumeInput(conn))
+			return NULL;
+	}
+	res = PQgetResult(conn);
+	while ((more = PQgetResult(conn)) != NULL)
+		PQclear(more);
+	return res;
+}
+
+/*
  * The connection was lost with the commit sent (docs/decisions/0127):
  * it may have committed. A new connection asks the server what became
  * of the transaction: committed, PGN_OK (its work stands, and the
@@ -870,7 +903,7 @@ resolve(pgn_db *db, pgn_status failed)
 {
 	struct pgn_pg *pg = db->pg;
 	char err[PGN_MAX_ERRMSG], xid[24], pid[16];
-	const char *v[1], *state;
+	const char *state;
 	int64_t start = pgn_mono_ms();
 	long keep = db->deadline_ms;
 	pgn_status rc = failed;
@@ -889,10 +922,15 @@ resolve(pgn_db *db, pgn_status failed)
 	if (connect_within(db, db->path) != PGN_OK)
 		goto out;
 	while (pgn_mono_ms() - start < PGN_PG_RESOLVE_MS) {
-		v[0] = xid;
-		res = PQexecParams(pg->conn, "SELECT txid_status($1::bigint)",
-		    1, NULL, v, NULL, NULL, 0);
-		state = res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK &&
+		res = query_until(pg->conn, "SELECT txid_status($1::bigint)",
+		    xid, start + PGN_PG_RESOLVE_MS);
+		if (res == NULL) {
+			/* No answer in time: a query may still be in flight. */
+			PQfinish(pg->conn);
+			pg->conn = NULL;
+			break;
+		}
+		state = PQresultStatus(res) == PGRES_TUPLES_OK &&
 		        PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) ?
 		    PQgetvalue(res, 0, 0) :
 		    "";
@@ -904,10 +942,9 @@ resolve(pgn_db *db, pgn_status failed)
 		}
 		PQclear(res);
 		if (!ended && pgn_mono_ms() - start >= PGN_PG_RESOLVE_WAIT_MS) {
-			v[0] = pid;
-			res = PQexecParams(pg->conn,
-			    "SELECT pg_terminate_backend($1::int)", 1, NULL, v,
-			    NULL, NULL, 0);
+			res = query_until(pg->conn,
+			    "SELECT pg_terminate_backend($1::int)", pid,
+			    start + PGN_PG_RESOLVE_MS);
 			PQclear(res);
 			ended = 1;
 		}
