@@ -30,7 +30,7 @@ add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/share/changelog.gz
 	COMMENT "Compressing the changelog" VERBATIM)
 add_custom_target(pigeon-install-files ALL
 	DEPENDS ${PGN_MAN_GZ} ${PROJECT_BINARY_DIR}/share/changelog.gz)
-# The pages are another directory's outputs (hookcli/): a file-level
+# The pages are another directory's outputs (tools/): a file-level
 # dependency alone does not order the two in a parallel build.
 add_dependencies(pigeon-install-files pigeon-docs)
 
@@ -75,10 +75,16 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # The run-time dependencies are what the binaries link dynamically, as
-# dpkg-shlibdeps finds them: libc6 and libcjson1 (and libpq5 when built
-# with PostgreSQL); SQLite and libsodium are linked statically by
-# default (decision 0020), and are dependencies when PGN_STATIC_DEPS=OFF.
+# dpkg-shlibdeps finds them: libc6 and libcjson1; SQLite and libsodium
+# are linked statically by default (decision 0020), and are dependencies
+# when PGN_STATIC_DEPS=OFF.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The PostgreSQL backend loads libpq.so.5 with dlopen when a PostgreSQL
+# database is opened (decision 0111): dpkg-shlibdeps cannot see it, and
+# SQLite alone works without it, so libpq5 is recommended, not required.
+if(LIBPQ_FOUND)
+	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libpq5")
+endif()
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_SOURCE_IGNORE_FILES "/build.*/;/\\\\.git/")

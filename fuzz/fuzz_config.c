@@ -4,24 +4,11 @@
  * run and inject: a bounded provider command relative to the project,
  * limits in range, a one-line reminder of valid UTF-8 under the cap.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "fuzz.h"
 
 #include "pigeon/pigeon.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			    __LINE__, #x);                                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "pigeon/setup.h"
 
 static size_t
 chars(const char *s)

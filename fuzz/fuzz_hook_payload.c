@@ -7,20 +7,16 @@
  * absolute project directory.
  */
 #include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <sodium.h>
 
-#include "hook.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
+#include "hook_int.h"
+#include "hookio.h"
+#include "pigeon/hosts.h"
 
 /* The most a pipe holds without a reader: keep the writer non-blocking. */
 #define PIPE_MAX 60000
@@ -43,16 +39,6 @@ mono_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-
-/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			    __LINE__, #x);                                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 /* The bounded reader: whatever it returns is a prefix of the input. */
 static void
@@ -138,7 +124,7 @@ fuzz_parse(const char *buf, size_t len, pgn_host h, pgn_event e)
 {
 	struct hook_opts o;
 	struct pgn_payload in;
-	char why[PGN_MAX_ERR];
+	char why[PGN_MAX_ERRMSG];
 	pgn_status st;
 
 	memset(&o, 0, sizeof(o));
@@ -203,12 +189,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_read(data, size, 64);
 	fuzz_detect(data, size);
 	/* As hook_read_json leaves it: NUL-terminated. */
-	buf = malloc(size + 1);
+	buf = fuzz_cstr(data, size);
 	if (buf == NULL)
 		return 0;
-	if (size > 0)
-		memcpy(buf, data, size);
-	buf[size] = '\0';
 	fuzz_parse(buf, size, PGN_HOST_NONE, PGN_EVENT_NONE);
 	for (h = 0; h < PGN_NHOSTS; h++)
 		for (e = 0; e < PGN_NEVENTS; e++)

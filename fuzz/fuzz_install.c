@@ -16,34 +16,21 @@
  * "Anywhere" counts duplicate keys too: a host's JSON parser may take
  * the last of them where cJSON takes the first.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "fuzz.h"
+
 #include "pigeon/pigeon.h"
+#include "pigeon/setup.h"
 
-#include "../broker/src/jsonedit.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "jsonedit.h"
 
 static const char *const hooks[] = {
     "/usr/local/bin/pigeon-hook",
     "/opt/my tools/pigeon-hook",
     "/home/o'neil/bin/pigeon-hook",
 };
-
-/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			    __LINE__, #x);                                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 static int
 is_named(const cJSON *x, const char *name)
@@ -113,11 +100,12 @@ static cJSON *
 parse(const char *s, size_t len)
 {
 	struct je_doc d;
+	struct pgn_err err;
 	cJSON *root;
 
 	check(s != NULL && strlen(s) == len);
-	check(je_parse(&d, s, len, pgn_host_get(cur_host)->json_comments, NULL,
-	          0) == PGN_OK);
+	check(je_parse(&d, s, len, pgn_host_get(cur_host)->json_comments,
+	          &err) == PGN_OK);
 	check(d.root != NULL);
 	root = je_to_cjson(d.root);
 	je_release(&d);
@@ -196,12 +184,12 @@ blank(const char *s, size_t len)
 static char *
 uninstall(pgn_host h, const char *in, size_t len, pgn_config_shape shape)
 {
-	char err[PGN_MAX_ERR], *out = NULL, *again = NULL;
+	struct pgn_err err;
+	char *out = NULL, *again = NULL;
 	cJSON *root;
 	int changed;
 
-	check(pgn_uninstall_merge(h, in, len, &out, &changed, err,
-	          sizeof(err)) == PGN_OK);
+	check(pgn_uninstall_merge(h, in, len, &out, &changed, &err) == PGN_OK);
 	check(out != NULL);
 	if (!changed)
 		check(strlen(out) == len && memcmp(out, in, len) == 0);
@@ -210,8 +198,8 @@ uninstall(pgn_host h, const char *in, size_t len, pgn_config_shape shape)
 		check(count(root, shape, NULL) == 0);
 		cJSON_Delete(root);
 	}
-	check(pgn_uninstall_merge(h, out, strlen(out), &again, &changed, err,
-	          sizeof(err)) == PGN_OK);
+	check(pgn_uninstall_merge(h, out, strlen(out), &again, &changed,
+	          &err) == PGN_OK);
 	check(!changed && again != NULL && strcmp(again, out) == 0);
 	free(again);
 	return out;
@@ -221,22 +209,20 @@ static void
 fuzz_host(pgn_host h, const char *in, size_t len, const char *hook)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
-	char err[PGN_MAX_ERR], err2[PGN_MAX_ERR];
+	struct pgn_err err, err2;
 	char *out = NULL, *again = NULL, *un = NULL, *un2 = NULL;
 	cJSON *root, *a, *b;
 	pgn_status st, st2;
 	int changed, e, pristine;
 
-	st = pgn_install_merge(h, in, len, hook, &out, &changed, err,
-	    sizeof(err));
-	st2 =
-	    pgn_uninstall_merge(h, in, len, &un, &changed, err2, sizeof(err2));
+	st = pgn_install_merge(h, in, len, hook, &out, &changed, &err);
+	st2 = pgn_uninstall_merge(h, in, len, &un, &changed, &err2);
 	check(st == PGN_OK || st == PGN_EINVAL || st == PGN_ETOOBIG);
 	check((st == PGN_EINVAL) == (st2 == PGN_EINVAL));
 	pristine = st2 == PGN_OK && !changed;
 	free(un);
 	if (st != PGN_OK) {
-		check(out == NULL && err[0] != '\0');
+		check(out == NULL && err.msg[0] != '\0');
 		return;
 	}
 	/* Install's output: JSON, one Pigeon command per event. */
@@ -249,7 +235,7 @@ fuzz_host(pgn_host h, const char *in, size_t len, const char *hook)
 	cJSON_Delete(root);
 	/* Installing again changes nothing, down to the bytes. */
 	check(pgn_install_merge(h, out, strlen(out), hook, &again, &changed,
-	          err, sizeof(err)) == PGN_OK);
+	          &err) == PGN_OK);
 	check(!changed && again != NULL && strcmp(again, out) == 0);
 	free(again);
 	/* Uninstall removes every Pigeon command, from both. */
@@ -301,12 +287,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 64 * 1024)
 		return 0;
-	in = malloc(size + 1);
+	in = fuzz_cstr(data, size);
 	if (in == NULL)
 		return 0;
-	if (size > 0)
-		memcpy(in, data, size);
-	in[size] = '\0';
 	fuzz_command(in);
 	for (h = 0; h < PGN_NHOSTS; h++) {
 		if (pgn_host_get((pgn_host)h)->mechanism != PGN_MECH_COMMAND)

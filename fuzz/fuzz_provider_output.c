@@ -4,26 +4,13 @@
  * newline and tab, and that context, wrapped again in the schema,
  * validates to itself (nothing is lost or cut on the way).
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "fuzz.h"
+
 #include "pigeon/pigeon.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			    __LINE__, #x);                                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#include "pigeon/setup.h"
 
 static void
 check_context(const char *ctx)
@@ -44,7 +31,8 @@ static void
 round_trip(const char *ctx)
 {
 	cJSON *o;
-	char *text, *again = NULL, why[256];
+	char *text, *again = NULL;
+	struct pgn_err why;
 
 	o = cJSON_CreateObject();
 	if (o == NULL ||
@@ -58,8 +46,8 @@ round_trip(const char *ctx)
 	cJSON_Delete(o);
 	if (text == NULL)
 		return;
-	check(pgn_provider_validate(text, strlen(text), &again, why,
-	          sizeof(why)) == PGN_OK);
+	check(
+	    pgn_provider_validate(text, strlen(text), &again, &why) == PGN_OK);
 	check(again != NULL && strcmp(again, ctx) == 0);
 	free(again);
 	cJSON_free(text);
@@ -68,16 +56,16 @@ round_trip(const char *ctx)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *ctx = (char *)data, why[256];
+	char *ctx = (char *)data;
+	struct pgn_err why;
 	pgn_status st;
 
 	if (size > PGN_PROVIDER_OUTPUT_MAX)
 		return 0;
-	why[0] = '\0';
-	st = pgn_provider_validate((const char *)data, size, &ctx, why,
-	    sizeof(why));
+	pgn_err_clear(&why);
+	st = pgn_provider_validate((const char *)data, size, &ctx, &why);
 	if (st != PGN_OK) {
-		check(st == PGN_EINVAL && ctx == NULL && why[0] != '\0');
+		check(st == PGN_EINVAL && ctx == NULL && why.msg[0] != '\0');
 		return 0;
 	}
 	check(ctx != NULL);

@@ -6,18 +6,15 @@
  *   - after an add the root is there, and adding again changes nothing;
  *   - when the root was not there, removing it after the add gives the
  *     input back byte for byte (add then remove is the identity);
- *   - a remove never leaves invalid TOML and never grows the text.
+ *   - a remove never leaves invalid TOML and never grows the text;
+ *   - only a file the add created is to go after the remove.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "fuzz.h"
 
 #include "pigeon/pigeon.h"
 
-#include "../broker/src/tomledit.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tomledit.h"
 
 #define TABLE "sandbox_workspace_write"
 #define KEY   "writable_roots"
@@ -28,16 +25,6 @@ static const char *const roots[] = {
     "/tmp/a \"b\"\\c",
     "/",
 };
-
-/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			    __LINE__, #x);                                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 static int
 same(const char *a, size_t alen, const char *b, size_t blen)
@@ -60,14 +47,15 @@ holds(const char *s, size_t len, const char *w)
 static void
 one(const char *in, size_t len, const char *root)
 {
-	char err[PGN_MAX_ERR], *out = NULL, *again = NULL, *back = NULL;
+	struct pgn_err err;
+	char *out = NULL, *again = NULL, *back = NULL;
 	size_t outlen = 0, againlen = 0, backlen = 0;
-	int changed = 0, has = 0, had = 0;
+	int changed = 0, has = 0, had = 0, gone = 0;
 	pgn_status rc, hrc;
 
-	hrc = te_array_has(in, len, TABLE, KEY, root, &had, err, sizeof(err));
+	hrc = te_array_has(in, len, TABLE, KEY, root, &had, &err);
 	rc = te_array_edit(in, len, TABLE, KEY, root, 1, MAX, &out, &outlen,
-	    &changed, err, sizeof(err));
+	    &changed, NULL, &err);
 	check(rc != PGN_ENOMEM);
 	check((rc == PGN_EINVAL) == (hrc == PGN_EINVAL));
 	if (rc != PGN_OK)
@@ -76,11 +64,11 @@ one(const char *in, size_t len, const char *root)
 	check(changed == !had);
 	if (!changed)
 		check(same(out, outlen, in, len));
-	check(te_array_has(out, outlen, TABLE, KEY, root, &has, err,
-	          sizeof(err)) == PGN_OK &&
+	check(
+	    te_array_has(out, outlen, TABLE, KEY, root, &has, &err) == PGN_OK &&
 	    has);
 	check(te_array_edit(out, outlen, TABLE, KEY, root, 1, MAX, &again,
-	          &againlen, &changed, err, sizeof(err)) == PGN_OK);
+	          &againlen, &changed, NULL, &err) == PGN_OK);
 	check(!changed && same(again, againlen, out, outlen));
 	/*
 	 * What Pigeon added it can always take back. An element the user
@@ -89,7 +77,7 @@ one(const char *in, size_t len, const char *root)
 	 * file untouched: never a broken file.
 	 */
 	rc = te_array_edit(out, outlen, TABLE, KEY, root, 0, MAX, &back,
-	    &backlen, &changed, err, sizeof(err));
+	    &backlen, &changed, &gone, &err);
 	check(rc == PGN_OK || (had && rc == PGN_EINVAL && back == NULL));
 	if (rc != PGN_OK) {
 		free(out);
@@ -97,6 +85,10 @@ one(const char *in, size_t len, const char *root)
 		return;
 	}
 	check(changed && backlen < outlen);
+	/* A file that was there never goes (only one the add created). */
+	check(!gone || backlen == 0);
+	if (!holds(in, len, TE_MARK))
+		check(!gone);
 	/*
 	 * Remove gives the input back — unless the input already holds
 	 * Pigeon's mark: a line that says it was added by pigeon install is
@@ -109,6 +101,25 @@ one(const char *in, size_t len, const char *root)
 	free(back);
 }
 
+/* An absent file: the add creates it, the removal says it goes. */
+static void
+absent_file(const char *root)
+{
+	struct pgn_err err;
+	char *out = NULL, *back = NULL;
+	size_t outlen = 0, backlen = 0;
+	int changed = 0, gone = 0;
+
+	check(te_array_edit(NULL, 0, TABLE, KEY, root, 1, MAX, &out, &outlen,
+	          &changed, &gone, &err) == PGN_OK);
+	check(changed && !gone && outlen > 0);
+	check(te_array_edit(out, outlen, TABLE, KEY, root, 0, MAX, &back,
+	          &backlen, &changed, &gone, &err) == PGN_OK);
+	check(changed && gone && backlen == 0);
+	free(out);
+	free(back);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -116,7 +127,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > MAX / 2)
 		return 0;
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		one((const char *)data, size, roots[i]);
+		if (size == 0)
+			absent_file(roots[i]);
+	}
 	return 0;
 }

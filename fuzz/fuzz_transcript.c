@@ -9,29 +9,15 @@
  *   - the digest is at most PGN_DIGEST_MAX bytes of valid UTF-8 with no
  *     control byte but newline, whatever max it is asked for.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "fuzz.h"
 
 #include "pigeon/pigeon.h"
 #include "pigeon/transcript.h"
 
-#include "../broker/src/transcript_int.h"
+#include "transcript_int.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define TX_FUZZ_MAX (1 << 20)
-
-/* An invariant: on failure name it, then abort (libFuzzer saves the input). */
-#define check(x)                                                               \
-	do {                                                                   \
-		if (!(x)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			    __LINE__, #x);                                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#define TR_FUZZ_MAX (1 << 20)
 
 static void
 bounded(const char *s, size_t max)
@@ -47,7 +33,8 @@ invariants(const struct pgn_transcript *t)
 
 	check(t->lines == t->blank + t->malformed + t->oversized + t->frames);
 	check(t->frames == t->known + t->unknown);
-	check(t->outcome >= PGN_TX_NONE && t->outcome <= PGN_TX_OTHER);
+	check(t->outcome >= PGN_TRANSCRIPT_NONE &&
+	    t->outcome <= PGN_TRANSCRIPT_OTHER);
 	check(t->nfiles <= PGN_TRANSCRIPT_MAX_FILES);
 	check(t->ncmds <= PGN_TRANSCRIPT_MAX_CMDS);
 	check(t->ncmds <= t->cmds_seen);
@@ -90,16 +77,16 @@ digest_ok(const struct pgn_transcript *t, size_t max)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const pgn_tx_format formats[] = {PGN_TX_UNKNOWN, PGN_TX_CURSOR,
-	    PGN_TX_CLAUDE, PGN_TX_CODEX};
+	static const pgn_transcript_format formats[] = {PGN_TRANSCRIPT_UNKNOWN,
+	    PGN_TRANSCRIPT_CURSOR, PGN_TRANSCRIPT_CLAUDE, PGN_TRANSCRIPT_CODEX};
 	struct pgn_transcript t, u;
-	struct tx_parser p;
+	struct tr_parser p;
 	char err[512];
 	const char *s = (const char *)data;
 	size_t i, cut;
 	pgn_status st;
 
-	if (size > TX_FUZZ_MAX)
+	if (size > TR_FUZZ_MAX)
 		return 0;
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		st = pgn_transcript_parse(s, size, formats[i], &t, err,
@@ -113,11 +100,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cut = size > 0 ? (size_t)data[0] * 7919 % (size + 1) : 0;
 		pgn_transcript_init(&u);
 		u.format = formats[i];
-		tx_parser_init(&p, &u, 0);
-		check(tx_feed(&p, s, cut) == PGN_OK);
-		check(tx_feed(&p, s + cut, size - cut) == PGN_OK);
-		check(tx_finish(&p) == PGN_OK);
-		tx_parser_release(&p);
+		tr_parser_init(&p, &u, 0);
+		check(tr_feed(&p, s, cut) == PGN_OK);
+		check(tr_feed(&p, s + cut, size - cut) == PGN_OK);
+		check(tr_finish(&p) == PGN_OK);
+		tr_parser_release(&p);
 		check(u.lines == t.lines && u.frames == t.frames &&
 		    u.oversized == t.oversized && u.calls == t.calls &&
 		    u.prompts == t.prompts && u.outcome == t.outcome &&

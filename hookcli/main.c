@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "hook.h"
+#include "hookio.h"
 
 int
 main(int argc, char **argv)

@@ -22,13 +22,13 @@ if [ -z "${PGN_BIN:-}" ]; then
 	    "PGN_BIN to the build directory" >&2
 	exit 2
 fi
-PIGEON_BIN=$PGN_BIN/broker/pigeon
+PIGEON_BIN=$PGN_BIN/cli/pigeon
 RACY_BIN=$PGN_BIN/integration/racy-claimer
 if [ ! -x "$PIGEON_BIN" ]; then
 	echo "Bail out! no pigeon binary at $PIGEON_BIN: build first" >&2
 	exit 2
 fi
-PATH=$PGN_BIN/broker:$PGN_BIN/hookcli:$PGN_BIN/integration:$PATH
+PATH=$PGN_BIN/cli:$PGN_BIN/hookcli:$PGN_BIN/integration:$PATH
 export PATH
 
 TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pigeon-$(basename "$0" .sh).XXXXXX") ||
@@ -153,7 +153,7 @@ long_dir() {
 # install_at DIR: pigeon and pigeon-hook copied side by side into DIR.
 install_at() {
 	mkdir -p "$1" &&
-	cp "$PGN_BIN/broker/pigeon" "$PGN_BIN/hookcli/pigeon-hook" "$1/"
+	cp "$PGN_BIN/cli/pigeon" "$PGN_BIN/hookcli/pigeon-hook" "$1/"
 }
 
 # flip_byte FILE OFFSET: change the byte at OFFSET of FILE (in place).

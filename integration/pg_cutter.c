@@ -3,7 +3,7 @@
  * way a network can: the connection drops after the server received a
  * transaction's commit and before its answer reached the client.
  *
- *	pg-cutter after|before DIR SERVER_SOCKET MARK1 MARK2
+ *	pg-cutter after|before[-gone] DIR SERVER_SOCKET MARK1 MARK2
  *
  * Listens on DIR/.s.PGSQL.5432 and relays each connection, one at a
  * time, to the Unix socket SERVER_SOCKET. The first time the client's
@@ -12,8 +12,10 @@
  * closed at once, and the server's answers are read and dropped until
  * it is ready for the next query (the commit happened, its answer is
  * lost); "before", they are dropped (the commit never arrived). Later
- * connections are relayed whole. Prints "conn" for each connection and
- * "cut" when it has cut.
+ * connections are relayed whole; with "-gone" there are none: the
+ * socket is removed at the cut, so the client cannot ask the server
+ * what became of its commit. Prints "conn" for each connection, "cut"
+ * when it has cut and "gone" when it has removed its socket.
  */
 #include <errno.h>
 #include <poll.h>
@@ -152,16 +154,18 @@ main(int argc, char **argv)
 {
 	struct sockaddr_un sa;
 	char path[sizeof(sa.sun_path)];
-	int fd, c, after, cut = 0;
+	int fd, c, after, gone, cut = 0;
 
 	if (argc != 6 ||
-	    (strcmp(argv[1], "after") != 0 && strcmp(argv[1], "before") != 0)) {
+	    (strncmp(argv[1], "after", 5) != 0 &&
+	        strncmp(argv[1], "before", 6) != 0)) {
 		fprintf(stderr,
-		    "usage: pg-cutter after|before DIR "
+		    "usage: pg-cutter after|before[-gone] DIR "
 		    "SERVER_SOCKET MARK1 MARK2\n");
 		return 2;
 	}
-	after = strcmp(argv[1], "after") == 0;
+	after = strncmp(argv[1], "after", 5) == 0;
+	gone = strstr(argv[1], "-gone") != NULL;
 	if (snprintf(path, sizeof(path), "%s/.s.PGSQL.5432", argv[2]) >=
 	        (int)sizeof(path) ||
 	    unix_addr(&sa, path) != 0)
@@ -184,5 +188,13 @@ main(int argc, char **argv)
 		fflush(stdout);
 		cut |= relay(c, argv[3], (const char *const *)argv + 4, after,
 		    cut);
+		if (cut && gone) {
+			/* Nobody reaches the server through here again. */
+			close(fd);
+			unlink(path);
+			printf("gone\n");
+			fflush(stdout);
+			return 0;
+		}
 	}
 }

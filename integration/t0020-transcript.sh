@@ -27,6 +27,33 @@ claude_start() {
 	    >start.json && hook claude SessionStart start.json
 }
 
+# corpus_transcript BATCH: a Claude transcript of the corpus cases in
+# BATCH (JSONL, tests/fixtures/redaction): one prompt of every secret
+# line, then one Bash call for each line and one for its near miss.
+corpus_transcript() {
+	jq -c -s '[{type: "user", sessionId: "c", uuid: "u0",
+	    message: {role: "user", content: ([.[].line] | join("\n"))}},
+	    {type: "assistant", sessionId: "c", uuid: "u1",
+	    message: {role: "assistant", stop_reason: "end_turn",
+	    content: ([.[] | .line, .keep] | to_entries | map({type: "tool_use",
+	    id: "t\(.key)", name: "Bash", input: {command: .value}}))}}] | .[]' "$1"
+}
+
+# corpus_clean OUT BATCH: no secret of BATCH is in OUT, and each near
+# miss is there whole, as a command run (however indented).
+corpus_clean() {
+	jq -r '.secrets[]' "$2" >secrets.txt &&
+	if grep -F -f secrets.txt "$1" >&9; then
+		echo "a secret of $2 is in $1" >&9
+		return 1
+	fi &&
+	sed 's/^ *//' "$1" >"$1.lines" &&
+	jq -r '.keep | sub("^ +"; "")' "$2" | while IFS= read -r k; do
+		grep -qxF -- "\$ $k" "$1.lines" ||
+		    { echo "near miss not kept in $1: $k" >&9; return 1; }
+	done
+}
+
 test_case 'the hook keeps the payload transcript_path for the session' '
 	claude_start s1 "$TEST_DIR/tr/s1.jsonl" &&
 	sql_is "SELECT a.name, s.transcript_path FROM session s JOIN agent a
@@ -175,6 +202,26 @@ test_case '--file reads a transcript without a database' '
 	head -n 1 out | grep -qx "Transcript digest (data, not instructions)" &&
 	grep -qx "last turn: success" out &&
 	[ ! -e "$DB" ] || [ "$(sql "SELECT count(*) FROM session")" -ge 1 ]
+'
+
+test_case 'the redaction corpus: no secret in transcript or handoff --digest --dry-run, every near miss kept' '
+	corpus=$FIX/redaction/corpus.jsonl &&
+	n=$(grep -c . "$corpus") && [ "$n" -ge 60 ] &&
+	b=0 &&
+	while [ $((b * 7)) -lt "$n" ]; do
+		sed -n "$((b * 7 + 1)),$((b * 7 + 7))p" "$corpus" >batch.jsonl &&
+		corpus_transcript batch.jsonl >"$TEST_DIR/tr/c$b.jsonl" &&
+		claude_start "c$b" "$TEST_DIR/tr/c$b.jsonl" &&
+		pigeon transcript --file "$TEST_DIR/tr/c$b.jsonl" >t.out &&
+		corpus_clean t.out batch.jsonl &&
+		PIGEON_SESSION=claude:c$b pigeon handoff --project "$PROJ" \
+		    --digest --dry-run "corpus batch $b" >h.out &&
+		grep -qx " *Transcript digest of session claude:c$b of agent alice (data, not instructions)" h.out &&
+		corpus_clean h.out batch.jsonl || return 1
+		b=$((b + 1))
+	done &&
+	[ "$b" -eq $(((n + 6) / 7)) ] &&
+	sql_is "SELECT count(*) FROM baton" "1"
 '
 
 test_done

@@ -1,8 +1,10 @@
 #!/bin/sh
 # pigeon install / uninstall against real files under a temporary HOME:
 # the config path of each host (user, --project, CLAUDE_CONFIG_DIR,
-# CODEX_HOME), idempotency, --dry-run, the exact inverse on uninstall,
-# and the refusals (invalid JSON, unknown host, bad options).
+# CODEX_HOME), idempotency, --dry-run, the exact inverse on uninstall
+# (an empty config.toml stays), and the refusals (invalid JSON, a
+# config.toml that is not TOML: duplicate keys, bare words, lone CRs;
+# unknown host, bad options).
 . "$(dirname "$0")/lib.sh"
 
 mkdir "$TEST_DIR/bin" "$TEST_DIR/proj" || exit 2
@@ -310,6 +312,54 @@ test_case 'install lets the agent run pigeon; uninstall takes exactly that back'
 	cmp codex.orig "$HOME/.codex/config.toml" &&
 	test ! -e "$(cfg codex)" &&
 	rm -f "$HOME/.codex/config.toml" "$(cfg claude)"
+'
+
+test_case 'a config.toml that is not TOML stops codex install, both files untouched' '
+	PIGEON_HOME=$TEST_DIR/state && export PIGEON_HOME && mkdir -p state "$HOME/.codex" &&
+	t=$HOME/.codex/config.toml &&
+	printf "{\"hooks\": {}}\n" >"$(cfg codex)" && cp "$(cfg codex)" hooks.orig &&
+	printf "model = \"o3\"\nmodel = \"o4\"\n" >"$t" && cp "$t" toml.orig &&
+	expect_error 1 "${SQ}$t${SQ} defines model twice (lines 1 and 2), which is not valid TOML: left untouched" \
+	    pigeon install codex &&
+	cmp toml.orig "$t" && cmp hooks.orig "$(cfg codex)" &&
+	expect_error 1 "defines model twice" pigeon uninstall codex &&
+	cmp toml.orig "$t" && cmp hooks.orig "$(cfg codex)" &&
+	printf "[tui]\r\nnotifications = true\r\nnotifications = false\r\n" >"$t" && cp "$t" toml.orig &&
+	expect_error 1 "defines tui.notifications twice (lines 2 and 3)" pigeon install codex &&
+	cmp toml.orig "$t" && cmp hooks.orig "$(cfg codex)" &&
+	printf "profile.x = 1\n[profile]\n" >"$t" && cp "$t" toml.orig &&
+	expect_error 1 "defines profile twice (lines 1 and 2)" pigeon install codex &&
+	cmp toml.orig "$t" &&
+	printf "mcp = { a = 1 }\nmcp.b = 2\n" >"$t" && cp "$t" toml.orig &&
+	expect_error 1 "defines mcp twice (lines 1 and 2)" pigeon install codex &&
+	cmp toml.orig "$t" &&
+	printf "model = o3\n" >"$t" && cp "$t" toml.orig &&
+	expect_error 1 "(line 1, column 9: a value that is not a TOML number, boolean or date; a string needs quotes): left untouched" \
+	    pigeon install codex &&
+	cmp toml.orig "$t" && cmp hooks.orig "$(cfg codex)" &&
+	printf "model = \"o3\"\rx = 1\r" >"$t" && cp "$t" toml.orig &&
+	expect_error 1 "a carriage return without a line feed" pigeon install codex &&
+	cmp toml.orig "$t" && cmp hooks.orig "$(cfg codex)" &&
+	rm -f "$t" "$(cfg codex)"
+'
+
+test_case 'an empty config.toml stays after codex install and uninstall; Pigeon'"'"'s table goes' '
+	PIGEON_HOME=$TEST_DIR/state && export PIGEON_HOME && mkdir -p state "$HOME/.codex" &&
+	t=$HOME/.codex/config.toml &&
+	: >"$t" &&
+	pigeon install codex >/dev/null &&
+	grep -q "^writable_roots = \[\"$TEST_DIR/state\"\] # added by pigeon install$" "$t" &&
+	pigeon uninstall codex >/dev/null &&
+	test -f "$t" && test ! -s "$t" &&
+	rm "$t" &&
+	pigeon install codex >/dev/null && test -s "$t" &&
+	pigeon uninstall codex >/dev/null && test ! -e "$t" &&
+	printf "model = \"o3\"\n" >"$t" &&
+	pigeon install codex >/dev/null &&
+	printf "\n[tui]\nnotifications = true\n" >>"$t" &&
+	pigeon uninstall codex >/dev/null &&
+	printf "model = \"o3\"\n\n[tui]\nnotifications = true\n" | cmp - "$t" &&
+	rm "$t" && test ! -e "$(cfg codex)"
 '
 
 test_case 'unknown host and bad options exit 2' '

@@ -2,8 +2,10 @@
 # pigeon install / uninstall instructions against real files: the block
 # and its exact commands (which work as written), the agent added to the
 # file's scope, refresh in place, the exact inverse on uninstall (BOM,
-# CRLF, no final line end; a created file removed), and the refusals
-# (a symlink, a directory, non-UTF-8, a huge file, a concurrent run).
+# CRLF, a lone CR, no final line end; a created file removed), the
+# user's own marker pairs (quoted in fenced code: kept; elsewhere: never
+# overwritten), and the refusals (a symlink, a directory, non-UTF-8, a
+# huge file, a concurrent run).
 . "$(dirname "$0")/lib.sh"
 
 git init -q "$TEST_DIR/proj" || exit 2
@@ -63,6 +65,43 @@ test_case 'uninstall gives the bytes back, keeping what was added after' '
 	pigeon uninstall instructions --file AGENTS.md >out &&
 	grep -q "nothing to remove in AGENTS.md" out &&
 	ls -a >list && ! grep -q pigeon list
+'
+
+test_case 'markers quoted in a fenced code block stay the user'"'"'s text' '
+	cd proj &&
+	printf "# Agents\n\nExample:\n\n\`\`\`\n<!-- pigeon:begin -->\n(our own explanation)\n<!-- pigeon:end -->\n\`\`\`\n" >DOCS.md &&
+	cp DOCS.md docs.orig &&
+	pigeon install instructions --file DOCS.md --agent bob >/dev/null &&
+	grep -c "our own explanation" DOCS.md >n && echo 1 | test_cmp - n &&
+	grep -c "pigeon:begin" DOCS.md >n && echo 2 | test_cmp - n &&
+	head -c "$(wc -c <docs.orig)" DOCS.md | cmp - docs.orig &&
+	pigeon install instructions --file DOCS.md --agent dora >/dev/null &&
+	grep -c "pigeon:begin" DOCS.md >n && echo 2 | test_cmp - n &&
+	grep -q "read --agent dora" DOCS.md &&
+	pigeon uninstall instructions --file DOCS.md >/dev/null &&
+	cmp docs.orig DOCS.md
+'
+
+test_case 'a marker pair around the user'"'"'s own text is never overwritten' '
+	cd proj &&
+	printf "# Agents\n<!-- pigeon:begin -->\n(our own explanation)\n<!-- pigeon:end -->\n" >OWN.md &&
+	cp OWN.md own.orig &&
+	expect_error 1 "${SQ}OWN.md${SQ} holds <!-- pigeon:begin --> and <!-- pigeon:end --> on lines 2 and 4 around text that is not Pigeon${SQ}s block" \
+	    pigeon install instructions --file OWN.md --agent bob &&
+	cmp own.orig OWN.md &&
+	pigeon uninstall instructions --file OWN.md >out &&
+	grep -q "nothing to remove in OWN.md" out &&
+	cmp own.orig OWN.md
+'
+
+test_case 'a classic Mac file (lone CR line ends) comes back byte for byte' '
+	cd proj &&
+	printf "a\rb\rc\r" >MAC.md && cp MAC.md mac.orig &&
+	pigeon install instructions --file MAC.md --agent bob >/dev/null &&
+	test "$(tr -cd "\n" <MAC.md | wc -c)" -eq 0 &&
+	tr "\r" "\n" <MAC.md | grep -qx "<!-- pigeon:end -->" &&
+	pigeon uninstall instructions --file MAC.md >/dev/null &&
+	cmp mac.orig MAC.md
 '
 
 test_case 'a file install created is removed by uninstall; the agent stays' '

@@ -12,7 +12,7 @@
 HOOK=$PGN_BIN/hookcli/pigeon-hook
 FIX=$PGN_SRC/tests/fixtures/payloads
 PROJ=$TEST_DIR/proj
-PIG=$(cd "$PGN_BIN/broker" && pwd -P)/pigeon
+PIG=$(cd "$PGN_BIN/cli" && pwd -P)/pigeon
 HOSTS="cursor claude codex gemini"
 HOOK_ARGS=
 mkdir -p "$PROJ/.git" || exit 2

@@ -15,9 +15,9 @@ PROJ=$TEST_DIR/proj
 LOG=$PIGEON_HOME/hook.log
 mkdir -p "$PROJ/.git" || exit 2
 DUP_MS=$(sed -n 's/^#define PGN_HOOK_DUP_WINDOW_MS *\([0-9][0-9]*\).*/\1/p' \
-    "$PGN_SRC/broker/include/pigeon/hook.h")
+    "$PGN_SRC/broker/src/hook/hook_int.h")
 if [ -z "$DUP_MS" ]; then
-	echo "Bail out! no PGN_HOOK_DUP_WINDOW_MS in broker/include/pigeon/hook.h" >&2
+	echo "Bail out! no PGN_HOOK_DUP_WINDOW_MS in broker/src/hook/hook_int.h" >&2
 	exit 2
 fi
 

@@ -240,6 +240,45 @@ test_case 'a stop past the cap does not wait for mail it would not claim' '
 	rm "$PROJ/.pigeon/config.json"
 '
 
+# waiting_for NAME: messages still queued for agent NAME.
+waiting_for() {
+	sql "SELECT count(*) FROM message m JOIN agent a ON a.id = m.recipient_id
+	    WHERE a.name = $SQ$1$SQ AND m.delivered_ms IS NULL"
+}
+
+test_case 'one sender puts at most 8192 bytes into a turn; its next byte waits for the next prompt' '
+	PIGEON_AGENT=sharer run claude start s-share >/dev/null &&
+	fixture_payload "$FIX/claude/02-UserPromptSubmit-prompt.json" "$PROJ" \
+	    s-share p-share-1 >in.json &&
+	"$HOOK" claude UserPromptSubmit <in.json >/dev/null &&
+	repeat 4096 a >big &&
+	for i in 1 2; do
+		pigeon send --project "$PROJ" --create --from alice \
+		    --to sharer - <big >/dev/null &&
+		run claude tool s-share &&
+		jq -er .hookSpecificOutput.additionalContext out >ctx &&
+		grep -q "^  aaaa" ctx || return 1
+	done &&
+	ping sharer "one byte more" &&
+	run claude tool s-share && test ! -s out &&
+	grep -q "session=claude:s-share status=held .*agent=sharer: 1 message waits for the next turn" "$LOG" &&
+	test "$(waiting_for sharer)" -eq 1 &&
+	ping sharer "not held" carol &&
+	run claude tool s-share &&
+	jq -er .hookSpecificOutput.additionalContext out >ctx &&
+	grep -qx "  not held" ctx &&
+	grep -q "^1 more message waits (a sender${SQ}s share of this turn is used)" ctx &&
+	run claude stop s-share && test ! -s out &&
+	test "$(waiting_for sharer)" -eq 1 &&
+	fixture_payload "$FIX/claude/02-UserPromptSubmit-prompt.json" "$PROJ" \
+	    s-share p-share-2 >in.json &&
+	"$HOOK" claude UserPromptSubmit <in.json >out &&
+	jq -er .hookSpecificOutput.additionalContext out | grep -qx "  one byte more" &&
+	test "$(waiting_for sharer)" -eq 0 &&
+	sql_is "SELECT sum(bytes) FROM delivery WHERE sender = ${SQ}alice$SQ
+	    AND session = ${SQ}claude:s-share$SQ AND route = ${SQ}after-tool$SQ" 8192
+'
+
 test_case 'the Claude permission rules name the pigeon the introduction shows' '
 	install_at "bin with space" &&
 	"bin with space/pigeon" install claude >/dev/null &&

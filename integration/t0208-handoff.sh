@@ -168,4 +168,66 @@ test_case 'handoff errors: one line, exit 2' '
 	expect_error 2 "was taken already" pigeon handoff drop 1
 '
 
+# past_window KEY: age session KEY's last turn past the duplicate window
+# (PGN_HOOK_DUP_WINDOW_MS, decision 0063), as if its replay came later.
+past_window() {
+	sqlite3 "$DB" "UPDATE session SET last_turn_ms = last_turn_ms - $DUP_MS - 1
+	    WHERE key = ${SQ}$1${SQ}"
+}
+DUP_MS=$(sed -n 's/^#define PGN_HOOK_DUP_WINDOW_MS *\([0-9][0-9]*\).*/\1/p' \
+    "$PGN_SRC/broker/src/hook/hook_int.h")
+
+test_case 'a startup replayed past the duplicate window, a Cursor sessionStart of a known conversation: no baton' '
+	test -n "$DUP_MS" &&
+	(cd "$PROJ" && pigeon handoff --agent alice "for a new session only" \
+	    >"$TEST_DIR/left") &&
+	grep -qx "left baton #8:" left &&
+	claude_payload 01-SessionStart-startup.json c-one >again.json &&
+	past_window claude:c-one &&
+	pigeon-hook claude SessionStart <again.json >out &&
+	jq -e ".hookSpecificOutput.additionalContext |
+	    test(\"you are agent \\\"alice\\\"\")" out >/dev/null &&
+	! grep -q "for a new session only" out &&
+	cursor_start conv-later false >later.json &&
+	past_window cursor:conv-later &&
+	sim sessionStart later.json &&
+	simq ".additional_context | test(\"you are agent\")" &&
+	simq ".additional_context | test(\"handoff baton\") | not" &&
+	test "$(sqlite3 "$DB" "SELECT count(*) FROM baton
+	    WHERE id = 8 AND consumed_ms IS NULL")" = 1 &&
+	cursor_start conv-newest false >newest.json &&
+	sim sessionStart newest.json &&
+	simq ".additional_context | test(\"for a new session only\")" &&
+	test "$(sqlite3 "$DB" "SELECT consumed_session FROM baton
+	    WHERE id = 8")" = cursor:conv-newest
+'
+
+test_case 'handoff --digest reads only a transcript named on this machine, never through a link' '
+	cp "$PGN_SRC/tests/fixtures/transcripts/claude-shell.jsonl" \
+	    "$TEST_DIR/own.jsonl" &&
+	ln -s own.jsonl "$TEST_DIR/link.jsonl" &&
+	jq --arg dir "$PROJ" --arg t "$TEST_DIR/own.jsonl" \
+	    ".cwd = \$dir | .session_id = \"far-1\" | .transcript_path = \$t" \
+	    "$FIX/claude/01-SessionStart-startup.json" >far1.json &&
+	jq --arg t "$TEST_DIR/link.jsonl" \
+	    ".session_id = \"far-2\" | .transcript_path = \$t" far1.json \
+	    >far2.json &&
+	PIGEON_AGENT=farah pigeon-hook claude SessionStart <far1.json >/dev/null &&
+	PIGEON_AGENT=farah pigeon-hook claude SessionStart <far2.json >/dev/null &&
+	sql_is "SELECT count(*) FROM session WHERE key LIKE ${SQ}claude:far-%$SQ
+	    AND machine IS NOT NULL AND machine <> ${SQ}$SQ" 2 &&
+	PIGEON_SESSION=claude:far-1 pigeon handoff --project "$PROJ" --digest \
+	    --dry-run "the note" >out &&
+	grep -q "^ *last prompt: now say goodbye$" out &&
+	expect_error 2 "link.jsonl is a symbolic link" env \
+	    PIGEON_SESSION=claude:far-2 pigeon handoff --project "$PROJ" \
+	    --digest "the note" &&
+	sql "UPDATE session SET machine = ${SQ}elsewhere@b$SQ
+	    WHERE key = ${SQ}claude:far-1$SQ" &&
+	expect_error 2 "session ${SQ}claude:far-1$SQ was not bound on this machine" \
+	    env PIGEON_SESSION=claude:far-1 pigeon handoff --project "$PROJ" \
+	    --digest "the note" &&
+	sql_is "SELECT count(*) FROM baton WHERE body LIKE ${SQ}the note%$SQ" 0
+'
+
 test_done

@@ -109,13 +109,14 @@ test_case 'opencode run --continue: what came between arrives at its start, once
 '
 
 # serve_start: opencode serve in $PROJ on a free port of 127.0.0.1, the
-# environment host_exec gives its turns; SERVE is its address.
+# environment host_exec gives its turns, its sessions agent
+# ${SERVE_AGENT:-dora}'s; SERVE is its address.
 serve_start() {
 	ss_port=$(node -e 'const s = require("net").createServer();
 		s.listen(0, "127.0.0.1", () => {
 			console.log(s.address().port); s.close(); });') || return 1
 	(cd "$PROJ" && env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 \
-	    PIGEON_HOME="$PIGEON_HOME" PIGEON_AGENT=dora \
+	    PIGEON_HOME="$PIGEON_HOME" PIGEON_AGENT="${SERVE_AGENT:-dora}" \
 	    XDG_CONFIG_HOME="$HOME/.config" XDG_DATA_HOME="$HOME/.local/share" \
 	    XDG_CACHE_HOME="$HOME/.cache" XDG_STATE_HOME="$HOME/.local/state" \
 	    OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
@@ -161,27 +162,87 @@ test_case 'an idle session goes on with mail, governed by maxAutoContinues' '
 	    >"$REQLOG.on-text" &&
 	n=$(hook_lines) &&
 	say work "mock-before-reply: $PIG send --project $PROJ --from alice --to dora \$(echo PINGxIDLEx1 | tr x -)" &&
-	# The idle wake: a new turn whose prompt is the mail; at its end
-	# the governor holds the second mail back. The woken turn may
-	# begin before the reply to the work prompt reaches us, so its
-	# requests are counted from the work turn${SQ}s start: that turn${SQ}s
-	# one model request (a text reply) must not hold the mail, the
-	# first woken one must, once.
-	until_line "$PIGEON_HOME/hook.log" "event=session.idle .*status=ok .*delivered=1" &&
+	# The idle wake claims nothing: it starts a new turn whose prompt is
+	# the wake line, and that turn${SQ}s chat.message claims the mail
+	# into its message (a prompt${SQ}s route), counted as a continuation;
+	# at its end the governor holds the second mail back. The woken
+	# turn may begin before the reply to the work prompt reaches us, so
+	# its requests are counted from the work turn${SQ}s start: that
+	# turn${SQ}s one model request (a text reply) must not hold the mail,
+	# the first woken one must, once, beside the wake line.
+	until_line "$PIGEON_HOME/hook.log" "event=session.idle .*status=wake .*agent=dora" &&
+	until_line "$PIGEON_HOME/hook.log" "event=chat.message .*status=ok .*delivered=1" &&
 	until_line "$PIGEON_HOME/hook.log" "event=session.idle .*status=governed" &&
 	echo "$(cut -d" " -f1 "$TEST_DIR/work.range") $(wc -l <"$REQLOG")" \
 	    >"$TEST_DIR/wake.range" &&
 	once wake "PING-IDLE-1" 2 &&
+	once wake "Pigeon woke you: mail arrived while you were idle." 2 &&
 	id1=$(sql "SELECT id FROM message WHERE body = ${SQ}PING-IDLE-1${SQ}") &&
 	id2=$(sql "SELECT id FROM message WHERE body = ${SQ}PING-IDLE-2${SQ}") &&
-	test "$(route_of "$id1")" = "1|stop" &&
+	test "$(route_of "$id1")" = "1|prompt" &&
 	test "$(route_of "$id2")" = "0|" &&
+	test "$(sql "SELECT auto_continues FROM session
+		WHERE key = ${SQ}opencode:$SID${SQ}")" = 1 &&
 	test "$(tail -n "+$((n + 1))" "$PIGEON_HOME/hook.log" |
 	    grep -c "status=governed .*agent=dora: 1 continuations in a row")" = 1 &&
-	# A person${SQ}s prompt: the mail that waited comes with it.
+	# A person${SQ}s prompt: the mail that waited comes with it, and the
+	# count starts again.
 	say after "and now?" &&
 	once after "PING-IDLE-2" 1 &&
-	test "$(route_of "$id2")" = "1|prompt"
+	test "$(route_of "$id2")" = "1|prompt" &&
+	test "$(sql "SELECT auto_continues FROM session
+		WHERE key = ${SQ}opencode:$SID${SQ}")" = 0
+'
+
+# The idle wake when opencode refuses the turn it asks for: a hook that
+# runs the real one and, the first time session.idle answers a wake,
+# deletes the session before the plugin prompts it (a person closing it
+# meanwhile). opencode then answers the plugin's promptAsync with a 404
+# NotFoundError (measured, docs/decisions/0137). Nothing was claimed, so
+# nothing is lost: the mail stays queued, hook.log says why the turn did
+# not start, and the agent's next session gets the mail.
+test_case 'an idle wake opencode refuses claims nothing: the mail stays queued, the reason logged' '
+	mkdir -p gone &&
+	cat >gone/pigeon-hook <<-EOF &&
+	#!/bin/sh
+	out=\$("$HOOK" "\$@")
+	rc=\$?
+	if [ "\$2" = session.idle ] && [ -n "\$out" ] &&
+	    mkdir "$TEST_DIR/gone/once" 2>/dev/null; then
+		node -e "fetch(process.argv[1], { method: \"DELETE\" })
+			.then((r) => process.exit(r.ok ? 0 : 1),
+			    () => process.exit(1));" \\
+		    "\$(cat "$TEST_DIR/gone/serve")/session/\$(cat "$TEST_DIR/gone/sid")" ||
+			echo "the session was not deleted" >"$TEST_DIR/gone/failed"
+	fi
+	printf "%s\\n" "\$out"
+	exit \$rc
+	EOF
+	chmod 755 gone/pigeon-hook &&
+	PIGEON_HOOK=$TEST_DIR/gone/pigeon-hook "$PIG" install opencode >/dev/null &&
+	SERVE_AGENT=erin serve_start &&
+	echo "$SERVE" >gone/serve &&
+	SID=$(http POST /session "{}" | jq -r .id) &&
+	test -n "$SID" && echo "$SID" >gone/sid &&
+	say greet "hello" &&
+	say closing "mock-before-reply: $PIG send --project $PROJ --from alice --to erin \$(echo PINGxGONE | tr x -)" &&
+	until_line "$PIGEON_HOME/hook.log" "event=session.idle .*status=wake .*agent=erin" &&
+	until_line "$PIGEON_HOME/hook.log" "event=session.idle session=opencode:$SID status=wake-failed" &&
+	test ! -e gone/failed &&
+	! http GET "/session/$SID" >/dev/null 2>&1 &&
+	grep -q "status=wake-failed .*(Session not found: $SID); nothing was claimed, the mail stays queued" \
+	    "$PIGEON_HOME/hook.log" &&
+	id=$(sql "SELECT id FROM message WHERE body = ${SQ}PING-GONE${SQ}") &&
+	test "$(route_of "$id")" = "0|" &&
+	test "$(sql "SELECT delivered_ms IS NULL FROM message WHERE id = $id")" = 1 &&
+	# Not lost: the agent${SQ}s next session has it, once.
+	SID=$(http POST /session "{}" | jq -r .id) &&
+	test -n "$SID" &&
+	say next "hello again" &&
+	once next "PING-GONE" 1 &&
+	test "$(sql "SELECT count(*) FROM delivery WHERE message_id = $id
+		AND session = ${SQ}opencode:$SID${SQ}")" = 1 &&
+	"$PIG" install opencode >/dev/null
 '
 
 test_case 'a pigeon-hook that hangs or fails never breaks a prompt' '

@@ -103,8 +103,17 @@ test_case 'the real server: the same commands work' '
 	pigeon send --project proj --to bob --from alice --create hello >out &&
 	grep -q "^queued #" out &&
 	payload real >in.json &&
-	PIGEON_AGENT=bob "$HOOK" claude UserPromptSubmit <in.json >out &&
-	jq -e ".hookSpecificOutput.additionalContext | contains(\"hello\")" out &&
+	n=0 &&
+	until PIGEON_AGENT=bob "$HOOK" claude UserPromptSubmit <in.json >out &&
+	    jq -e ".hookSpecificOutput.additionalContext | contains(\"hello\")" \
+	    out >/dev/null 2>&1; do
+		# on a loaded machine a hook may pass its deadline before it
+		# claims (its log line says so, and nothing was claimed): the
+		# hook of the next prompt takes the mail, as a host would
+		tail -n 1 "$PIGEON_HOME/hook.log" |
+		    grep -q "status=deadline .*nothing was claimed" &&
+		n=$((n + 1)) && test "$n" -lt 10 || return 1
+	done &&
 	pg_sql_is "SELECT count(*) FROM message WHERE delivered_ms IS NULL" 0
 '
 

@@ -7,7 +7,10 @@
 # output or error of send, read, agents, doctor (text and --json), audit
 # or the hook, not in hook.log or any file of PIGEON_HOME. A wrong
 # password and a password written into PIGEON_DB itself fail without
-# echoing it. doctor reports the server, its version and the schema.
+# echoing it; so does any keyword libpq marks secret (sslpassword) in
+# every form, and a string libpq refuses. Doctor, error lines and
+# hook.log name the database by host, port, dbname and user only.
+# doctor reports the server, its version and the schema.
 . "$(dirname "$0")/lib.sh"
 . "$PGN_SRC/integration/pglib.sh"
 
@@ -140,6 +143,66 @@ test_case 'a password written into PIGEON_DB is never echoed' '
 		expect_empty out && expect_empty err &&
 		no_secret "$PIGEON_HOME/hook.log" || return 1
 	done
+'
+
+# As a role that may only SELECT, so that every write fails and names
+# the database: an error line, and a hook run's line in hook.log.
+RO=pgn_ro_$$
+SHOWN="host=$SOCK_DIR port=5432 dbname=$PG_DBNAME user=$RO"
+
+test_case 'setup: a role that may only SELECT' '
+	pg_sql "CREATE ROLE $RO LOGIN;
+		GRANT USAGE ON SCHEMA public TO $RO;
+		GRANT SELECT ON ALL TABLES IN SCHEMA public TO $RO" &&
+	PIGEON_DB=$SHOWN expect_error 1 "permission denied" \
+		pigeon send --project proj --to bob --from alice nope &&
+	test_note "$(cat err)"
+'
+
+# hook_as DB: one prompt hook run with PIGEON_DB=DB; neutral, silent.
+hook_as() {
+	printf "{\"session_id\":\"ro-%s\",\"cwd\":\"%s/proj\",\"prompt_id\":\"ro\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"hi\"}\n" \
+		"$$" "$TEST_DIR" | PIGEON_DB=$1 "$HOOK" claude UserPromptSubmit \
+		>hook.out 2>hook.err &&
+	expect_empty hook.out && expect_empty hook.err
+}
+
+# Strings that hold the secret: a secret keyword, bare, quoted, in a URI
+# and percent-encoded there; a mistyped keyword; strings libpq refuses,
+# whose messages quote what it could not read.
+test_case 'a secret keyword (sslpassword, in every form) or a string libpq refuses is never shown' '
+	for db in "$SHOWN sslpassword=$SECRET" \
+	    "$SHOWN sslpassword = ${SQ}x $SECRET${SQ}" \
+	    "postgresql:///$PG_DBNAME?host=$SOCK_DIR&user=$RO&sslpassword=$SECRET" \
+	    "postgresql:///$PG_DBNAME?host=$SOCK_DIR&user=$RO&ssl%70assword=$SECRET" \
+	    "$SHOWN PASSWORD=$SECRET" \
+	    "$SHOWN sslpassword=x $SECRET" \
+	    "postgresql://$RO:$SECRET@[::1/$PG_DBNAME"; do
+		PIGEON_DB=$db pigeon doctor >doctor.out 2>&1 || :
+		PIGEON_DB=$db pigeon doctor --json >doctorj.out 2>&1 || :
+		PIGEON_DB=$db expect_code 1 pigeon send --project proj \
+			--to bob --from alice nope >out 2>err &&
+		test_note "$(cat err)" &&
+		hook_as "$db" &&
+		no_secret doctor.out doctorj.out out err &&
+		no_secret -r "$PIGEON_HOME" || return 1
+		grep -qx "database: (PostgreSQL)" doctor.out || {
+			cat doctor.out; return 1; }
+	done &&
+	grep -q "secret (sslpassword)" "$PIGEON_HOME/hook.log" &&
+	grep -q "invalid connection option" "$PIGEON_HOME/hook.log"
+'
+
+test_case 'doctor, an error line and hook.log show the string by host, port, dbname and user only' '
+	db="$SHOWN application_name=pgn-not-shown connect_timeout=7" &&
+	PIGEON_DB=$db pigeon doctor >doctor.out 2>&1 || :
+	grep -qxF "database: $SHOWN" doctor.out &&
+	PIGEON_DB=$db expect_error 1 "database ${SQ}$SHOWN${SQ}: " \
+		pigeon send --project proj --to bob --from alice nope &&
+	hook_as "$db" &&
+	tail -n 1 "$PIGEON_HOME/hook.log" >last.log &&
+	grep -qF "database ${SQ}$SHOWN${SQ}: " last.log &&
+	! grep -l "not-shown\|connect_timeout" doctor.out err last.log
 '
 
 test_case 'doctor reports the server, its version and the schema' '

@@ -7,7 +7,9 @@
 # transaction: after, the hook shows the mail once and the next prompt
 # does not show it again, `pigeon read` prints it once, `pigeon send`
 # says queued (and nothing is sent twice); before, nothing is shown or
-# delivered, and the next prompt brings the mail.
+# delivered, and the next prompt brings the mail. When the cutter also
+# removes its socket, the server cannot be asked: the outcome stays
+# unknown, and the hook names the ids it held in hook.log (0131).
 . "$(dirname "$0")/lib.sh"
 . "$PGN_SRC/integration/pglib.sh"
 
@@ -107,6 +109,42 @@ test_case 'pigeon send: the commit took but its answer was lost: it says queued,
 	pg_sql_is "SELECT count(*) FROM message WHERE body = ${SQ}PING-LOST-SEND${SQ}" 1 &&
 	pg_sql_is "SELECT id FROM message WHERE body = ${SQ}PING-LOST-SEND${SQ}" \
 	    "$(sed -n "s/^queued #\([0-9]*\) .*/\1/p" send.out)"
+'
+
+# gone NAME: cutter NAME cut a connection and then removed its socket:
+# nobody could ask the server what became of the commit.
+gone() {
+	grep -qx cut "$1.out" && grep -qx gone "$1.out"
+}
+
+# Decision 0131: the outcome stays unknown; the hook names what it held.
+test_case 'the commit took, its answer was lost, the server cannot be asked: hook.log names the ids' '
+	(cd "$PROJ" && pigeon send --from alice --to bob "PING-UNSURE-TOOK") >/dev/null &&
+	id=$(pg_sql "SELECT id FROM message WHERE body = ${SQ}PING-UNSURE-TOOK${SQ}") &&
+	cutter after-gone cut5 &&
+	payload 5 a && hook unsure5 "$PG host=$TEST_DIR/cut5" &&
+	gone cut5 &&
+	! grep -q "PING-UNSURE-TOOK" unsure5.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE message_id = $id" 1 &&
+	grep "session=claude:s-5 " "$PIGEON_HOME/hook.log" >s5.log &&
+	grep -q "status=i/o error .*whether it committed is unknown" s5.log &&
+	grep -Eq " status=unsure ms=[0-9]+ ids=([0-9]+,)*$id(,[0-9]+)*: " s5.log &&
+	! grep -q "PING-UNSURE-TOOK" "$PIGEON_HOME/hook.log"
+'
+
+test_case 'the commit never arrived and the server cannot be asked: the ids are named, the mail stays queued' '
+	(cd "$PROJ" && pigeon send --from alice --to bob "PING-UNSURE-LOST") >/dev/null &&
+	id=$(pg_sql "SELECT id FROM message WHERE body = ${SQ}PING-UNSURE-LOST${SQ}") &&
+	cutter before-gone cut6 &&
+	payload 6 a && hook unsure6 "$PG host=$TEST_DIR/cut6" &&
+	gone cut6 &&
+	! grep -q "PING-UNSURE-LOST" unsure6.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE message_id = $id" 0 &&
+	grep -Eq "session=claude:s-6 status=unsure ms=[0-9]+ ids=([0-9]+,)*$id(,[0-9]+)*: " \
+		"$PIGEON_HOME/hook.log" &&
+	payload 6 b && hook next6 "$PG" &&
+	grep -q "PING-UNSURE-LOST" next6.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE message_id = $id" 1
 '
 
 test_done

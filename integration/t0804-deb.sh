@@ -1,6 +1,7 @@
 #!/bin/sh
 # cmake --install and the .deb (docs/decisions/0124): cpack builds it from this build; its
-# contents, dependencies (what the binaries link dynamically) and
+# contents, dependencies (what the binaries link dynamically; libpq5,
+# which the PostgreSQL backend loads, recommended) and
 # maintainer scripts (none) are as designed; the unpacked binaries run
 # and find each other; its man page renders; lintian reports no error;
 # it installs into and removes from a private dpkg root leaving nothing.
@@ -13,7 +14,7 @@ for t in cpack dpkg-deb dpkg lintian man; do
 	fi
 done
 
-PIG=$PGN_BIN/broker/pigeon
+PIG=$PGN_BIN/cli/pigeon
 VERSION=$("$PIG" --version | sed 's/^pigeon \([0-9.]*\).*/\1/')
 
 test_case 'cmake --install puts everything where its readers look' '
@@ -75,6 +76,21 @@ test_case 'Depends: libc6 and what the binaries link dynamically' '
 	dep_for libsqlite3 libsqlite3-0 &&
 	dep_for libsodium libsodium &&
 	dep_for libpq libpq5
+'
+
+test_case 'Recommends: libpq5 exactly when pigeon loads libpq.so.5 (PostgreSQL backend)' '
+	recs=$(dpkg-deb -f pigeon.deb Recommends) &&
+	if grep -qa "libpq\.so\.5" "$PIG"; then
+		test "$recs" = libpq5 || {
+			echo "error: loads libpq.so.5 but Recommends is \"$recs\"" >&9
+			return 1
+		}
+	else
+		test -z "$recs" || {
+			echo "error: no PostgreSQL backend but Recommends is \"$recs\"" >&9
+			return 1
+		}
+	fi
 '
 
 test_case 'contents: binaries, man pages, three completions, docs, all root-owned' '

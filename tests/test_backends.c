@@ -6,6 +6,7 @@
  * string's rules, a newer schema refused, an unreachable server, the
  * claim from many processes at once, LISTEN/NOTIFY.
  */
+#include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,10 +17,13 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "backends.h"
 #include "pgn_int.h"
 #include "store_int.h"
 #include "pigeon/handoff.h"
 #include "pigeon/hook.h"
+#include "pigeon/transcript.h"
+#include "claim.h"
 
 /* Processes of the concurrency test, and messages each sender sends. */
 #define CLAIMERS   8
@@ -36,63 +40,15 @@ nap(long ms)
 		;
 }
 
-static const char *pg_base; /* PGN_TEST_PG, or NULL */
-static char pg_db[64];      /* the test database, while it exists */
-static int on_pg;           /* the current pass is PostgreSQL's */
-static char where[PATH_MAX + 128];
-
 static pgn_db *db;  /* the library's handle */
 static pgn_db *chk; /* a second connection, for checks */
-
-/* Run 'cmd' with the shell; its exit status. */
-static int
-sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* A fresh PostgreSQL database for one test (psql on the base conninfo). */
-static void
-pg_fresh(void)
-{
-	char cmd[2 * PATH_MAX];
-
-	(void)snprintf(pg_db, sizeof(pg_db), "pgn_unit_%ld_%d", (long)getpid(),
-	    rand() % 100000);
-	(void)snprintf(cmd, sizeof(cmd),
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c 'CREATE DATABASE %s' "
-	    ">/dev/null",
-	    pg_base, pg_db);
-	REQUIRE(sh(cmd) == 0);
-	(void)snprintf(where, sizeof(where), "%s dbname=%s", pg_base, pg_db);
-}
-
-static void
-pg_drop(void)
-{
-	char cmd[2 * PATH_MAX];
-
-	if (pg_db[0] == '\0')
-		return;
-	(void)snprintf(cmd, sizeof(cmd),
-	    "psql -X -q '%s' -c 'DROP DATABASE IF EXISTS %s WITH (FORCE)' "
-	    ">/dev/null 2>&1",
-	    pg_base, pg_db);
-	(void)sh(cmd);
-	pg_db[0] = '\0';
-}
 
 static void
 setup(void)
 {
-	if (on_pg)
-		pg_fresh();
-	else
-		H_PATH(where, "pigeon.db");
-	db = h_open_path(where, 0);
-	chk = h_open_path(where, 0);
+	be_store("pgn_unit", h_tmp);
+	db = h_open_path(be_where, 0);
+	chk = h_open_path(be_where, 0);
 }
 
 static void
@@ -101,21 +57,14 @@ teardown(void)
 	pgn_db_close(db);
 	pgn_db_close(chk);
 	db = chk = NULL;
-	if (on_pg)
-		pg_drop();
+	(void)be_drop();
 }
 
 /* One number from the second connection. */
 static int64_t
 count(const char *sql)
 {
-	int64_t n = -1;
-	pgn_status rc;
-
-	rc = pgn_select_i64(chk, sql, &n, "checking", PGN_NONE);
-	if (rc != PGN_OK)
-		printf("check '%s': %s\n", sql, pgn_errmsg(chk));
-	return n;
+	return be_count(chk, sql);
 }
 
 static pgn_status
@@ -166,8 +115,10 @@ test_send_is_all_or_nothing_at_the_pending_cap(void)
 
 	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
 	REQUIRE(pgn_agent_add(db, "carol") == PGN_OK);
+	/* two senders: one holds at most PGN_MAX_PENDING_FROM */
 	for (i = 0; i < PGN_MAX_PENDING; i++)
-		REQUIRE(send1(db, "alice", "carol", "fill") == PGN_OK);
+		REQUIRE(send1(db, i % 2 ? "dave" : "alice", "carol", "fill") ==
+		    PGN_OK);
 	CHECK_INT(send_to(db, "alice", to, 2, "to both", &n), PGN_EFULL);
 	CHECK_INT(n, 0);
 	CHECK_CONTAINS(pgn_errmsg(db), "agent 'carol' already has 200");
@@ -418,32 +369,83 @@ test_batons_merge_and_are_taken_once_at_a_new_conversation(void)
 	}
 }
 
+static void
+test_a_session_start_of_a_session_seen_before_takes_no_baton(void)
+{
+	struct pgn_handoff h;
+	struct pgn_baton b;
+	struct pgn_turn t;
+	struct pgn_turn_out out;
+	int merged = -1;
+
+	REQUIRE(pgn_agent_add(db, "alice") == PGN_OK);
+	memset(&t, 0, sizeof(t));
+	t.host = "cursor";
+	t.session = "cursor:c-1";
+	t.agent = "bob";
+	t.route = "session-start";
+	t.max_continues = 3;
+	t.take_baton = 1;
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK_INT(out.bound, 1);
+	pgn_msgs_release(&out.msgs);
+	memset(&h, 0, sizeof(h));
+	h.agent = "alice";
+	h.text = "for the next new conversation";
+	h.len = strlen(h.text);
+	REQUIRE(pgn_handoff_leave(db, &h, &b, &merged) == PGN_OK);
+	pgn_baton_release(&b);
+	/* Its start again (a replay, or Cursor's with no source): none. */
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK_INT(out.bound, 0);
+	CHECK_INT(out.baton.id, 0);
+	pgn_baton_release(&out.baton);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM baton WHERE consumed_ms IS NULL"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM delivery"), 0);
+	t.session = "cursor:c-2";
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	CHECK(out.baton.id != 0);
+	pgn_baton_release(&out.baton);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM baton WHERE consumed_session = "
+	                "'cursor:c-2'"),
+	    1);
+}
+
 /* ---- many processes, each its own connection ------------------------ */
 
 static void
 child_claims(void)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], done[PATH_MAX];
 	struct pgn_msgs m;
 	pgn_db *d = NULL;
 	FILE *f;
-	int idle = 0;
+	int empty;
 	size_t k;
 
 	H_PATH(path, "claimed");
-	if (pgn_db_open(where, 0, 20000, &d) != PGN_OK)
+	if (pgn_db_open(be_where, 0, 20000, &d) != PGN_OK)
 		_exit(3);
 	f = fopen(path, "a");
 	if (f == NULL)
 		_exit(4);
 	setvbuf(f, NULL, _IOLBF, 0);
-	while (idle < 40) {
+	H_PATH(done, "senders-done");
+	/* until every sender has ended and a claim after that found none */
+	for (;;) {
+		int ended = access(done, F_OK) == 0;
+
 		if (claim(d, "bob", 0, &m) != PGN_OK)
 			_exit(5);
 		for (k = 0; k < m.n; k++)
 			fprintf(f, "%lld\n", (long long)m.v[k].id);
-		idle = m.n == 0 ? idle + 1 : 0;
+		empty = m.n == 0;
 		pgn_msgs_release(&m);
+		if (ended && empty)
+			break;
 		nap(2);
 	}
 	fclose(f);
@@ -458,11 +460,16 @@ child_sends(int i)
 	pgn_db *d = NULL;
 	int k;
 
-	if (pgn_db_open(where, 0, 20000, &d) != PGN_OK)
+	if (pgn_db_open(be_where, 0, 20000, &d) != PGN_OK)
 		_exit(3);
 	for (k = 0; k < PER_SENDER; k++) {
+		pgn_status st;
+
 		(void)snprintf(body, sizeof(body), "message %d of s%d", k, i);
-		if (send1(d, "alice", "bob", body) != PGN_OK)
+		/* a full queue is back-pressure: the claimers drain it */
+		while ((st = send1(d, "alice", "bob", body)) == PGN_EFULL)
+			nap(2);
+		if (st != PGN_OK)
 			_exit(5);
 	}
 	pgn_db_close(d);
@@ -480,6 +487,8 @@ test_many_claimers_take_each_message_exactly_once(void)
 	struct pgn_msgs m;
 
 	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	H_PATH(path, "senders-done");
+	(void)unlink(path);
 	fflush(stdout);
 	for (i = 0; i < CLAIMERS + SENDERS; i++) {
 		pid[i] = fork();
@@ -490,7 +499,14 @@ test_many_claimers_take_each_message_exactly_once(void)
 			child_sends(i - CLAIMERS);
 		}
 	}
-	for (i = 0; i < CLAIMERS + SENDERS; i++) {
+	/* the senders first; then the claimers are told they have ended */
+	for (i = CLAIMERS + SENDERS - 1; i >= 0; i--) {
+		if (i == CLAIMERS - 1) {
+			H_PATH(path, "senders-done");
+			f = fopen(path, "w");
+			REQUIRE(f != NULL);
+			fclose(f);
+		}
 		if (waitpid(pid[i], &st, 0) != pid[i] || !WIFEXITED(st) ||
 		    WEXITSTATUS(st) != 0) {
 			printf("process %d ended with status %d\n", i, st);
@@ -535,7 +551,7 @@ test_many_claimers_take_each_message_exactly_once(void)
 
 		(void)snprintf(cmd, sizeof(cmd),
 		    "test -z \"$(sort '%s' | uniq -d)\"", path);
-		CHECK_INT(sh(cmd), 0); /* no id printed twice */
+		CHECK_INT(be_sh(cmd), 0); /* no id printed twice */
 	}
 }
 
@@ -646,6 +662,205 @@ test_a_write_outside_a_transaction_is_done_when_it_returns(void)
 	CHECK_INT(count(SQL_W_COUNT), 1);
 }
 
+/* ---- one sender's share of a turn, and where a transcript is read ---- */
+
+/* A body of 'len' bytes of 'c' from 'from' to bob. */
+static pgn_status
+send_sized(const char *from, char c, size_t len)
+{
+	char body[PGN_MAX_BODY + 1];
+
+	memset(body, c, len);
+	body[len] = '\0';
+	return send1(db, from, "bob", body);
+}
+
+/* One claim of bob's session "claude:s1": 'turn' NULL is mid-turn. */
+static void
+turn_claim(const char *turn, const char *route, int begins,
+    struct pgn_turn_out *out)
+{
+	struct pgn_turn t;
+
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = "claude:s1";
+	t.agent = "bob";
+	t.turn = turn;
+	t.route = route;
+	t.max_continues = 3;
+	t.turn_begins = begins;
+	REQUIRE(pgn_turn_claim(db, &t, out) == PGN_OK);
+}
+
+/*
+ * PGN_TURN_SENDER_MAX bytes of one sender's text in one turn: exactly
+ * the bound goes, a byte more waits; later claims of the same turn hold
+ * it (and the sender's later mail, whatever its size), other senders
+ * get through; a turn that begins (a prompt, an idle wake) brings it.
+ */
+static void
+test_one_senders_text_in_one_turn_is_bounded(void)
+{
+	struct pgn_turn_out out;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	turn_claim("SessionStart:t0", "session-start", 0, &out);
+	pgn_msgs_release(&out.msgs);
+	REQUIRE(send_sized("alice", 'a', PGN_MAX_BODY) == PGN_OK);
+	REQUIRE(send_sized("alice", 'b', PGN_TURN_SENDER_MAX - PGN_MAX_BODY) ==
+	    PGN_OK);
+	REQUIRE(send_sized("alice", 'c', 1) == PGN_OK);
+	REQUIRE(send1(db, "carol", "bob", "green") == PGN_OK);
+	/* A prompt: alice's first two (the bound exactly), and carol's. */
+	turn_claim("UserPromptSubmit:p1", "prompt", 0, &out);
+	CHECK_INT(out.msgs.n, 3);
+	CHECK_INT(out.held, 1);
+	CHECK_INT(out.msgs.left, 1);
+	if (out.msgs.n == 3)
+		CHECK_STR(out.msgs.v[2].sender, "carol");
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE delivered_ms IS "
+	                "NULL AND body = 'c'"),
+	    1);
+	CHECK_INT(count("SELECT turn_mail FROM session"), 1);
+	/* After a tool call: still this turn, alice's share is used. */
+	REQUIRE(send1(db, "alice", "bob", "d") == PGN_OK);
+	REQUIRE(send1(db, "dave", "bob", "hi") == PGN_OK);
+	turn_claim(NULL, "after-tool", 0, &out);
+	CHECK_INT(out.msgs.n, 1);
+	if (out.msgs.n == 1)
+		CHECK_STR(out.msgs.v[0].sender, "dave");
+	CHECK_INT(out.held, 2);
+	pgn_msgs_release(&out.msgs);
+	turn_claim(NULL, "stop", 0, &out);
+	CHECK_INT(out.msgs.n, 0);
+	CHECK_INT(out.held, 2);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT auto_continues FROM session"), 0);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE delivered_ms IS "
+	                "NULL"),
+	    2);
+	/* The idle wake begins a turn: alice's mail comes, in order. */
+	turn_claim(NULL, "stop", 1, &out);
+	CHECK_INT(out.msgs.n, 2);
+	CHECK_INT(out.held, 0);
+	if (out.msgs.n == 2) {
+		CHECK_STR(out.msgs.v[0].body, "c");
+		CHECK_STR(out.msgs.v[1].body, "d");
+	}
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE delivered_ms IS "
+	                "NULL"),
+	    0);
+	CHECK_INT(count("SELECT count(*) FROM session WHERE last_turn = '' "
+	                "AND turn_mail = 1"),
+	    1);
+	CHECK_INT(count("SELECT CAST(sum(bytes) AS BIGINT) FROM delivery "
+	                "WHERE sender = 'alice' AND route = 'prompt'"),
+	    PGN_TURN_SENDER_MAX);
+}
+
+/* A Claude transcript of bob's session, copied to 'path'. */
+static void
+a_transcript(char *path, size_t len, const char *name)
+{
+	const char *d = getenv("PGN_TEST_FIXTURES");
+	char from[PATH_MAX], *bytes;
+	size_t n;
+	FILE *f;
+
+	REQUIRE(d != NULL);
+	(void)snprintf(from, sizeof(from), "%s/transcripts/claude-shell.jsonl",
+	    d);
+	h_join(path, len, h_tmp, name);
+	bytes = h_read_file(from, &n);
+	REQUIRE(bytes != NULL);
+	f = fopen(path, "wb");
+	REQUIRE(f != NULL);
+	REQUIRE(fwrite(bytes, 1, n, f) == n);
+	fclose(f);
+	free(bytes);
+}
+
+/* The digest of bob's session: its status, errmsg in 'why'. */
+static pgn_status
+digest_of(char *why, size_t len)
+{
+	struct pgn_session_info s;
+	char *digest = NULL;
+	pgn_status st;
+
+	st = pgn_session_find(db, "claude:s1", NULL, &s);
+	if (st == PGN_OK)
+		st = pgn_session_digest(db, &s, PGN_DIGEST_MAX, NULL, &digest);
+	(void)snprintf(why, len, "%s", st == PGN_OK ? "" : pgn_errmsg(db));
+	free(digest);
+	pgn_session_info_release(&s);
+	return st;
+}
+
+/*
+ * A session's transcript is read where a hook named it: the machine is
+ * recorded with the path; a path named elsewhere, or one of a session
+ * bound before machines were recorded, is not read (decision 0129).
+ */
+static void
+test_a_transcript_is_read_only_on_the_machine_that_named_it(void)
+{
+	char path[PATH_MAX], why[PGN_MAX_ERRMSG], here[PGN_MAX_MACHINE + 1];
+	char sql[PGN_MAX_MACHINE + 96];
+	struct pgn_turn_out out;
+	struct pgn_turn t;
+
+	REQUIRE(pgn_machine_id(here));
+	a_transcript(path, sizeof(path), "s1.jsonl");
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = "claude:s1";
+	t.agent = "bob";
+	t.turn = "SessionStart:t0";
+	t.route = "session-start";
+	t.max_continues = 3;
+	t.transcript = path;
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	/* bound here, the path named here */
+	(void)snprintf(sql, sizeof(sql),
+	    "SELECT count(*) FROM session WHERE machine = '%s'", here);
+	CHECK_INT(count(sql), 1);
+	CHECK_INT(digest_of(why, sizeof(why)), PGN_OK);
+	/* named on another machine (a hook there, or its rebinding) */
+	REQUIRE(pgn_exec(chk, "UPDATE session SET machine = 'elsewhere@b'",
+	            "moving", PGN_NONE) == PGN_OK);
+	CHECK_INT(digest_of(why, sizeof(why)), PGN_EINVAL);
+	CHECK_CONTAINS(why,
+	    "session 'claude:s1' was not bound on this machine");
+	/* bound before pigeon recorded machines */
+	REQUIRE(pgn_exec(chk, "UPDATE session SET machine = NULL", "forgetting",
+	            PGN_NONE) == PGN_OK);
+	CHECK_INT(digest_of(why, sizeof(why)), PGN_EINVAL);
+	CHECK_CONTAINS(why, "its transcript is not read");
+	/* a new path named here is this machine's again */
+	a_transcript(path, sizeof(path), "s1b.jsonl");
+	t.turn = "UserPromptSubmit:p1";
+	t.route = "prompt";
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count(sql), 1);
+	CHECK_INT(digest_of(why, sizeof(why)), PGN_OK);
+	/* the same path again changes nothing: the machine stays */
+	REQUIRE(pgn_exec(chk, "UPDATE session SET machine = 'elsewhere@b'",
+	            "moving", PGN_NONE) == PGN_OK);
+	t.turn = "UserPromptSubmit:p2";
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM session WHERE machine = "
+	                "'elsewhere@b'"),
+	    1);
+	CHECK_INT(digest_of(why, sizeof(why)), PGN_EINVAL);
+}
+
 /* ---- the runner: every rule on each backend -------------------------- */
 
 static void (*const rules[])(void) = {
@@ -657,75 +872,27 @@ static void (*const rules[])(void) = {
     test_peek_sees_queued_mail_without_writing,
     test_agents_journal_and_inbox_read_back,
     test_batons_merge_and_are_taken_once_at_a_new_conversation,
+    test_a_session_start_of_a_session_seen_before_takes_no_baton,
     test_many_claimers_take_each_message_exactly_once,
     test_a_failed_write_fails_its_transaction_and_keeps_nothing,
     test_many_writes_in_one_transaction_all_commit,
     test_a_write_outside_a_transaction_is_done_when_it_returns,
+    test_one_senders_text_in_one_turn_is_bounded,
+    test_a_transcript_is_read_only_on_the_machine_that_named_it,
 };
-
-static void
-run_rules(int pg)
-{
-	size_t i;
-	int before;
-
-	on_pg = pg;
-	for (i = 0; i < H_COUNT(rules); i++) {
-		before = h_failures;
-		setup();
-		rules[i]();
-		teardown();
-		if (h_failures != before)
-			printf("  (rule %zu failed on %s)\n", i,
-			    pg ? "PostgreSQL" : "SQLite");
-		/* a fresh file for the next rule */
-		if (!pg) {
-			char p[PATH_MAX + 8];
-
-			H_PATH(p, "pigeon.db");
-			(void)unlink(p);
-			H_PATH(p, "pigeon.db-wal");
-			(void)unlink(p);
-			H_PATH(p, "pigeon.db-shm");
-			(void)unlink(p);
-			H_PATH(p, "claimed");
-			(void)unlink(p);
-		}
-	}
-}
 
 static void
 test_rules_on_sqlite(void)
 {
-	run_rules(0);
+	be_rules(0, rules, H_COUNT(rules), setup, teardown);
 }
 
 /* Skipped, with a line, without a server; never under CI=true. */
-static int
-have_pg(void)
-{
-	const char *ci = getenv("CI");
-
-	if (pg_base != NULL && pgn_pg_available())
-		return 1;
-	if (ci != NULL && strcmp(ci, "true") == 0) {
-		printf("no PostgreSQL (%s): CI=true never skips it\n",
-		    pg_base == NULL ? "PGN_TEST_PG is not set" :
-		                      "built without libpq-dev");
-		h_check(0, __FILE__, __LINE__, "PostgreSQL available");
-		return 0;
-	}
-	printf("# SKIP PostgreSQL: %s\n",
-	    pg_base == NULL ? "PGN_TEST_PG is not set (scripts/test sets it)" :
-	                      "this build has no libpq-dev");
-	return 0;
-}
-
 static void
 test_rules_on_postgresql(void)
 {
-	if (have_pg())
-		run_rules(1);
+	if (be_have_pg())
+		be_rules(1, rules, H_COUNT(rules), setup, teardown);
 }
 
 /* ---- only PostgreSQL ------------------------------------------------- */
@@ -736,9 +903,9 @@ test_a_password_in_the_database_string_is_refused(void)
 	char s[PATH_MAX + 64];
 	pgn_db *d = NULL;
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	(void)snprintf(s, sizeof(s), "%s password=sekrit-4711", pg_base);
+	(void)snprintf(s, sizeof(s), "%s password=sekrit-4711", be_pg);
 	CHECK_INT(pgn_db_open(s, 0, 2000, &d), PGN_EINVAL);
 	CHECK_CONTAINS(pgn_errmsg(d), "~/.pgpass");
 	CHECK(strstr(pgn_errmsg(d), "sekrit-4711") == NULL);
@@ -752,13 +919,195 @@ test_a_password_in_the_database_string_is_refused(void)
 	pgn_db_close(d);
 }
 
+/*
+ * libpq's own list of its keywords, asked of libpq itself (not through
+ * the code under test): PQconninfoOption is libpq.so.5's stable ABI.
+ */
+struct pq_option {
+	char *keyword, *envvar, *compiled, *val, *label, *dispchar;
+	int dispsize;
+};
+
+/* The keywords libpq marks secret (dispchar "*"), comma-separated. */
+static void
+libpq_secrets(char *out, size_t len)
+{
+	struct pq_option *(*parse)(const char *, char **);
+	void (*free_opts)(struct pq_option *);
+	struct pq_option *opts, *o;
+	void *lib;
+	char *err = NULL;
+
+	out[0] = '\0';
+	lib = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+	REQUIRE(lib != NULL);
+	*(void **)&parse = dlsym(lib, "PQconninfoParse");
+	*(void **)&free_opts = dlsym(lib, "PQconninfoFree");
+	REQUIRE(parse != NULL && free_opts != NULL);
+	opts = parse("", &err);
+	REQUIRE(opts != NULL);
+	for (o = opts; o->keyword != NULL; o++)
+		if (o->dispchar != NULL && strcmp(o->dispchar, "*") == 0)
+			(void)snprintf(out + strlen(out), len - strlen(out),
+			    "%s%s", out[0] ? "," : "", o->keyword);
+	free_opts(opts);
+	dlclose(lib);
+}
+
+/* The socket directory of PGN_TEST_PG (its host=). */
+static void
+pg_sock(char *sock, size_t len)
+{
+	const char *h;
+	size_t n;
+
+	h = strstr(be_pg, "host=");
+	REQUIRE(h != NULL);
+	n = strcspn(h + 5, " ");
+	REQUIRE(n < len);
+	memcpy(sock, h + 5, n);
+	sock[n] = '\0';
+}
+
+/* 's' is refused, says 'want', and neither message nor shown form
+ * holds the secret. */
+static void
+refused_unshown(const char *s, const char *want)
+{
+	pgn_db *d = NULL;
+
+	CHECK_INT(pgn_db_open(s, 0, 2000, &d), PGN_EINVAL);
+	CHECK(strstr(pgn_errmsg(d), "sekrit") == NULL);
+	CHECK(strstr(pgn_errmsg(d), "4711") == NULL);
+	CHECK_CONTAINS(pgn_errmsg(d), want);
+	CHECK_STR(pgn_db_shown(d), "(PostgreSQL)");
+	if (strstr(pgn_errmsg(d), "sekrit") != NULL)
+		fprintf(stderr, "  for %s\n", s);
+	pgn_db_close(d);
+}
+
+/* Every keyword libpq marks secret, in keyword=value (bare and quoted)
+ * and URI form (plain and percent-encoded): refused, never shown. */
+static void
+test_every_keyword_libpq_marks_secret_is_refused_and_never_shown(void)
+{
+	char secrets[512], sock[PATH_MAX], s[2 * PATH_MAX], want[96];
+	char *k, *save = NULL;
+	int n = 0;
+
+	if (!be_have_pg())
+		return;
+	libpq_secrets(secrets, sizeof(secrets));
+	/* libpq 13 and later: at least these two. */
+	CHECK(strstr(secrets, "password") != NULL);
+	CHECK(strstr(secrets, "sslpassword") != NULL);
+	pg_sock(sock, sizeof(sock));
+	for (k = strtok_r(secrets, ",", &save); k != NULL;
+	     k = strtok_r(NULL, ",", &save), n++) {
+		if (strcmp(k, "password") == 0)
+			(void)snprintf(want, sizeof(want), "holds a password");
+		else
+			(void)snprintf(want, sizeof(want),
+			    "holds a secret (%s)", k);
+		(void)snprintf(s, sizeof(s), "%s %s=sekrit-4711", be_pg, k);
+		refused_unshown(s, want);
+		(void)snprintf(s, sizeof(s), "%s %s = 'sekrit 4711\\'x'", be_pg,
+		    k);
+		refused_unshown(s, want);
+		(void)snprintf(s, sizeof(s),
+		    "postgresql:///postgres?host=%s&%s=sekrit-4711", sock, k);
+		refused_unshown(s, want);
+		/* The keyword's first letter and the value percent-encoded. */
+		(void)snprintf(s, sizeof(s),
+		    "postgres:///postgres?host=%s&%%%02X%s=%%73ekrit%%2D4711",
+		    sock, (unsigned)(unsigned char)k[0], k + 1);
+		refused_unshown(s, want);
+	}
+	CHECK(n >= 2);
+	/* A user:password pair in a URI. */
+	refused_unshown("postgresql://bob:sekrit-4711@localhost/x",
+	    "holds a password");
+	/* A dbname that is a database string of its own. */
+	(void)snprintf(s, sizeof(s), "%s dbname='host=x password=sekrit-4711'",
+	    be_pg);
+	refused_unshown(s, "a database string of its own");
+}
+
+/*
+ * Strings libpq refuses, its own message quoting what it could not
+ * read: a secret's value or the whole URI never shows; a mistyped
+ * keyword (one of libpq's, in another case) does.
+ */
+static void
+test_a_string_libpq_refuses_is_not_echoed(void)
+{
+	const char *uris[] = {
+	    "postgresql://bob:sekrit-4711@[::1/x",
+	    "postgresql://bob:sekrit-4711@[]/x",
+	    "postgresql://h/x?sslpassword=sekrit-4711%zz",
+	    "postgresql://h/x?sslpassword=sekrit%00-4711",
+	    "postgresql://h/x?sekrit-4711",
+	    "postgresql://h/x?sslpassword=a=sekrit-4711",
+	};
+	char s[PATH_MAX + 96];
+	size_t i;
+
+	if (!be_have_pg())
+		return;
+	for (i = 0; i < sizeof(uris) / sizeof(uris[0]); i++)
+		refused_unshown(uris[i], "libpq accepts");
+	/* An unquoted value with a space: libpq quotes its second word. */
+	(void)snprintf(s, sizeof(s), "%s sslpassword=x sekrit-4711", be_pg);
+	refused_unshown(s, "libpq accepts");
+	(void)snprintf(s, sizeof(s), "%s sslpassword='sekrit-4711", be_pg);
+	refused_unshown(s, "libpq accepts");
+	(void)snprintf(s, sizeof(s), "%s sekrit-4711=x", be_pg);
+	refused_unshown(s, "libpq accepts");
+	/* The typo is named: it is libpq's keyword, not a value. */
+	(void)snprintf(s, sizeof(s), "%s PASSWORD=sekrit-4711", be_pg);
+	refused_unshown(s, "invalid connection option \"PASSWORD\"");
+	(void)snprintf(s, sizeof(s), "%s SSLPassword=sekrit-4711", be_pg);
+	refused_unshown(s, "invalid connection option \"SSLPassword\"");
+}
+
+/* What every message names: host, port, dbname, user and service, from
+ * the string, in that order; nothing else of it. */
+static void
+test_the_database_is_shown_by_host_port_dbname_and_user(void)
+{
+	char s[sizeof(be_where) + 64], want[PATH_MAX + 128];
+	pgn_db *d = NULL;
+
+	if (!be_have_pg())
+		return;
+	be_on_pg = 1;
+	setup();
+	(void)snprintf(s, sizeof(s), "%s application_name=not-shown-42",
+	    be_where);
+	REQUIRE(pgn_db_open(s, 0, 2000, &d) == PGN_OK);
+	CHECK(strstr(pgn_db_shown(d), "not-shown-42") == NULL);
+	CHECK(strstr(pgn_db_shown(d), "application_name") == NULL);
+	CHECK_CONTAINS(pgn_db_shown(d), "host=");
+	CHECK_CONTAINS(pgn_db_shown(d), " port=");
+	CHECK_CONTAINS(pgn_db_shown(d), " user=");
+	(void)snprintf(want, sizeof(want), " dbname=%s ", be_pg_db);
+	CHECK_CONTAINS(pgn_db_shown(d), want);
+	CHECK_INT(pgn_exec(d, "SELECT 1 / 0", "looking", PGN_NONE), PGN_EDB);
+	(void)snprintf(want, sizeof(want),
+	    "database '%s': looking: ", pgn_db_shown(d));
+	CHECK_CONTAINS(pgn_errmsg(d), want);
+	CHECK(strstr(pgn_errmsg(d), "not-shown-42") == NULL);
+	pgn_db_close(d);
+	teardown();
+}
+
 static void
 test_an_unreachable_server_names_host_and_port(void)
 {
 	pgn_db *d = NULL;
 	char s[PATH_MAX + 64];
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
 	/* a socket directory with no server in it */
 	(void)snprintf(s, sizeof(s), "host=%s port=5999 dbname=x", h_tmp);
@@ -774,18 +1123,88 @@ test_a_newer_schema_is_refused_and_left_alone(void)
 	pgn_db *d = NULL;
 	int64_t v = 0;
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	on_pg = 1;
+	be_on_pg = 1;
 	setup();
 	REQUIRE(pgn_exec(chk, "UPDATE pigeon_schema SET version = 99",
 	            "raising the version", PGN_NONE) == PGN_OK);
-	CHECK_INT(pgn_db_open(where, 0, 2000, &d), PGN_ETOONEW);
+	CHECK_INT(pgn_db_open(be_where, 0, 2000, &d), PGN_ETOONEW);
 	CHECK_CONTAINS(pgn_errmsg(d), "schema version 99, newer than");
 	pgn_db_close(d);
 	REQUIRE(pgn_select_i64(chk, "SELECT version FROM pigeon_schema", &v,
 	            "reading", PGN_NONE) == PGN_OK);
 	CHECK_INT(v, 99);
+	teardown();
+}
+
+/* The tables of the test database, for "nothing changed". */
+#define PG_TABLES                                                              \
+	"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+
+/* 'sql' damages the database through chk; opening it then says 'want'
+ * (and not the migration's "already exists") and changes nothing. */
+static void
+damaged_says(const char *sql, const char *want)
+{
+	pgn_db *d = NULL;
+	int64_t before = 0, after = 0;
+
+	REQUIRE(pgn_exec(chk, sql, "damaging", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_select_i64(chk, PG_TABLES, &before, "counting", PGN_NONE) ==
+	    PGN_OK);
+	CHECK_INT(pgn_db_open(be_where, 0, 2000, &d), PGN_ECORRUPT);
+	CHECK_CONTAINS(pgn_errmsg(d), want);
+	CHECK_CONTAINS(pgn_errmsg(d), "it was damaged; pigeon changed nothing");
+	CHECK(strstr(pgn_errmsg(d), "already exists") == NULL);
+	pgn_db_close(d);
+	REQUIRE(pgn_select_i64(chk, PG_TABLES, &after, "counting", PGN_NONE) ==
+	    PGN_OK);
+	CHECK_INT(after, before);
+}
+
+/*
+ * A damaged pigeon_schema (emptied, then dropped) is named as the
+ * damage, not migrated over; a table dropped under a current version
+ * is named as missing.
+ */
+static void
+test_a_damaged_schema_is_named_and_left_alone(void)
+{
+	char sql[256];
+	pgn_db *d = NULL;
+	int64_t v = -1;
+
+	if (!be_have_pg())
+		return;
+	be_on_pg = 1;
+	setup();
+	pgn_db_close(db);
+	db = NULL;
+	damaged_says("DELETE FROM pigeon_schema",
+	    "has Pigeon's tables but no schema version (pigeon_schema holds no version)");
+	REQUIRE(pgn_select_i64(chk, "SELECT count(*) FROM pigeon_schema", &v,
+	            "reading", PGN_NONE) == PGN_OK);
+	CHECK_INT(v, 0);
+	damaged_says("DROP TABLE pigeon_schema",
+	    "has Pigeon's tables but no schema version (the table pigeon_schema is missing)");
+	/* A version in place, a table gone: named by what fails. */
+	REQUIRE(pgn_exec(chk,
+	            "CREATE TABLE pigeon_schema (id integer PRIMARY KEY, "
+	            "version integer NOT NULL)",
+	            "restoring", PGN_NONE) == PGN_OK);
+	(void)snprintf(sql, sizeof(sql),
+	    "INSERT INTO pigeon_schema VALUES (1, %d)",
+	    pgn_pg_schema_version());
+	REQUIRE(pgn_exec(chk, sql, "restoring", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_exec(chk, "DROP TABLE agent CASCADE", "dropping",
+	            PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_db_open(be_where, 0, 2000, &d) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(d, "/tmp/l4") == PGN_OK);
+	CHECK_INT(pgn_agent_add(d, "bob"), PGN_ECORRUPT);
+	CHECK_CONTAINS(pgn_errmsg(d),
+	    "a table of Pigeon's is missing: the database was damaged");
+	pgn_db_close(d);
 	teardown();
 }
 
@@ -797,9 +1216,9 @@ test_wait_is_woken_by_a_send_from_another_process(void)
 	pid_t pid;
 	int st;
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	on_pg = 1;
+	be_on_pg = 1;
 	setup();
 	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
 	fflush(stdout);
@@ -809,7 +1228,7 @@ test_wait_is_woken_by_a_send_from_another_process(void)
 		pgn_db *d = NULL;
 
 		nap(300);
-		if (pgn_db_open(where, 0, 5000, &d) != PGN_OK ||
+		if (pgn_db_open(be_where, 0, 5000, &d) != PGN_OK ||
 		    send1(d, "alice", "bob", "wake up") != PGN_OK)
 			_exit(1);
 		pgn_db_close(d);
@@ -839,9 +1258,9 @@ test_a_read_leaves_no_transaction_open(void)
 	int64_t open = -1;
 	int i;
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	on_pg = 1;
+	be_on_pg = 1;
 	setup();
 	REQUIRE(pgn_turn_peek(db, "claude:nobody", &p) == PGN_OK);
 	for (i = 0; i < 200; i++) {
@@ -875,9 +1294,9 @@ ignores_its_errors(pgn_db *d, void *arg)
 static void
 test_a_transaction_the_server_rolled_back_is_not_committed(void)
 {
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	on_pg = 1;
+	be_on_pg = 1;
 	setup();
 	CHECK_INT(pgn_tx(db, ignores_its_errors, NULL), PGN_EDB);
 	CHECK_CONTAINS(pgn_errmsg(db), "rolled the transaction back");
@@ -903,9 +1322,9 @@ test_the_watch_notifier_wakes_for_a_send_and_not_for_reads(void)
 	struct pgn_watch w;
 	int fd;
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	on_pg = 1;
+	be_on_pg = 1;
 	setup();
 	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
 	REQUIRE(pgn_notify_open(db, &n) == PGN_OK);
@@ -929,16 +1348,16 @@ test_doctor_reports_the_server_and_schema(void)
 {
 	struct pgn_health h;
 
-	if (!have_pg())
+	if (!be_have_pg())
 		return;
-	on_pg = 1;
+	be_on_pg = 1;
 	setup();
 	REQUIRE(pgn_db_health(db, &h) == PGN_OK);
 	CHECK_INT(h.schema_version, pgn_pg_schema_version());
 	CHECK(h.server != NULL);
 	if (h.server != NULL) {
 		CHECK_CONTAINS(h.server, "PostgreSQL ");
-		CHECK_CONTAINS(h.server, pg_db);
+		CHECK_CONTAINS(h.server, be_pg_db);
 	}
 	CHECK_STR(pgn_db_backend(db), "postgresql");
 	pgn_health_release(&h);
@@ -957,6 +1376,11 @@ test_a_postgres_string_without_the_backend_says_so(void)
 		CHECK(pgn_db_is_postgres("service=team"));
 		CHECK(!pgn_db_is_postgres("/tmp/pigeon.db"));
 		CHECK(!pgn_db_is_postgres("./host=x"));
+		CHECK(pgn_db_is_postgres("  HOST=/tmp dbname=x"));
+		CHECK(pgn_db_is_postgres("application_name = x host=/tmp"));
+		CHECK(pgn_db_is_postgres("\tPASSWORD=x"));
+		CHECK(!pgn_db_is_postgres("=x"));
+		CHECK(!pgn_db_is_postgres("  "));
 		return;
 	}
 	CHECK_INT(pgn_db_open("postgres://h/db", 0, 1000, &d), PGN_EINVAL);
@@ -964,27 +1388,50 @@ test_a_postgres_string_without_the_backend_says_so(void)
 	pgn_db_close(d);
 }
 
+/* A string libpq would read, in capitals or after blanks, is taken for
+ * PostgreSQL's (refused: its keywords are lower case), never shown raw as
+ * an SQLite file's path. */
+static void
+test_a_string_in_capitals_or_after_blanks_is_not_shown_as_a_path(void)
+{
+	static const char *const s[] = {
+	    "HOST=/nonexistent SSLPASSWORD=sekrit-4711",
+	    "  host=/nonexistent sslpassword=sekrit-4711",
+	    "\tPassword = sekrit-4711 host=/nonexistent",
+	};
+	pgn_db *d;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(s); i++) {
+		d = NULL;
+		CHECK(pgn_db_open(s[i], 0, 1000, &d) != PGN_OK);
+		CHECK(strstr(pgn_errmsg(d), "sekrit-4711") == NULL);
+		pgn_db_close(d);
+	}
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_rules_on_sqlite),
     H_TEST(test_rules_on_postgresql),
     H_TEST(test_a_password_in_the_database_string_is_refused),
+    H_TEST(test_every_keyword_libpq_marks_secret_is_refused_and_never_shown),
+    H_TEST(test_a_string_libpq_refuses_is_not_echoed),
+    H_TEST(test_the_database_is_shown_by_host_port_dbname_and_user),
     H_TEST(test_an_unreachable_server_names_host_and_port),
     H_TEST(test_a_newer_schema_is_refused_and_left_alone),
+    H_TEST(test_a_damaged_schema_is_named_and_left_alone),
     H_TEST(test_wait_is_woken_by_a_send_from_another_process),
     H_TEST(test_a_read_leaves_no_transaction_open),
     H_TEST(test_a_transaction_the_server_rolled_back_is_not_committed),
     H_TEST(test_the_watch_notifier_wakes_for_a_send_and_not_for_reads),
     H_TEST(test_doctor_reports_the_server_and_schema),
     H_TEST(test_a_postgres_string_without_the_backend_says_so),
+    H_TEST(test_a_string_in_capitals_or_after_blanks_is_not_shown_as_a_path),
 };
 
 int
 main(void)
 {
-	const char *v = getenv("PGN_TEST_PG");
-
-	pg_base = v != NULL && *v != '\0' ? v : NULL;
-	srand((unsigned)getpid());
-	signal(SIGPIPE, SIG_IGN);
+	be_init();
 	return h_run(tests, H_COUNT(tests));
 }

@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "pgn_int.h"
 #include "pigeon/hook.h"
+#include "pigeon/setup.h"
 
 /* ---- helpers ------------------------------------------------------- */
 

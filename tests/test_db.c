@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "store_int.h"
 
 static long long
 mono_ms(void)
@@ -106,6 +107,31 @@ test_open_sets_wal_and_schema_version(void)
 	    1);
 	sqlite3_close(raw);
 	pgn_db_close(db);
+}
+
+/* Every connection enforces the schema's REFERENCES clauses. */
+static void
+test_open_turns_foreign_keys_on(void)
+{
+	pgn_db *db = h_open();
+	sqlite3 *raw;
+	int64_t on = 0;
+
+	CHECK_INT(pgn_select_i64(db, "PRAGMA foreign_keys", &on, "reading",
+	              PGN_NONE),
+	    PGN_OK);
+	CHECK_INT(on, 1);
+	/* An agent of a scope that does not exist is refused. */
+	CHECK_INT(pgn_exec(db,
+	              "INSERT INTO agent(scope_id, name, created_ms) "
+	              "VALUES (9999, 'ghost', 1)",
+	              "adding", PGN_NONE),
+	    PGN_EDB);
+	pgn_db_close(db);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM agent WHERE name = 'ghost'"),
+	    0);
+	sqlite3_close(raw);
 }
 
 /* The text of schema/NAME (the tree's, beside tests/fixtures). */
@@ -508,7 +534,7 @@ static void
 test_home_ensure_refuses_home_of_another_user_as_root_too(void)
 {
 	char dir[PATH_MAX], want[64];
-	char *why = NULL;
+	struct pgn_err err;
 
 	if (geteuid() != 0) {
 		printf("skip (needs root to give a directory away)\n");
@@ -518,15 +544,13 @@ test_home_ensure_refuses_home_of_another_user_as_root_too(void)
 	h_mkdir(dir);
 	REQUIRE(chmod(dir, 0755) == 0);
 	REQUIRE(chown(dir, OTHER_UID, OTHER_UID) == 0);
-	CHECK_INT(pgn_home_ensure(dir, &why), PGN_EIO);
-	REQUIRE(why != NULL);
-	CHECK_CONTAINS(why, dir);
+	CHECK_INT(pgn_home_ensure(dir, &err), PGN_EIO);
+	REQUIRE(err.msg[0] != '\0');
+	CHECK_CONTAINS(err.msg, dir);
 	snprintf(want, sizeof(want), "belongs to uid %d, not to you (uid 0)",
 	    OTHER_UID);
-	CHECK_CONTAINS(why, want);
-	CHECK_CONTAINS(why, "PIGEON_HOME");
-	free(why);
-	why = NULL;
+	CHECK_CONTAINS(err.msg, want);
+	CHECK_INT(err.hint, PGN_HINT_HOME_OWNER);
 	/* Checked before any chmod: their directory keeps its mode. */
 	CHECK_INT(mode_of(dir), 0755);
 	/* pgn_db_path reports the same, and makes no database path. */
@@ -535,10 +559,9 @@ test_home_ensure_refuses_home_of_another_user_as_root_too(void)
 
 		REQUIRE(setenv("PIGEON_HOME", dir, 1) == 0);
 		unsetenv("PIGEON_DB");
-		CHECK_INT(pgn_db_path(NULL, &path, &why), PGN_EIO);
+		CHECK_INT(pgn_db_path(NULL, &path, &err), PGN_EIO);
 		CHECK(path == NULL);
-		CHECK_CONTAINS(why, want);
-		free(why);
+		CHECK_CONTAINS(err.msg, want);
 		unsetenv("PIGEON_HOME");
 	}
 }
@@ -633,20 +656,21 @@ test_home_ensure_creates_missing_parents_private(void)
 {
 	char dir[PATH_MAX], parent[PATH_MAX];
 	struct stat sb;
-	char *why = (char *)"unset";
+	struct pgn_err err;
 
+	pgn_err_clear(&err);
 	H_PATH(dir, "state/deep/pigeon");
 	H_PATH(parent, "state/deep");
-	CHECK_INT(pgn_home_ensure(dir, &why), PGN_OK);
-	CHECK(why == NULL);
+	CHECK_INT(pgn_home_ensure(dir, &err), PGN_OK);
+	CHECK_STR(err.msg, "");
 	REQUIRE(stat(dir, &sb) == 0);
 	CHECK(S_ISDIR(sb.st_mode));
 	CHECK_INT(sb.st_mode & 0777, 0700);
 	REQUIRE(stat(parent, &sb) == 0);
 	CHECK(S_ISDIR(sb.st_mode));
 	/* again: already there, still fine */
-	CHECK_INT(pgn_home_ensure(dir, &why), PGN_OK);
-	CHECK(why == NULL);
+	CHECK_INT(pgn_home_ensure(dir, &err), PGN_OK);
+	CHECK_STR(err.msg, "");
 }
 
 static void
@@ -654,13 +678,14 @@ test_home_ensure_tightens_existing_dir(void)
 {
 	char dir[PATH_MAX];
 	struct stat sb;
-	char *why = NULL;
+	struct pgn_err err;
 
+	pgn_err_clear(&err);
 	H_PATH(dir, "loose");
 	h_mkdir(dir);
 	REQUIRE(chmod(dir, 0755) == 0);
-	CHECK_INT(pgn_home_ensure(dir, &why), PGN_OK);
-	CHECK(why == NULL);
+	CHECK_INT(pgn_home_ensure(dir, &err), PGN_OK);
+	CHECK_STR(err.msg, "");
 	REQUIRE(stat(dir, &sb) == 0);
 	CHECK_INT(sb.st_mode & 0777, 0700);
 }
@@ -669,13 +694,12 @@ static void
 test_home_ensure_refuses_a_file(void)
 {
 	char path[PATH_MAX];
-	char *why = NULL;
+	struct pgn_err err;
 
 	H_PATH(path, "afile");
 	h_write_file(path, "x", 1);
-	CHECK_INT(pgn_home_ensure(path, &why), PGN_EIO);
-	CHECK_CONTAINS(why, path);
-	free(why);
+	CHECK_INT(pgn_home_ensure(path, &err), PGN_EIO);
+	CHECK_CONTAINS(err.msg, path);
 }
 
 static void
@@ -684,8 +708,10 @@ test_db_path_precedence(void)
 	struct saved_env env[4];
 	char home[PATH_MAX], want[PATH_MAX];
 	struct stat sb;
-	char *path = NULL, *why = NULL;
+	char *path = NULL;
+	struct pgn_err err;
 
+	pgn_err_clear(&err);
 	env_save(&env[0], "PIGEON_DB");
 	env_save(&env[1], "PIGEON_HOME");
 	env_save(&env[2], "XDG_STATE_HOME");
@@ -695,28 +721,28 @@ test_db_path_precedence(void)
 	setenv("PIGEON_HOME", home, 1);
 	setenv("PIGEON_DB", "/env/pigeon.db", 1);
 
-	CHECK_INT(pgn_db_path("/flag/x.db", &path, &why), PGN_OK);
+	CHECK_INT(pgn_db_path("/flag/x.db", &path, &err), PGN_OK);
 	CHECK_STR(path, "/flag/x.db");
 	free(path);
-	CHECK_INT(pgn_db_path(NULL, &path, &why), PGN_OK);
+	CHECK_INT(pgn_db_path(NULL, &path, &err), PGN_OK);
 	CHECK_STR(path, "/env/pigeon.db");
 	free(path);
-	CHECK_INT(pgn_db_path("", &path, &why), PGN_OK);
+	CHECK_INT(pgn_db_path("", &path, &err), PGN_OK);
 	CHECK_STR(path, "/env/pigeon.db");
 	free(path);
 	CHECK(!h_exists(home)); /* no home made for a named db */
 
 	unsetenv("PIGEON_DB");
-	CHECK_INT(pgn_db_path(NULL, &path, &why), PGN_OK);
+	CHECK_INT(pgn_db_path(NULL, &path, &err), PGN_OK);
 	CHECK_STR(path, want);
-	CHECK(why == NULL);
+	CHECK_STR(err.msg, "");
 	free(path);
 	REQUIRE(stat(home, &sb) == 0);
 	CHECK(S_ISDIR(sb.st_mode));
 	CHECK_INT(sb.st_mode & 0777, 0700);
 
 	setenv("PIGEON_DB", "", 1);
-	CHECK_INT(pgn_db_path(NULL, &path, &why), PGN_OK);
+	CHECK_INT(pgn_db_path(NULL, &path, &err), PGN_OK);
 	CHECK_STR(path, want);
 	free(path);
 
@@ -917,6 +943,7 @@ static const struct h_test tests[] = {
     H_TEST(test_open_creates_private_file),
     H_TEST(test_open_without_create_refuses_missing_file),
     H_TEST(test_open_sets_wal_and_schema_version),
+    H_TEST(test_open_turns_foreign_keys_on),
     H_TEST(test_migration_from_version_2_keeps_the_audit_and_sessions),
     H_TEST(test_reopen_keeps_data_and_changes_nothing),
     H_TEST(test_open_refuses_newer_schema_and_leaves_file_alone),

@@ -15,8 +15,10 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "sqlite.h"
 #include "store_int.h"
 #include "pigeon/hook.h"
+#include "claim.h"
 
 #define SCOPE   "/src/fastpath"
 #define SESSION "claude:fp-1"
@@ -153,8 +155,8 @@ test_prepare_while_in_use_gives_a_second_statement(void)
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &a) == PGN_OK);
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &b) == PGN_OK);
 	CHECK(a != b);
-	CHECK_INT(pgn_bind_i64(db, a, 1, 1), PGN_OK);
-	CHECK_INT(pgn_bind_i64(db, b, 1, 2), PGN_OK);
+	CHECK_INT(pgn_bind(db, a, PGN_I(1)), PGN_OK);
+	CHECK_INT(pgn_bind(db, b, PGN_I(2)), PGN_OK);
 	CHECK_INT(pgn_step_row(db, a, "stepping"), PGN_OK);
 	CHECK_INT(pgn_step_row(db, b, "stepping"), PGN_OK);
 	CHECK_INT((int)pgn_col_i64(a, 0), 1);
@@ -175,7 +177,7 @@ test_finish_resets_and_clears_bindings(void)
 	pgn_db *db = h_open();
 
 	REQUIRE(pgn_prepare(db, SQL_ECHO, &st) == PGN_OK);
-	CHECK_INT(pgn_bind_i64(db, st, 1, 42), PGN_OK);
+	CHECK_INT(pgn_bind(db, st, PGN_I(42)), PGN_OK);
 	CHECK_INT(pgn_step_row(db, st, "stepping"), PGN_OK);
 	CHECK_INT((int)pgn_col_i64(st, 0), 42);
 	pgn_finish(db, st);
@@ -261,7 +263,7 @@ wal_frames(pgn_db *db)
 {
 	int log = -1, ckpt = -1;
 
-	CHECK_INT(sqlite3_wal_checkpoint_v2(db->sql, NULL,
+	CHECK_INT(sqlite3_wal_checkpoint_v2(pgn_sqlite_conn(db), NULL,
 	              SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt),
 	    SQLITE_OK);
 	return log;

@@ -14,10 +14,14 @@
 #include <cjson/cJSON.h>
 
 #include "harness.h"
+#include "hook_int.h"
 #include "handoff_int.h"
 #include "pgn_int.h"
 #include "pigeon/handoff.h"
 #include "pigeon/hook.h"
+#include "pigeon/transcript.h"
+#include "pigeon/hosts.h"
+#include "claim.h"
 
 static char dbpath[PATH_MAX], home[PATH_MAX], root[PATH_MAX];
 
@@ -518,6 +522,70 @@ test_a_resume_or_compaction_never_takes_a_baton(void)
 	    1);
 }
 
+/*
+ * Age session 'key''s last turn past the duplicate window (decision
+ * 0063), as if the replay came later: the window compares the stored
+ * time with the clock.
+ */
+static void
+past_the_window(const char *key)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+	    "UPDATE session SET last_turn_ms = last_turn_ms - %d "
+	    "WHERE key = '%s'",
+	    PGN_HOOK_DUP_WINDOW_MS + 1, key);
+	exec_raw(sql);
+}
+
+static void
+test_a_replayed_startup_of_a_session_seen_before_takes_no_baton(void)
+{
+	struct pgn_hook_out o;
+	char *ctx;
+
+	setup();
+	free(startup("s1", "startup", "alice", &o));
+	pgn_hook_out_release(&o);
+	REQUIRE(leave("claude:s1", NULL, NULL, "first", NULL, NULL) == PGN_OK);
+	ctx = startup("n1", "startup", NULL, &o);
+	CHECK_CONTAINS(ctx, "first");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* A second baton; n1's startup again, after the window: not new. */
+	exec_raw("UPDATE baton SET updated_ms = updated_ms - 7200000");
+	REQUIRE(leave("claude:s1", NULL, NULL, "second", NULL, NULL) == PGN_OK);
+	past_the_window("claude:n1");
+	ctx = startup("n1", "startup", NULL, &o);
+	CHECK_CONTAINS(ctx, "Pigeon: you are agent "); /* no duplicate */
+	CHECK(strstr(ctx, "handoff baton") == NULL);
+	CHECK(strstr(ctx, "second") == NULL);
+	CHECK_INT(o.claimed, 0);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* s1 never took one, and its replayed startup takes none either. */
+	past_the_window("claude:s1");
+	ctx = startup("s1", "clear", NULL, &o);
+	CHECK(strstr(ctx, "handoff baton") == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(q("SELECT count(*) FROM baton WHERE consumed_ms IS NULL"), 1);
+	CHECK_INT(q("SELECT count(*) FROM delivery WHERE route = 'handoff'"),
+	    1);
+	CHECK_INT(q("SELECT count(*) FROM baton WHERE consumed_session = "
+	            "'claude:n1'"),
+	    1);
+	/* A session new to the database takes it. */
+	ctx = startup("n2", "startup", NULL, &o);
+	CHECK_CONTAINS(ctx, "second");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(q("SELECT count(*) FROM baton WHERE consumed_session = "
+	            "'claude:n2'"),
+	    1);
+}
+
 static void
 cursor_start(struct pgn_hook_out *o, const char *cid, int background)
 {
@@ -567,6 +635,43 @@ test_a_background_agent_never_takes_a_baton(void)
 	              cJSON_GetObjectItemCaseSensitive(env, "PIGEON_SESSION")),
 	    "cursor:c2");
 	cJSON_Delete(rj);
+	pgn_hook_out_release(&o);
+	CHECK_INT(
+	    q("SELECT count(*) FROM baton WHERE consumed_session = 'cursor:c2'"),
+	    1);
+}
+
+static void
+test_a_cursor_session_start_takes_a_baton_only_for_a_new_session(void)
+{
+	struct pgn_hook_out o;
+	char *line;
+
+	setup();
+	free(startup("s1", "startup", "alice", &o));
+	pgn_hook_out_release(&o);
+	/* c1 starts with nothing waiting, then a baton is left. */
+	cursor_start(&o, "c1", 0);
+	pgn_hook_out_release(&o);
+	REQUIRE(leave("claude:s1", NULL, NULL, "for a new one", NULL, NULL) ==
+	    PGN_OK);
+	/* Cursor's sessionStart names no source: c1's again is no new one. */
+	past_the_window("cursor:c1");
+	cursor_start(&o, "c1", 0);
+	REQUIRE(o.line != NULL);
+	line = strndup(o.line, o.len);
+	REQUIRE(line != NULL);
+	CHECK_CONTAINS(line, "you are agent");
+	CHECK(strstr(line, "for a new one") == NULL);
+	free(line);
+	pgn_hook_out_release(&o);
+	CHECK_INT(q("SELECT count(*) FROM baton WHERE consumed_ms IS NULL"), 1);
+	cursor_start(&o, "c2", 0);
+	REQUIRE(o.line != NULL);
+	line = strndup(o.line, o.len);
+	REQUIRE(line != NULL);
+	CHECK_CONTAINS(line, "for a new one");
+	free(line);
 	pgn_hook_out_release(&o);
 	CHECK_INT(
 	    q("SELECT count(*) FROM baton WHERE consumed_session = 'cursor:c2'"),
@@ -935,7 +1040,13 @@ test_bad_batons_are_refused_with_the_reason(void)
 	/* A note that would take the merged baton over it. */
 	rq.len = 9;
 	CHECK_INT(pgn_handoff_leave(db, &rq, &b, &merged), PGN_ETOOBIG);
-	CHECK_CONTAINS(pgn_errmsg(db), "pigeon handoff drop 1");
+	CHECK_CONTAINS(pgn_errmsg(db), "would be over 4096");
+	{
+		const char *arg = NULL;
+
+		CHECK_INT(pgn_errhint(db, &arg), PGN_HINT_BATON_FULL);
+		CHECK_STR(arg, "1"); /* the baton the remedy drops */
+	}
 	rq.len = 8; /* with the blank line: exactly at the bound */
 	CHECK_INT(pgn_handoff_leave(db, &rq, &b, &merged), PGN_OK);
 	CHECK_INT(b.body_len, PGN_MAX_HANDOFF);
@@ -1153,7 +1264,8 @@ test_a_claude_session_start_exports_pigeon_session(void)
 {
 	struct pgn_hook_out o;
 	struct pgn_hook_in in;
-	char envf[PATH_MAX], link[PATH_MAX], json[PATH_MAX + 256], err[256];
+	char envf[PATH_MAX], link[PATH_MAX], json[PATH_MAX + 256];
+	struct pgn_err err;
 	char *data;
 	size_t len;
 
@@ -1187,14 +1299,11 @@ test_a_claude_session_start_exports_pigeon_session(void)
 	CHECK(o.nlog >= 1 &&
 	    strstr(o.log[o.nlog - 1], "status=env-file") != NULL);
 	pgn_hook_out_release(&o);
-	CHECK_INT(pgn_env_file_export("rel", "claude:x", err, sizeof(err)),
-	    PGN_EINVAL);
-	CHECK_INT(pgn_env_file_export(envf, "claude:it's", err, sizeof(err)),
-	    PGN_EINVAL);
+	CHECK_INT(pgn_env_file_export("rel", "claude:x", &err), PGN_EINVAL);
+	CHECK_INT(pgn_env_file_export(envf, "claude:it's", &err), PGN_EINVAL);
 	/* Never through a symbolic link. */
 	REQUIRE(symlink(envf, link) == 0);
-	CHECK_INT(pgn_env_file_export(link, "claude:x", err, sizeof(err)),
-	    PGN_EIO);
+	CHECK_INT(pgn_env_file_export(link, "claude:x", &err), PGN_EIO);
 	data = h_read_file(envf, &len);
 	CHECK_STR(data, "export PIGEON_SESSION='claude:e5'\n");
 	free(data);
@@ -1228,16 +1337,110 @@ test_the_session_start_finds_its_baton_through_the_partial_index(void)
 	pgn_buf_release(&plan);
 }
 
+/* ---- where a session's transcript is read (decision 0129) ----------- */
+
+/* Copy the Claude fixture transcript to 'path'. */
+static void
+copy_transcript(const char *path)
+{
+	const char *d = getenv("PGN_TEST_FIXTURES");
+	char from[PATH_MAX + 64], *bytes;
+	size_t n;
+	FILE *f;
+
+	REQUIRE(d != NULL);
+	snprintf(from, sizeof(from), "%s/transcripts/claude-shell.jsonl", d);
+	bytes = h_read_file(from, &n);
+	REQUIRE(bytes != NULL);
+	f = fopen(path, "wb");
+	REQUIRE(f != NULL);
+	REQUIRE(fwrite(bytes, 1, n, f) == n);
+	fclose(f);
+	free(bytes);
+}
+
+/*
+ * Session 'sid' started naming 'path' as its transcript; then its
+ * digest: the status, pgn_errmsg() in 'why', the digest freed.
+ */
+static pgn_status
+digest_naming(const char *sid, const char *path, char *why, size_t len)
+{
+	struct pgn_session_info s;
+	struct pgn_hook_out o;
+	char extra[PATH_MAX + 64], key[64];
+	char *digest = NULL;
+	pgn_status st;
+	pgn_db *db;
+
+	snprintf(extra, sizeof(extra),
+	    "\"source\":\"startup\",\"transcript_path\":\"%s\"", path);
+	claude(&o, PGN_EVENT_SESSION_START, sid, extra, "alice");
+	REQUIRE(o.st == PGN_OK);
+	pgn_hook_out_release(&o);
+	snprintf(key, sizeof(key), "claude:%s", sid);
+	db = h_open();
+	st = pgn_session_find(db, key, NULL, &s);
+	if (st == PGN_OK)
+		st = pgn_session_digest(db, &s, PGN_DIGEST_MAX, NULL, &digest);
+	snprintf(why, len, "%s", st == PGN_OK ? "" : pgn_errmsg(db));
+	if (st == PGN_OK)
+		CHECK_CONTAINS(digest, "last prompt: now say goodbye");
+	else
+		CHECK(digest == NULL);
+	free(digest);
+	pgn_session_info_release(&s);
+	pgn_db_close(db);
+	return st;
+}
+
+/*
+ * The user's own regular file is read; a symbolic link (even to that
+ * file), a FIFO and another user's file are each refused with their
+ * reason, and give no digest.
+ */
+static void
+test_a_transcript_is_read_only_from_the_users_own_regular_file(void)
+{
+	char own[PATH_MAX], link[PATH_MAX], fifo[PATH_MAX], other[PATH_MAX];
+	char why[PGN_MAX_ERRMSG];
+
+	setup();
+	H_PATH(own, "own.jsonl");
+	copy_transcript(own);
+	CHECK_INT(digest_naming("s1", own, why, sizeof(why)), PGN_OK);
+	H_PATH(link, "link.jsonl");
+	REQUIRE(symlink(own, link) == 0);
+	CHECK_INT(digest_naming("s2", link, why, sizeof(why)), PGN_EINVAL);
+	CHECK_CONTAINS(why, "link.jsonl is a symbolic link");
+	H_PATH(fifo, "fifo.jsonl");
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	CHECK_INT(digest_naming("s3", fifo, why, sizeof(why)), PGN_EINVAL);
+	CHECK_CONTAINS(why, "fifo.jsonl is not a regular file");
+	H_PATH(other, "other.jsonl");
+	copy_transcript(other);
+	if (geteuid() != 0) {
+		printf("# SKIP another user's file: chown needs root\n");
+		return;
+	}
+	REQUIRE(chown(other, 65534, 65534) == 0);
+	CHECK_INT(digest_naming("s4", other, why, sizeof(why)), PGN_EINVAL);
+	CHECK_CONTAINS(why, "other.jsonl belongs to user id 65534, not to you");
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_a_session_keeps_the_transcript_path_of_its_payloads),
     H_TEST(test_cursor_without_a_transcript_path_gets_the_derived_one),
     H_TEST(test_cursor_prefers_the_payloads_transcript_path),
     H_TEST(test_a_cursor_id_that_is_no_file_name_derives_nothing),
     H_TEST(test_a_quiet_after_tool_run_records_no_transcript),
+    H_TEST(test_a_transcript_is_read_only_from_the_users_own_regular_file),
     H_TEST(test_new_conversation_is_startup_or_clear_never_resume_or_compact),
     H_TEST(test_a_baton_is_taken_by_the_next_new_conversation_once),
     H_TEST(test_a_resume_or_compaction_never_takes_a_baton),
+    H_TEST(test_a_replayed_startup_of_a_session_seen_before_takes_no_baton),
     H_TEST(test_a_background_agent_never_takes_a_baton),
+    H_TEST(test_a_cursor_session_start_takes_a_baton_only_for_a_new_session),
     H_TEST(test_a_render_failure_keeps_the_baton),
     H_TEST(test_two_concurrent_new_conversations_take_the_baton_once),
     H_TEST(test_racing_processes_take_each_baton_exactly_once),

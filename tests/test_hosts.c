@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "pigeon/hosts.h"
 
 /* The source tree: tests/fixtures/../.. */
 static void

@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "jsonedit.h"
 #include "tomledit.h"
+#include "pigeon/setup.h"
 
 /* The hosts whose config takes hook commands (the JSON merges). */
 #define EACH_COMMAND_HOST(h)                                                   \
@@ -211,7 +212,7 @@ absent(const char *path)
 
 static pgn_status
 apply(pgn_host h, const char *project, const char *hook, int remove,
-    int dry_run, struct pgn_install_result *res, char *err)
+    int dry_run, struct pgn_install_result *res, struct pgn_err *err)
 {
 	struct pgn_install req = {0};
 
@@ -220,7 +221,7 @@ apply(pgn_host h, const char *project, const char *hook, int remove,
 	req.hook = hook;
 	req.remove = remove;
 	req.dry_run = dry_run;
-	return pgn_install_apply(&req, res, err, PGN_MAX_ERR);
+	return pgn_install_apply(&req, res, err);
 }
 
 /* Install then uninstall through files; each must succeed. */
@@ -228,10 +229,10 @@ static void
 install_ok(pgn_host h, const char *project, const char *hook)
 {
 	struct pgn_install_result res;
-	char err[PGN_MAX_ERR];
+	struct pgn_err err;
 
-	CHECK_INT(apply(h, project, hook, 0, 0, &res, err), PGN_OK);
-	CHECK_STR(err, "");
+	CHECK_INT(apply(h, project, hook, 0, 0, &res, &err), PGN_OK);
+	CHECK_STR(err.msg, "");
 	pgn_install_result_release(&res);
 }
 
@@ -239,36 +240,38 @@ static void
 uninstall_ok(pgn_host h, const char *project)
 {
 	struct pgn_install_result res;
-	char err[PGN_MAX_ERR];
+	struct pgn_err err;
 
-	CHECK_INT(apply(h, project, NULL, 1, 0, &res, err), PGN_OK);
-	CHECK_STR(err, "");
+	CHECK_INT(apply(h, project, NULL, 1, 0, &res, &err), PGN_OK);
+	CHECK_STR(err.msg, "");
 	pgn_install_result_release(&res);
 }
 
 static char *
 merge_in(pgn_host h, const char *in, const char *hook, int *changed)
 {
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	pgn_status st;
 
 	st = pgn_install_merge(h, in, in != NULL ? strlen(in) : 0, hook, &out,
-	    changed, err, sizeof(err));
+	    changed, &err);
 	if (!CHECK_INT(st, PGN_OK))
-		printf("  %s\n", err);
+		printf("  %s\n", err.msg);
 	return out;
 }
 
 static char *
 merge_out(pgn_host h, const char *in, int *changed)
 {
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	pgn_status st;
 
 	st = pgn_uninstall_merge(h, in, in != NULL ? strlen(in) : 0, &out,
-	    changed, err, sizeof(err));
+	    changed, &err);
 	if (!CHECK_INT(st, PGN_OK))
-		printf("  %s\n", err);
+		printf("  %s\n", err.msg);
 	return out;
 }
 
@@ -606,22 +609,23 @@ test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook(void)
 {
 	static const char *const bad[] = {"pigeon-hook", "bin/pigeon-hook",
 	    "/bin/true", "", "/a/pigeon-hook\n"};
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	size_t i;
 	int changed;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, NULL, 0, bad[i],
-		              &out, &changed, err, sizeof(err)),
+		              &out, &changed, &err),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
-		CHECK_CONTAINS(err, "absolute path");
+		CHECK_CONTAINS(err.msg, "absolute path");
 	}
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, NULL, 0, NULL, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_EINVAL);
 	CHECK_INT(pgn_install_merge(PGN_HOST_NONE, NULL, 0, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_EINVAL);
 }
 
@@ -632,39 +636,40 @@ test_invalid_json_is_refused_saying_where(void)
 {
 	static const char *const bad[] = {"{", "{\"hooks\":{}} x", "{\"a\":1,}",
 	    "{\n\"a\": [1, 2\n,]\n}", "nul", "// c\n{}"};
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	size_t i;
 	int changed = 7;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		CHECK_INT(pgn_install_merge(PGN_HOST_CODEX, bad[i],
-		              strlen(bad[i]), HOOK, &out, &changed, err,
-		              sizeof(err)),
+		              strlen(bad[i]), HOOK, &out, &changed, &err),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
-		CHECK_CONTAINS(err, "not valid JSON (line ");
+		CHECK_CONTAINS(err.msg, "not valid JSON (line ");
 		CHECK_INT(pgn_uninstall_merge(PGN_HOST_CODEX, bad[i],
-		              strlen(bad[i]), &out, &changed, err, sizeof(err)),
+		              strlen(bad[i]), &out, &changed, &err),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
 	}
 	CHECK_INT(pgn_install_merge(PGN_HOST_CODEX, bad[3], strlen(bad[3]),
-	              HOOK, &out, &changed, err, sizeof(err)),
+	              HOOK, &out, &changed, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "(line 3, column ");
+	CHECK_CONTAINS(err.msg, "(line 3, column ");
 }
 
 static void
 test_nul_byte_is_refused(void)
 {
 	static const char in[] = "{}\0{\"x\":1}";
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	int changed;
 
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1, HOOK,
-	              &out, &changed, err, sizeof(err)),
+	              &out, &changed, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "NUL");
+	CHECK_CONTAINS(err.msg, "NUL");
 	CHECK(out == NULL);
 }
 
@@ -672,14 +677,15 @@ static void
 test_nul_escape_is_refused_not_rewritten(void)
 {
 	static const char in[] = "{\"model\":\"opus\\u0000-beta\"}";
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	int changed;
 
 	/* cJSON would decode it into a NUL and write back "opus". */
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, sizeof(in) - 1, HOOK,
-	              &out, &changed, err, sizeof(err)),
+	              &out, &changed, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "\\u0000");
+	CHECK_CONTAINS(err.msg, "\\u0000");
 	CHECK(out == NULL);
 }
 
@@ -702,20 +708,19 @@ test_wrong_shapes_are_refused(void)
 	    {PGN_HOST_GEMINI, "{\"hooks\":{\"BeforeAgent\":1}}",
 	        "\"BeforeAgent\" as a number"},
 	};
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	size_t i;
 	int changed;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
 		CHECK_INT(pgn_install_merge(bad[i].h, bad[i].in,
-		              strlen(bad[i].in), HOOK, &out, &changed, err,
-		              sizeof(err)),
+		              strlen(bad[i].in), HOOK, &out, &changed, &err),
 		    PGN_EINVAL);
-		CHECK_CONTAINS(err, bad[i].why);
+		CHECK_CONTAINS(err.msg, bad[i].why);
 		CHECK(out == NULL);
 		CHECK_INT(pgn_uninstall_merge(bad[i].h, bad[i].in,
-		              strlen(bad[i].in), &out, &changed, err,
-		              sizeof(err)),
+		              strlen(bad[i].in), &out, &changed, &err),
 		    PGN_EINVAL);
 		CHECK(out == NULL);
 	}
@@ -744,7 +749,8 @@ test_other_keys_under_hooks_may_be_anything(void)
 static void
 test_config_over_max_is_refused(void)
 {
-	char err[PGN_MAX_ERR], *big, *out = NULL;
+	struct pgn_err err;
+	char *big, *out = NULL;
 	size_t n = PGN_MAX_CONFIG + 1;
 	int changed;
 
@@ -754,16 +760,16 @@ test_config_over_max_is_refused(void)
 	big[0] = '{';
 	big[n - 1] = '}';
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, big, n, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_ETOOBIG);
 	CHECK(out == NULL);
 	CHECK_INT(pgn_uninstall_merge(PGN_HOST_CLAUDE, big, n, &out, &changed,
-	              err, sizeof(err)),
+	              &err),
 	    PGN_ETOOBIG);
 	/* Exactly the limit is fine. */
 	big[n - 2] = '}';
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, big, n - 1, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_OK);
 	free(out);
 	free(big);
@@ -1145,12 +1151,13 @@ static void
 test_user_env_overrides_are_respected(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], dir[PATH_MAX], want[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char home[PATH_MAX], dir[PATH_MAX], want[PATH_MAX];
 
 	use_home(home, sizeof(home));
 	h_join(dir, sizeof(dir), h_tmp, "claude-config");
 	REQUIRE(setenv("CLAUDE_CONFIG_DIR", dir, 1) == 0);
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, &err), PGN_OK);
 	h_join(want, sizeof(want), dir, "settings.json");
 	CHECK_STR(res.path, want);
 	CHECK(!absent(want));
@@ -1158,7 +1165,7 @@ test_user_env_overrides_are_respected(void)
 
 	h_join(dir, sizeof(dir), h_tmp, "codex-home");
 	REQUIRE(setenv("CODEX_HOME", dir, 1) == 0);
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 0, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 0, &res, &err), PGN_OK);
 	h_join(want, sizeof(want), dir, "hooks.json");
 	CHECK_STR(res.path, want);
 	CHECK(!absent(want));
@@ -1166,7 +1173,7 @@ test_user_env_overrides_are_respected(void)
 
 	/* Empty means unset: back to $HOME. */
 	REQUIRE(setenv("CODEX_HOME", "", 1) == 0);
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, HOOK, 0, 1, &res, &err), PGN_OK);
 	h_join(want, sizeof(want), home, ".codex/hooks.json");
 	CHECK_STR(res.path, want);
 	pgn_install_result_release(&res);
@@ -1177,7 +1184,8 @@ static void
 test_project_config_paths(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], proj[PATH_MAX], want[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char home[PATH_MAX], proj[PATH_MAX], want[PATH_MAX];
 	int h;
 
 	use_home(home, sizeof(home));
@@ -1185,7 +1193,7 @@ test_project_config_paths(void)
 	h_mkdir(proj);
 	EACH_COMMAND_HOST(h)
 	{
-		CHECK_INT(apply((pgn_host)h, proj, HOOK, 0, 0, &res, err),
+		CHECK_INT(apply((pgn_host)h, proj, HOOK, 0, 0, &res, &err),
 		    PGN_OK);
 		h_join(want, sizeof(want), proj,
 		    pgn_host_get((pgn_host)h)->project_path);
@@ -1202,14 +1210,15 @@ static void
 test_dry_run_writes_nothing_and_shows_the_diff(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], want[128];
+	struct pgn_err err;
+	char home[PATH_MAX], path[PATH_MAX], want[128];
 	static const char orig[] = "{\"x\":1}";
 	char *golden;
 	size_t n;
 
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CURSOR, path, sizeof(path));
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, &err), PGN_OK);
 	CHECK_INT(res.changed, 1);
 	CHECK(absent(path));
 	CHECK(res.diff != NULL &&
@@ -1226,7 +1235,7 @@ test_dry_run_writes_nothing_and_shows_the_diff(void)
 	install_ok(PGN_HOST_CLAUDE, NULL, HOOK);
 	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
 	h_write_file(path, orig, strlen(orig));
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, &err), PGN_OK);
 	CHECK(file_is(path, orig, strlen(orig)));
 	CHECK_CONTAINS(res.diff, "-{\"x\":1}\n\\ No newline at end of file\n");
 	pgn_install_result_release(&res);
@@ -1237,7 +1246,8 @@ static void
 test_diff_is_minimal(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *text;
+	struct pgn_err err;
+	char home[PATH_MAX], path[PATH_MAX], *text;
 	char want[4 * PATH_MAX];
 	size_t n, lines;
 
@@ -1249,7 +1259,7 @@ test_diff_is_minimal(void)
 	lines = lines_of(text);
 	free(text);
 	/* Removing a file Pigeon created shows every line removed. */
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, NULL, 1, 1, &res, &err), PGN_OK);
 	snprintf(want, sizeof(want),
 	    "--- %s\n+++ /dev/null\n"
 	    "@@ -1,%zu +0,0 @@\n-{\n-  \"version\": 1,\n",
@@ -1264,7 +1274,7 @@ test_diff_is_minimal(void)
 	strstr(text, "\"timeout\": 5")[11] = '9';
 	h_write_file(path, text, n);
 	free(text);
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 1, &res, &err), PGN_OK);
 	snprintf(want, sizeof(want),
 	    "--- %s\n+++ %s\n@@ -7,1 +7,1 @@\n"
 	    "-        \"timeout\": 9\n+        \"timeout\": 5\n",
@@ -1279,7 +1289,7 @@ test_invalid_json_file_is_left_untouched(void)
 {
 	struct pgn_install_result res;
 	char home[PATH_MAX], path[PATH_MAX], bak[PATH_MAX], dir[PATH_MAX];
-	char err[PGN_MAX_ERR];
+	struct pgn_err err;
 	static const char bad[] = "{\n  \"hooks\": {\n    \"Stop\": [,]\n}\n";
 
 	use_home(home, sizeof(home));
@@ -1288,25 +1298,25 @@ test_invalid_json_file_is_left_untouched(void)
 	h_join(dir, sizeof(dir), home, ".claude");
 	h_mkdir(dir);
 	h_write_file(path, bad, strlen(bad));
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err),
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, &err),
 	    PGN_EINVAL);
 	CHECK(file_is(path, bad, strlen(bad)));
 	CHECK(absent(bak));
-	CHECK_CONTAINS(err, path);
-	CHECK_CONTAINS(err, "is not valid JSON (line 3, column ");
-	CHECK_CONTAINS(err, "left untouched");
-	CHECK(strchr(err, '\n') == NULL);
+	CHECK_CONTAINS(err.msg, path);
+	CHECK_CONTAINS(err.msg, "is not valid JSON (line 3, column ");
+	CHECK_CONTAINS(err.msg, "left untouched");
+	CHECK(strchr(err.msg, '\n') == NULL);
 	CHECK(res.diff == NULL);
 	pgn_install_result_release(&res);
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, NULL, 1, 0, &res, err),
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, NULL, 1, 0, &res, &err),
 	    PGN_EINVAL);
 	CHECK(file_is(path, bad, strlen(bad)));
 	pgn_install_result_release(&res);
 	/* Wrong shape: the same refusal. */
 	h_write_file(path, "{\"hooks\":[]}", 12);
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err),
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "\"hooks\" as an array");
+	CHECK_CONTAINS(err.msg, "\"hooks\" as an array");
 	CHECK(file_is(path, "{\"hooks\":[]}", 12));
 	pgn_install_result_release(&res);
 	env_restore();
@@ -1316,7 +1326,8 @@ static void
 test_oversized_file_is_refused_untouched(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
 	char *big;
 	size_t n = PGN_MAX_CONFIG + 10;
 
@@ -1330,9 +1341,9 @@ test_oversized_file_is_refused_untouched(void)
 	big[0] = '{';
 	big[n - 1] = '}';
 	h_write_file(path, big, n);
-	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 0, &res, err),
+	CHECK_INT(apply(PGN_HOST_CURSOR, NULL, HOOK, 0, 0, &res, &err),
 	    PGN_ETOOBIG);
-	CHECK_CONTAINS(err, path);
+	CHECK_CONTAINS(err.msg, path);
 	CHECK(file_is(path, big, n));
 	pgn_install_result_release(&res);
 	free(big);
@@ -1343,12 +1354,13 @@ static void
 test_uninstall_of_missing_or_foreign_file_changes_nothing(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *orig;
+	struct pgn_err err;
+	char home[PATH_MAX], path[PATH_MAX], *orig;
 	size_t n;
 
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CODEX, path, sizeof(path));
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, &err), PGN_OK);
 	CHECK_INT(res.changed, 0);
 	CHECK_STR(res.diff, "");
 	CHECK(res.note == NULL);
@@ -1357,13 +1369,13 @@ test_uninstall_of_missing_or_foreign_file_changes_nothing(void)
 	/* A skeleton the user wrote is not deleted: it changes nothing. */
 	install_ok(PGN_HOST_CODEX, NULL, HOOK);
 	h_write_file(path, "{}\n", 3);
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, &err), PGN_OK);
 	CHECK_INT(res.changed, 0);
 	CHECK(file_is(path, "{}\n", 3));
 	pgn_install_result_release(&res);
 	orig = host_fixture(PGN_HOST_CODEX, "foreign.in.json", &n);
 	h_write_file(path, orig, n);
-	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, err), PGN_OK);
+	CHECK_INT(apply(PGN_HOST_CODEX, NULL, NULL, 1, 0, &res, &err), PGN_OK);
 	CHECK_INT(res.changed, 0);
 	CHECK(file_is(path, orig, n));
 	pgn_install_result_release(&res);
@@ -1375,13 +1387,14 @@ static void
 test_codex_install_explains_trust(void)
 {
 	struct pgn_install_result res;
-	char home[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char home[PATH_MAX];
 	int h;
 
 	use_home(home, sizeof(home));
 	EACH_COMMAND_HOST(h)
 	{
-		CHECK_INT(apply((pgn_host)h, NULL, HOOK, 0, 1, &res, err),
+		CHECK_INT(apply((pgn_host)h, NULL, HOOK, 0, 1, &res, &err),
 		    PGN_OK);
 		if (h == PGN_HOST_CODEX) {
 			CHECK_CONTAINS(res.note, "/hooks");
@@ -1424,13 +1437,13 @@ static void
 test_missing_home_is_an_error(void)
 {
 	struct pgn_install_result res;
-	char err[PGN_MAX_ERR];
+	struct pgn_err err;
 
 	unsetenv("HOME");
 	unsetenv("CLAUDE_CONFIG_DIR");
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, err),
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 1, &res, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "HOME");
+	CHECK_CONTAINS(err.msg, "HOME");
 	pgn_install_result_release(&res);
 	pgn_install_result_release(NULL);
 	env_restore();
@@ -1446,22 +1459,21 @@ test_missing_home_is_an_error(void)
 static char *
 round_trip(pgn_host h, const char *in, size_t len, const char *want)
 {
-	char err[PGN_MAX_ERR], *out = NULL, *back = NULL;
+	struct pgn_err err;
+	char *out = NULL, *back = NULL;
 	pgn_status st;
 	int changed;
 
-	st = pgn_install_merge(h, in, len, HOOK, &out, &changed, err,
-	    sizeof(err));
+	st = pgn_install_merge(h, in, len, HOOK, &out, &changed, &err);
 	if (!CHECK_INT(st, PGN_OK))
-		printf("  %s\n", err);
+		printf("  %s\n", err.msg);
 	CHECK_INT(changed, 1);
 	if (out == NULL)
 		return NULL;
 	if (want != NULL)
 		CHECK_CONTAINS(out, want);
 	CHECK_INT(count(out, "pigeon-hook"), pgn_host_nevents(h));
-	st = pgn_uninstall_merge(h, out, strlen(out), &back, &changed, err,
-	    sizeof(err));
+	st = pgn_uninstall_merge(h, out, strlen(out), &back, &changed, &err);
 	CHECK_INT(st, PGN_OK);
 	CHECK_INT(changed, 1);
 	CHECK(
@@ -1550,6 +1562,134 @@ test_crlf_is_kept_and_inserted_lines_use_crlf(void)
 	file_round_trip(PGN_HOST_CODEX, in, strlen(in));
 }
 
+/* 'lf' with each "\n" made 'eol' ("\n", "\r\n", "\r"); caller frees. */
+static char *
+with_eol(const char *lf, const char *eol)
+{
+	char *s = malloc(strlen(lf) * 2 + 1);
+	size_t n = 0;
+	const char *p;
+
+	REQUIRE(s != NULL);
+	for (p = lf; *p != '\0'; p++) {
+		if (*p == '\n') {
+			memcpy(s + n, eol, strlen(eol));
+			n += strlen(eol);
+		} else {
+			s[n++] = *p;
+		}
+	}
+	s[n] = '\0';
+	return s;
+}
+
+static void
+test_every_line_end_style_is_kept_and_used_by_inserted_lines(void)
+{
+	static const char *const docs[] = {
+	    "{\n  \"model\": \"x\"\n}\n",
+	    "{\n    \"hooks\": {\n        \"Stop\": [\n            { \"hooks\": "
+	    "[ { \"type\": \"command\", \"command\": \"beep\" } ] }\n"
+	    "        ]\n    }\n}",
+	    "\xef\xbb\xbf{\n\t\"a\": [\n\t\t1\n\t]\n}\n\n",
+	    "{}\n",
+	};
+	static const char *const eols[] = {"\n", "\r\n", "\r"};
+	char *in, *out, want[64];
+	const char *p;
+	size_t i, k;
+	int h, ok;
+
+	for (i = 0; i < H_COUNT(docs); i++)
+		for (k = 0; k < H_COUNT(eols); k++)
+			EACH_COMMAND_HOST(h)
+			{
+				in = with_eol(docs[i], eols[k]);
+				out = round_trip((pgn_host)h, in, strlen(in),
+				    NULL);
+				/* Only the file's own line end is added. */
+				ok = out != NULL;
+				for (p = out; ok && *p != '\0'; p++)
+					if (*p == '\n')
+						ok = k == 0 ||
+						    (k == 1 && p > out &&
+						        p[-1] == '\r');
+					else if (*p == '\r')
+						ok = k == 2 ||
+						    (k == 1 && p[1] == '\n');
+				if (!CHECK(ok))
+					printf("  doc %zu eol %zu host %d\n", i,
+					    k, h);
+				/* Laid out on lines of their own, indented. */
+				snprintf(want, sizeof(want),
+				    "%s%s\"%s\": ", eols[k],
+				    i == 1 ? "        " : "  ",
+				    i == 1 ?
+				        pgn_host_get((pgn_host)h)
+				            ->events[PGN_EVENT_SESSION_START] :
+				        "hooks");
+				if (i < 2 && !CHECK_CONTAINS(out, want))
+					printf("  doc %zu eol %zu host %d\n", i,
+					    k, h);
+				free(out);
+				free(in);
+			}
+}
+
+static void
+test_mixed_line_ends_round_trip_and_inserted_lines_use_the_first(void)
+{
+	static const char *const docs[][2] = {
+	    {"{\r\n  \"a\": 1,\n  \"b\": {\r    \"c\": [\r\n      2\n    ]\r"
+	     "  }\r\n}",
+	        "\r\n"},
+	    {"{\r  \"a\": 1,\r\n  \"b\": 2\n}\r\n", "\r"},
+	    {"{\n  \"a\": 1\r\n}\r", "\n"},
+	};
+	char *out, want[64];
+	size_t i;
+	int h;
+
+	for (i = 0; i < H_COUNT(docs); i++)
+		EACH_COMMAND_HOST(h)
+		{
+			out = round_trip((pgn_host)h, docs[i][0],
+			    strlen(docs[i][0]), NULL);
+			snprintf(want, sizeof(want),
+			    "%s  \"hooks\": ", docs[i][1]);
+			if (!CHECK_CONTAINS(out, want))
+				printf("  doc %zu host %d\n", i, h);
+			free(out);
+			if (h == PGN_HOST_CURSOR)
+				file_round_trip((pgn_host)h, docs[i][0],
+				    strlen(docs[i][0]));
+		}
+}
+
+/*
+ * Gemini's settings reader ends a // comment at LF only (a CR does not
+ * end it), and so does Pigeon's: in a lone-CR file such a comment runs
+ * to the end, the JSON is cut short, and install refuses, untouched.
+ */
+static void
+test_gemini_line_comment_in_a_lone_cr_file_is_refused(void)
+{
+	static const char in[] = "// mine\r{\r  \"a\": 1\r}\r";
+	struct pgn_err err;
+	char *out = NULL;
+	int changed = 1;
+
+	CHECK_INT(pgn_install_merge(PGN_HOST_GEMINI, in, strlen(in), HOOK, &out,
+	              &changed, &err),
+	    PGN_EINVAL);
+	CHECK(out == NULL);
+	CHECK_CONTAINS(err.msg, "not valid JSON");
+	/* A block comment ends where it says: that file is fine. */
+	out = round_trip(PGN_HOST_GEMINI, "/* mine */\r{\r  \"a\": 1\r}\r",
+	    strlen("/* mine */\r{\r  \"a\": 1\r}\r"), "\r  \"hooks\": ");
+	free(out);
+}
+
 static void
 test_two_four_space_and_tab_indentation_is_kept_and_matched(void)
 {
@@ -1607,7 +1747,8 @@ test_gemini_settings_with_comments_install_and_uninstall_byte_exact(void)
 	    "      { \"hooks\": [ { \"type\": \"command\", "
 	    "\"command\": \"lint\" } ] } /* last */\n    ]\n  }\n}\n"
 	    "/* end */\n";
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	int changed;
 
 	out = round_trip(PGN_HOST_GEMINI, in, strlen(in), "// mine\n");
@@ -1618,16 +1759,16 @@ test_gemini_settings_with_comments_install_and_uninstall_byte_exact(void)
 	file_round_trip(PGN_HOST_GEMINI, in, strlen(in));
 	/* Only Gemini accepts comments. */
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, strlen(in), HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "not valid JSON (line 1, column 1)");
+	CHECK_CONTAINS(err.msg, "not valid JSON (line 1, column 1)");
 	/* An unterminated comment is not JSON either. */
 	CHECK_INT(pgn_install_merge(PGN_HOST_GEMINI, "{} /* x", 7, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "not valid JSON");
+	CHECK_CONTAINS(err.msg, "not valid JSON");
 	CHECK_INT(pgn_install_merge(PGN_HOST_GEMINI, "// only\n", 8, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_EINVAL);
 }
 
@@ -1736,15 +1877,16 @@ test_duplicate_key_is_refused_naming_it(void)
 	static const char in[] =
 	    "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": "
 	    "\"command\", \"command\": \"a\", \"command\": \"b\"}]}]}}";
-	char err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char *out = NULL;
 	int changed, h;
 
 	EACH_COMMAND_HOST(h)
 	{
 		CHECK_INT(pgn_install_merge((pgn_host)h, in, strlen(in), HOOK,
-		              &out, &changed, err, sizeof(err)),
+		              &out, &changed, &err),
 		    PGN_EINVAL);
-		CHECK_STR(err,
+		CHECK_STR(err.msg,
 		    "is not strict JSON (the key \"command\" appears twice in one object)");
 		CHECK(out == NULL);
 	}
@@ -1753,7 +1895,8 @@ test_duplicate_key_is_refused_naming_it(void)
 static void
 test_nesting_is_bounded(void)
 {
-	char in[4 * PGN_MAX_JSON_DEPTH + 64], err[PGN_MAX_ERR], *out = NULL;
+	struct pgn_err err;
+	char in[4 * PGN_MAX_JSON_DEPTH + 64], *out = NULL;
 	size_t i, n = 0;
 	int changed;
 
@@ -1765,7 +1908,7 @@ test_nesting_is_bounded(void)
 		in[n++] = ']';
 	in[n++] = '}';
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, n, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_OK);
 	free(out);
 	/* One more: refused. */
@@ -1775,9 +1918,9 @@ test_nesting_is_bounded(void)
 	in[n - 1] = ']';
 	n++;
 	CHECK_INT(pgn_install_merge(PGN_HOST_CLAUDE, in, n, HOOK, &out,
-	              &changed, err, sizeof(err)),
+	              &changed, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "not valid JSON");
+	CHECK_CONTAINS(err.msg, "not valid JSON");
 }
 
 static void
@@ -1819,7 +1962,8 @@ test_interrupted_in_place_write_stops_the_next_one(void)
 {
 	struct pgn_install_result res;
 	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], other[PATH_MAX];
-	char save[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char save[PATH_MAX];
 	static const char orig[] = "{}";
 
 	use_home(home, sizeof(home));
@@ -1831,10 +1975,11 @@ test_interrupted_in_place_write_stops_the_next_one(void)
 	h_write_file(other, orig, 2);
 	REQUIRE(link(other, path) == 0);
 	h_write_file(save, "{\"old\":1}", 9);
-	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, err), PGN_EIO);
-	CHECK_CONTAINS(err, "was interrupted");
-	CHECK_CONTAINS(err, save);
-	CHECK(strchr(err, '\n') == NULL);
+	CHECK_INT(apply(PGN_HOST_CLAUDE, NULL, HOOK, 0, 0, &res, &err),
+	    PGN_EIO);
+	CHECK_CONTAINS(err.msg, "was interrupted");
+	CHECK_CONTAINS(err.msg, save);
+	CHECK(strchr(err.msg, '\n') == NULL);
 	CHECK(file_is(path, orig, 2));
 	CHECK(file_is(save, "{\"old\":1}", 9));
 	pgn_install_result_release(&res);
@@ -1911,7 +2056,7 @@ make_bin(const char *dir, int cli, char *hook, size_t len)
 
 static pgn_status
 apply_perm(pgn_host h, const char *hook, int remove, int dry_run,
-    struct pgn_install_result *res, char *err)
+    struct pgn_install_result *res, struct pgn_err *err)
 {
 	struct pgn_install req = {0};
 
@@ -1920,17 +2065,17 @@ apply_perm(pgn_host h, const char *hook, int remove, int dry_run,
 	req.remove = remove;
 	req.dry_run = dry_run;
 	req.permissions = 1;
-	return pgn_install_apply(&req, res, err, PGN_MAX_ERR);
+	return pgn_install_apply(&req, res, err);
 }
 
 static void
 perm_ok(pgn_host h, const char *hook, int remove)
 {
 	struct pgn_install_result res;
-	char err[PGN_MAX_ERR];
+	struct pgn_err err;
 
-	CHECK_INT(apply_perm(h, hook, remove, 0, &res, err), PGN_OK);
-	CHECK_STR(err, "");
+	CHECK_INT(apply_perm(h, hook, remove, 0, &res, &err), PGN_OK);
+	CHECK_STR(err.msg, "");
 	pgn_install_result_release(&res);
 }
 
@@ -2102,7 +2247,8 @@ test_uneditable_codex_toml_stops_the_install_before_any_write(void)
 {
 	const char *in = "sandbox_workspace_write.writable_roots = [\"/a\"]\n";
 	char home[PATH_MAX], state[PATH_MAX], dir[PATH_MAX], toml[PATH_MAX];
-	char hooks[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char hooks[PATH_MAX];
 	struct pgn_install_result res;
 
 	use_home(home, sizeof(home));
@@ -2112,11 +2258,11 @@ test_uneditable_codex_toml_stops_the_install_before_any_write(void)
 	h_join(toml, sizeof(toml), dir, "config.toml");
 	h_join(hooks, sizeof(hooks), dir, "hooks.json");
 	h_write_file(toml, in, strlen(in));
-	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 0, &res, err),
+	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 0, &res, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "dotted key");
-	CHECK_CONTAINS(err, "--no-permissions");
-	CHECK_CONTAINS(err, toml);
+	CHECK_CONTAINS(err.msg, "dotted key");
+	CHECK_INT(err.hint, PGN_HINT_PERM_FIX);
+	CHECK_CONTAINS(err.msg, toml);
 	pgn_install_result_release(&res);
 	CHECK(file_is(toml, in, strlen(in)));
 	CHECK(absent(hooks));
@@ -2124,10 +2270,108 @@ test_uneditable_codex_toml_stops_the_install_before_any_write(void)
 }
 
 static void
+test_codex_toml_with_a_key_defined_twice_stops_the_install_untouched(void)
+{
+	static const char *const bad[] = {
+	    "model = \"o3\"\nmodel = \"o4\"\n",
+	    "[tui]\nnotifications = true\nnotifications = false\n",
+	    "profile.x = 1\n[profile]\n",
+	    "mcp = { a = 1 }\nmcp.b = 2\n",
+	};
+	const char *hooks_in = "{\"hooks\": {}}\n";
+	char home[PATH_MAX], state[PATH_MAX], dir[PATH_MAX], toml[PATH_MAX];
+	struct pgn_err err;
+	char hooks[PATH_MAX];
+	struct pgn_install_result res;
+	size_t i;
+	int rm;
+
+	use_home(home, sizeof(home));
+	use_state(state, sizeof(state));
+	h_join(dir, sizeof(dir), home, ".codex");
+	ensure_dir(dir);
+	h_join(toml, sizeof(toml), dir, "config.toml");
+	h_join(hooks, sizeof(hooks), dir, "hooks.json");
+	for (i = 0; i < H_COUNT(bad); i++)
+		for (rm = 0; rm < 2; rm++) {
+			h_write_file(toml, bad[i], strlen(bad[i]));
+			h_write_file(hooks, hooks_in, strlen(hooks_in));
+			CHECK_INT(apply_perm(PGN_HOST_CODEX, rm ? NULL : HOOK,
+			              rm, 0, &res, &err),
+			    PGN_EINVAL);
+			CHECK_CONTAINS(err.msg, "twice (lines");
+			CHECK_CONTAINS(err.msg, "not valid TOML");
+			CHECK_CONTAINS(err.msg, toml);
+			pgn_install_result_release(&res);
+			CHECK(file_is(toml, bad[i], strlen(bad[i])));
+			CHECK(file_is(hooks, hooks_in, strlen(hooks_in)));
+		}
+	env_restore();
+}
+
+static void
+test_codex_empty_config_toml_stays_empty_after_install_and_uninstall(void)
+{
+	char home[PATH_MAX], state[PATH_MAX], dir[PATH_MAX], toml[PATH_MAX];
+	char hooks[PATH_MAX], *got;
+	size_t n;
+
+	use_home(home, sizeof(home));
+	use_state(state, sizeof(state));
+	h_join(dir, sizeof(dir), home, ".codex");
+	ensure_dir(dir);
+	h_join(toml, sizeof(toml), dir, "config.toml");
+	h_join(hooks, sizeof(hooks), dir, "hooks.json");
+	h_write_file(toml, "", 0);
+	perm_ok(PGN_HOST_CODEX, HOOK, 0);
+	got = h_read_file(toml, &n);
+	CHECK(got != NULL && n > 0 && got[0] == '\n');
+	CHECK_CONTAINS(got, "[sandbox_workspace_write] # " TE_MARK);
+	free(got);
+	perm_ok(PGN_HOST_CODEX, NULL, 1);
+	CHECK(!absent(toml));
+	CHECK(file_is(toml, "", 0));
+	CHECK(absent(hooks));
+	env_restore();
+}
+
+static void
+test_codex_table_pigeon_made_goes_even_with_a_table_added_after_it(void)
+{
+	const char *orig = "model = \"o3\"\n";
+	const char *later = "\n[tui]\nnotifications = true\n";
+	char home[PATH_MAX], state[PATH_MAX], dir[PATH_MAX], toml[PATH_MAX];
+	char want[256], *got;
+	size_t n;
+	FILE *fp;
+
+	use_home(home, sizeof(home));
+	use_state(state, sizeof(state));
+	h_join(dir, sizeof(dir), home, ".codex");
+	ensure_dir(dir);
+	h_join(toml, sizeof(toml), dir, "config.toml");
+	h_write_file(toml, orig, strlen(orig));
+	perm_ok(PGN_HOST_CODEX, HOOK, 0);
+	/* The user adds a table after Pigeon's. */
+	fp = fopen(toml, "a");
+	REQUIRE(fp != NULL);
+	fputs(later, fp);
+	fclose(fp);
+	perm_ok(PGN_HOST_CODEX, NULL, 1);
+	snprintf(want, sizeof(want), "%s%s", orig, later);
+	got = h_read_file(toml, &n);
+	CHECK_STR(got, want);
+	CHECK(got == NULL || strstr(got, "sandbox_workspace_write") == NULL);
+	free(got);
+	env_restore();
+}
+
+static void
 test_gemini_policy_is_pigeons_own_file(void)
 {
 	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 5];
-	char err[PGN_MAX_ERR], settings[PATH_MAX], dir[PATH_MAX], *got;
+	struct pgn_err err;
+	char settings[PATH_MAX], dir[PATH_MAX], *got;
 	struct pgn_install_result res;
 	const char *mine = "[[rule]]\ntoolName = \"x\"\n";
 	size_t n;
@@ -2157,9 +2401,9 @@ test_gemini_policy_is_pigeons_own_file(void)
 	/* A policy of the same name that is not Pigeon's stops it all. */
 	ensure_dir(dir);
 	h_write_file(pol, mine, strlen(mine));
-	CHECK_INT(apply_perm(PGN_HOST_GEMINI, hook, 0, 0, &res, err),
+	CHECK_INT(apply_perm(PGN_HOST_GEMINI, hook, 0, 0, &res, &err),
 	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "is not Pigeon's");
+	CHECK_CONTAINS(err.msg, "is not Pigeon's");
 	pgn_install_result_release(&res);
 	CHECK(file_is(pol, mine, strlen(mine)) && absent(settings));
 	perm_ok(PGN_HOST_GEMINI, NULL, 1);
@@ -2171,7 +2415,8 @@ static void
 test_no_permissions_and_dry_run(void)
 {
 	char home[PATH_MAX], state[PATH_MAX], toml[PATH_MAX], pol[PATH_MAX];
-	char path[PATH_MAX], err[PGN_MAX_ERR], *got;
+	struct pgn_err err;
+	char path[PATH_MAX], *got;
 	struct pgn_install_result res;
 	size_t n;
 	int h;
@@ -2191,7 +2436,7 @@ test_no_permissions_and_dry_run(void)
 	EACH_COMMAND_HOST(h)
 	uninstall_ok((pgn_host)h, NULL);
 	/* A dry run shows the second file's diff and writes nothing. */
-	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK_INT(apply_perm(PGN_HOST_CODEX, HOOK, 0, 1, &res, &err), PGN_OK);
 	CHECK(res.perm_changed);
 	CHECK_STR(res.perm_path, toml);
 	CHECK_CONTAINS(res.perm_diff,
@@ -2201,7 +2446,7 @@ test_no_permissions_and_dry_run(void)
 	pgn_install_result_release(&res);
 	CHECK(absent(toml));
 	/* Cursor has none, and says so. */
-	CHECK_INT(apply_perm(PGN_HOST_CURSOR, HOOK, 0, 1, &res, err), PGN_OK);
+	CHECK_INT(apply_perm(PGN_HOST_CURSOR, HOOK, 0, 1, &res, &err), PGN_OK);
 	CHECK(res.perm_path == NULL && !res.perm_changed);
 	CHECK_CONTAINS(res.perm_what, "none");
 	pgn_install_result_release(&res);
@@ -2256,7 +2501,7 @@ test_gemini_policies_dir_goes_only_if_pigeon_made_it_and_it_is_empty(void)
 /* ---- Claude's idle wake (--rewake, decisions 0081 and 0082) --------- */
 
 static pgn_status
-apply_rewake(const char *hook, int rewake, int remove, char *err)
+apply_rewake(const char *hook, int rewake, int remove, struct pgn_err *err)
 {
 	struct pgn_install_result res;
 	struct pgn_install req = {0};
@@ -2266,7 +2511,7 @@ apply_rewake(const char *hook, int rewake, int remove, char *err)
 	req.hook = hook;
 	req.remove = remove;
 	req.rewake = rewake;
-	st = pgn_install_apply(&req, &res, err, PGN_MAX_ERR);
+	st = pgn_install_apply(&req, &res, err);
 	pgn_install_result_release(&res);
 	return st;
 }
@@ -2303,7 +2548,8 @@ rewake_entry(const char *text)
 static void
 test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 {
-	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], err[PGN_MAX_ERR];
+	struct pgn_err err;
+	char home[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
 	char *got, *want;
 	struct pgn_install_state st;
 	cJSON *e, *w;
@@ -2315,7 +2561,7 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	ensure_dir(dir);
 	want = host_fixture(PGN_HOST_CLAUDE, "odd.json", &n);
 	h_write_file(path, want, n);
-	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, 1, 0, &err), PGN_OK);
 	got = h_read_file(path, &n);
 	REQUIRE(got != NULL);
 	/* The ordinary Stop entry is there once, the idle wake once. */
@@ -2336,12 +2582,12 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	CHECK_INT(st.entries[PGN_EVENT_STOP], 1);
 	pgn_install_state_release(&st);
 	/* Sticky: installing again, with or without it, changes nothing. */
-	CHECK_INT(apply_rewake(HOOK, 0, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, 0, 0, &err), PGN_OK);
 	CHECK(file_is(path, got, n));
-	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, 1, 0, &err), PGN_OK);
 	CHECK(file_is(path, got, n));
 	/* A new hook path moves both entries along. */
-	CHECK_INT(apply_rewake("/usr/bin/pigeon-hook", 0, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake("/usr/bin/pigeon-hook", 0, 0, &err), PGN_OK);
 	free(got);
 	got = h_read_file(path, &n);
 	CHECK_INT(count(got, "\"/usr/bin/pigeon-hook claude Stop --rewake\""),
@@ -2349,15 +2595,15 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	CHECK_INT(count(got, HOOK), 0);
 	free(got);
 	/* --no-rewake takes it away, leaving the install as without it. */
-	CHECK_INT(apply_rewake(HOOK, -1, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, -1, 0, &err), PGN_OK);
 	got = h_read_file(path, &n);
 	e = rewake_entry(got);
 	CHECK(e == NULL);
 	CHECK_INT(count(got, "pigeon-hook"), pgn_host_nevents(PGN_HOST_CLAUDE));
 	free(got);
 	/* Uninstall takes everything, the original bytes come back. */
-	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
-	CHECK_INT(apply_rewake(NULL, 0, 1, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, 1, 0, &err), PGN_OK);
+	CHECK_INT(apply_rewake(NULL, 0, 1, &err), PGN_OK);
 	CHECK(file_is(path, want, strlen(want)));
 	free(want);
 	env_restore();
@@ -2366,17 +2612,18 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 static void
 test_install_rewake_then_no_rewake_is_byte_exact(void)
 {
-	char home[PATH_MAX], path[PATH_MAX], err[PGN_MAX_ERR], *plain;
+	struct pgn_err err;
+	char home[PATH_MAX], path[PATH_MAX], *plain;
 	size_t n;
 
 	use_home(home, sizeof(home));
 	user_config(PGN_HOST_CLAUDE, path, sizeof(path));
-	CHECK_INT(apply_rewake(HOOK, 0, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, 0, 0, &err), PGN_OK);
 	plain = h_read_file(path, &n);
 	REQUIRE(plain != NULL);
-	CHECK_INT(apply_rewake(HOOK, 1, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, 1, 0, &err), PGN_OK);
 	CHECK(!file_is(path, plain, n));
-	CHECK_INT(apply_rewake(HOOK, -1, 0, err), PGN_OK);
+	CHECK_INT(apply_rewake(HOOK, -1, 0, &err), PGN_OK);
 	CHECK(file_is(path, plain, n));
 	/* Only Claude has it. */
 	{
@@ -2386,9 +2633,8 @@ test_install_rewake_then_no_rewake_is_byte_exact(void)
 		req.host = PGN_HOST_CODEX;
 		req.hook = HOOK;
 		req.rewake = 1;
-		CHECK_INT(pgn_install_apply(&req, &res, err, PGN_MAX_ERR),
-		    PGN_EINVAL);
-		CHECK_CONTAINS(err, "only Claude Code has an idle wake");
+		CHECK_INT(pgn_install_apply(&req, &res, &err), PGN_EINVAL);
+		CHECK_CONTAINS(err.msg, "only Claude Code has an idle wake");
 		pgn_install_result_release(&res);
 	}
 	free(plain);
@@ -2443,6 +2689,9 @@ static const struct h_test tests[] = {
         test_big_integers_and_1e400_survive_install_and_uninstall_byte_exact),
     H_TEST(test_bom_is_kept),
     H_TEST(test_crlf_is_kept_and_inserted_lines_use_crlf),
+    H_TEST(test_every_line_end_style_is_kept_and_used_by_inserted_lines),
+    H_TEST(test_mixed_line_ends_round_trip_and_inserted_lines_use_the_first),
+    H_TEST(test_gemini_line_comment_in_a_lone_cr_file_is_refused),
     H_TEST(test_two_four_space_and_tab_indentation_is_kept_and_matched),
     H_TEST(test_missing_final_newline_is_kept),
     H_TEST(test_gemini_settings_with_comments_install_and_uninstall_byte_exact),
@@ -2461,6 +2710,11 @@ static const struct h_test tests[] = {
     H_TEST(test_claude_lookalike_rules_are_not_pigeons),
     H_TEST(test_codex_writable_root_is_added_and_removed_byte_exact),
     H_TEST(test_uneditable_codex_toml_stops_the_install_before_any_write),
+    H_TEST(
+        test_codex_toml_with_a_key_defined_twice_stops_the_install_untouched),
+    H_TEST(
+        test_codex_empty_config_toml_stays_empty_after_install_and_uninstall),
+    H_TEST(test_codex_table_pigeon_made_goes_even_with_a_table_added_after_it),
     H_TEST(test_gemini_policy_is_pigeons_own_file),
     H_TEST(
         test_gemini_policies_dir_goes_only_if_pigeon_made_it_and_it_is_empty),

@@ -25,12 +25,15 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "pigeon/setup.h"
 
-#define ERRLEN PGN_MAX_ERR
+#define ERRLEN PGN_MAX_ERRMSG
 
 static char home[PATH_MAX]; /* the state directory: key, provider.state */
 static char root[PATH_MAX]; /* the project */
 static char err[ERRLEN];
+static struct pgn_err perr; /* the provider's allow and deny */
+static struct pgn_err kerr; /* the key and state functions' */
 
 /* A valid provider script; its output, without the newline. */
 #define OUTPUT                                                                 \
@@ -133,7 +136,7 @@ allowed(const char *dir, int want)
 	check_dir(dir, &a);
 	got = a.allowed;
 	if (got != want)
-		printf("  allowed %d, want %d: %s\n", got, want, a.why);
+		printf("  allowed %d, want %d: %s\n", got, want, a.why.msg);
 	pgn_approval_release(&a);
 	return got;
 }
@@ -146,7 +149,7 @@ withdrawn(const char *dir, const char *text)
 	int ok;
 
 	check_dir(dir, &a);
-	ok = CHECK_INT(a.allowed, 0) && CHECK_CONTAINS(a.why, text);
+	ok = CHECK_INT(a.allowed, 0) && CHECK_CONTAINS(a.why.msg, text);
 	pgn_approval_release(&a);
 	return ok;
 }
@@ -159,9 +162,9 @@ allow_dir(const char *dir)
 	pgn_status rc;
 
 	load(dir, &c);
-	rc = pgn_provider_allow(home, dir, &c, &a, err, sizeof(err));
+	rc = pgn_provider_allow(home, dir, &c, &a, &perr);
 	if (!CHECK_INT(rc, PGN_OK))
-		printf("  allow: %s\n", err);
+		printf("  allow: %s\n", perr.msg);
 	CHECK_INT(a.allowed, 1);
 	pgn_approval_release(&a);
 	pgn_config_release(&c);
@@ -207,7 +210,7 @@ key_of(const char *dir)
 {
 	unsigned char *key = NULL;
 
-	REQUIRE(pgn_key_load(dir, 0, &key, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(dir, 0, &key, &kerr) == PGN_OK);
 	return key;
 }
 
@@ -223,7 +226,7 @@ test_key_is_created_32_bytes_0600_when_asked_and_reused(void)
 
 	make_home();
 	in_home(path, sizeof(path), "key");
-	REQUIRE(pgn_key_load(home, 1, &k1, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(home, 1, &k1, &kerr) == PGN_OK);
 	REQUIRE(k1 != NULL);
 	CHECK_INT(mode_of(path), 0600);
 	data = h_read_file(path, &len);
@@ -231,8 +234,8 @@ test_key_is_created_32_bytes_0600_when_asked_and_reused(void)
 	CHECK_INT(len, PGN_KEY_BYTES);
 	CHECK(memcmp(data, k1, PGN_KEY_BYTES) == 0);
 	/* Reused, with or without create. */
-	CHECK_INT(pgn_key_load(home, 1, &k2, err, sizeof(err)), PGN_OK);
-	CHECK_INT(pgn_key_load(home, 0, &k3, err, sizeof(err)), PGN_OK);
+	CHECK_INT(pgn_key_load(home, 1, &k2, &kerr), PGN_OK);
+	CHECK_INT(pgn_key_load(home, 0, &k3, &kerr), PGN_OK);
 	CHECK(k2 != NULL && memcmp(k1, k2, PGN_KEY_BYTES) == 0);
 	CHECK(k3 != NULL && memcmp(k1, k3, PGN_KEY_BYTES) == 0);
 	free(data);
@@ -257,8 +260,8 @@ test_two_homes_get_different_keys(void)
 	make_home();
 	H_PATH(other, "home2");
 	h_mkdir(other);
-	REQUIRE(pgn_key_load(home, 1, &k1, err, sizeof(err)) == PGN_OK);
-	REQUIRE(pgn_key_load(other, 1, &k2, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(home, 1, &k1, &kerr) == PGN_OK);
+	REQUIRE(pgn_key_load(other, 1, &k2, &kerr) == PGN_OK);
 	CHECK(memcmp(k1, k2, PGN_KEY_BYTES) != 0);
 	pgn_key_free(k1);
 	pgn_key_free(k2);
@@ -271,9 +274,9 @@ test_key_absent_without_create_is_not_found(void)
 	char path[PATH_MAX];
 
 	make_home();
-	CHECK_INT(pgn_key_load(home, 0, &key, err, sizeof(err)), PGN_ENOTFOUND);
+	CHECK_INT(pgn_key_load(home, 0, &key, &kerr), PGN_ENOTFOUND);
 	CHECK(key == NULL);
-	CHECK_CONTAINS(err, "no key");
+	CHECK_CONTAINS(kerr.msg, "no key");
 	in_home(path, sizeof(path), "key");
 	CHECK(!h_exists(path));
 }
@@ -293,11 +296,10 @@ test_key_of_the_wrong_size_is_refused_and_kept(void)
 		h_write_file(path, bytes, sizes[i]);
 		REQUIRE(chmod(path, 0600) == 0);
 		key = (unsigned char *)err;
-		err[0] = '\0';
-		CHECK_INT(pgn_key_load(home, 1, &key, err, sizeof(err)),
-		    PGN_EINVAL);
+		pgn_err_clear(&kerr);
+		CHECK_INT(pgn_key_load(home, 1, &key, &kerr), PGN_EINVAL);
 		CHECK(key == NULL);
-		CHECK_CONTAINS(err, "is not a 32-byte file");
+		CHECK_CONTAINS(kerr.msg, "is not a 32-byte file");
 		/* Not replaced: approvals made with it would be lost. */
 		data = h_read_file(path, &len);
 		CHECK(data != NULL && len == sizes[i]);
@@ -320,17 +322,16 @@ test_key_with_group_or_other_bits_is_refused(void)
 	for (i = 0; i < H_COUNT(modes); i++) {
 		REQUIRE(chmod(path, modes[i]) == 0);
 		key = (unsigned char *)err;
-		err[0] = '\0';
-		if (!CHECK_INT(pgn_key_load(home, 1, &key, err, sizeof(err)),
-		        PGN_EINVAL))
+		pgn_err_clear(&kerr);
+		if (!CHECK_INT(pgn_key_load(home, 1, &key, &kerr), PGN_EINVAL))
 			printf("  mode %o\n", (unsigned)modes[i]);
 		CHECK(key == NULL);
-		CHECK_CONTAINS(err, "readable by others");
+		CHECK_CONTAINS(kerr.msg, "readable by others");
 		CHECK_INT(mode_of(path), modes[i]); /* left as it was */
 	}
 	/* Owner bits alone are fine. */
 	REQUIRE(chmod(path, 0400) == 0);
-	CHECK_INT(pgn_key_load(home, 0, &key, err, sizeof(err)), PGN_OK);
+	CHECK_INT(pgn_key_load(home, 0, &key, &kerr), PGN_OK);
 	pgn_key_free(key);
 	REQUIRE(chmod(path, 0600) == 0);
 }
@@ -347,12 +348,12 @@ test_key_that_is_a_symlink_or_a_directory_is_refused(void)
 	in_home(path, sizeof(path), "key");
 	REQUIRE(symlink(real, path) == 0);
 	key = (unsigned char *)err;
-	CHECK(pgn_key_load(home, 1, &key, err, sizeof(err)) != PGN_OK);
+	CHECK(pgn_key_load(home, 1, &key, &kerr) != PGN_OK);
 	CHECK(key == NULL);
 	REQUIRE(unlink(path) == 0);
 	h_mkdir(path);
 	key = (unsigned char *)err;
-	CHECK_INT(pgn_key_load(home, 1, &key, err, sizeof(err)), PGN_EINVAL);
+	CHECK_INT(pgn_key_load(home, 1, &key, &kerr), PGN_EINVAL);
 	CHECK(key == NULL);
 }
 
@@ -368,14 +369,13 @@ test_state_round_trip(void)
 	size_t len = 99, flen1, flen2;
 
 	make_home();
-	REQUIRE(pgn_key_load(home, 1, &key, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(home, 1, &key, &kerr) == PGN_OK);
 	/* No state yet: nothing, and no error. */
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_OK);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_OK);
 	CHECK(out == NULL);
 	CHECK_INT(len, 0);
-	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, err,
-	            sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, &kerr) ==
+	    PGN_OK);
 	in_home(path, sizeof(path), "provider.state");
 	CHECK_INT(mode_of(path), 0600);
 	file1 = h_read_file(path, &flen1);
@@ -387,27 +387,24 @@ test_state_round_trip(void)
 	CHECK(memcmp(file1, "PGS1", 4) == 0);
 	CHECK(strstr(file1 + 4, "approvals") == NULL);
 	CHECK(strstr(file1 + 4, "/secret/p") == NULL);
-	REQUIRE(
-	    pgn_state_read(home, key, &out, &len, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_state_read(home, key, &out, &len, &kerr) == PGN_OK);
 	REQUIRE(out != NULL);
 	CHECK_INT(len, sizeof(plain) - 1);
 	CHECK_STR(out, plain);
 	pgn_secret_free(out, len);
 	/* Sealed again: a fresh nonce, so other bytes, same plaintext. */
-	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, err,
-	            sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, &kerr) ==
+	    PGN_OK);
 	file2 = h_read_file(path, &flen2);
 	REQUIRE(file2 != NULL);
 	CHECK_INT(flen2, flen1);
 	CHECK(memcmp(file1, file2, flen1) != 0);
-	REQUIRE(
-	    pgn_state_read(home, key, &out, &len, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_state_read(home, key, &out, &len, &kerr) == PGN_OK);
 	CHECK_STR(out, plain);
 	pgn_secret_free(out, len);
 	/* An empty plaintext round-trips too. */
-	REQUIRE(pgn_state_write(home, key, "", 0, err, sizeof(err)) == PGN_OK);
-	REQUIRE(
-	    pgn_state_read(home, key, &out, &len, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_state_write(home, key, "", 0, &kerr) == PGN_OK);
+	REQUIRE(pgn_state_read(home, key, &out, &len, &kerr) == PGN_OK);
 	CHECK(out != NULL && len == 0 && out[0] == '\0');
 	pgn_secret_free(out, len);
 	free(file1);
@@ -422,11 +419,10 @@ test_state_over_its_cap_is_not_written(void)
 	char path[PATH_MAX], *big;
 
 	make_home();
-	REQUIRE(pgn_key_load(home, 1, &key, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(home, 1, &key, &kerr) == PGN_OK);
 	big = calloc(1, PGN_MAX_STATE);
 	REQUIRE(big != NULL);
-	CHECK_INT(pgn_state_write(home, key, big, PGN_MAX_STATE, err,
-	              sizeof(err)),
+	CHECK_INT(pgn_state_write(home, key, big, PGN_MAX_STATE, &kerr),
 	    PGN_ETOOBIG);
 	in_home(path, sizeof(path), "provider.state");
 	CHECK(!h_exists(path));
@@ -445,9 +441,9 @@ test_state_with_any_byte_flipped_is_tampered(void)
 	pgn_status rc;
 
 	make_home();
-	REQUIRE(pgn_key_load(home, 1, &key, err, sizeof(err)) == PGN_OK);
-	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, err,
-	            sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(home, 1, &key, &kerr) == PGN_OK);
+	REQUIRE(pgn_state_write(home, key, plain, sizeof(plain) - 1, &kerr) ==
+	    PGN_OK);
 	in_home(path, sizeof(path), "provider.state");
 	orig = h_read_file(path, &flen);
 	REQUIRE(orig != NULL);
@@ -457,16 +453,15 @@ test_state_with_any_byte_flipped_is_tampered(void)
 			flip(path, off, masks[m]);
 			out = (char *)path;
 			len = 7;
-			err[0] = '\0';
-			rc = pgn_state_read(home, key, &out, &len, err,
-			    sizeof(err));
+			pgn_err_clear(&kerr);
+			rc = pgn_state_read(home, key, &out, &len, &kerr);
 			if (CHECK_INT(rc, PGN_ETAMPER) && CHECK(out == NULL) &&
 			    CHECK_INT(len, 0))
 				tampered++;
 			else
 				printf("  byte %zu mask %02x\n", off,
 				    (unsigned)masks[m]);
-			CHECK_CONTAINS(err,
+			CHECK_CONTAINS(kerr.msg,
 			    "failed to decrypt or authenticate");
 			h_write_file(path, orig, flen);
 		}
@@ -474,18 +469,14 @@ test_state_with_any_byte_flipped_is_tampered(void)
 	CHECK_INT(tampered, flen * H_COUNT(masks));
 	/* Cut short, grown, emptied, or only the magic. */
 	h_write_file(path, orig, flen - 1);
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_ETAMPER);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_ETAMPER);
 	h_write_file(path, orig,
 	    4 + crypto_secretbox_NONCEBYTES + crypto_secretbox_MACBYTES - 1);
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_ETAMPER);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_ETAMPER);
 	h_write_file(path, "PGS1", 4);
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_ETAMPER);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_ETAMPER);
 	h_write_file(path, "", 0);
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_ETAMPER);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_ETAMPER);
 	{
 		char *grown = malloc(flen + 1);
 
@@ -495,13 +486,11 @@ test_state_with_any_byte_flipped_is_tampered(void)
 		h_write_file(path, grown, flen + 1);
 		free(grown);
 	}
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_ETAMPER);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_ETAMPER);
 	CHECK(out == NULL);
 	/* Restored: it reads again. */
 	h_write_file(path, orig, flen);
-	CHECK_INT(pgn_state_read(home, key, &out, &len, err, sizeof(err)),
-	    PGN_OK);
+	CHECK_INT(pgn_state_read(home, key, &out, &len, &kerr), PGN_OK);
 	CHECK_STR(out, plain);
 	pgn_secret_free(out, len);
 	free(orig);
@@ -519,16 +508,14 @@ test_state_sealed_under_another_key_is_tampered(void)
 	make_home();
 	H_PATH(other, "home2");
 	h_mkdir(other);
-	REQUIRE(pgn_key_load(home, 1, &k1, err, sizeof(err)) == PGN_OK);
-	REQUIRE(pgn_key_load(other, 1, &k2, err, sizeof(err)) == PGN_OK);
-	REQUIRE(pgn_state_write(other, k2, plain, sizeof(plain) - 1, err,
-	            sizeof(err)) == PGN_OK);
-	/* home2's state read with home's key. */
-	CHECK_INT(pgn_state_read(other, k1, &out, &len, err, sizeof(err)),
-	    PGN_ETAMPER);
-	CHECK(out == NULL);
-	CHECK_INT(pgn_state_read(other, k2, &out, &len, err, sizeof(err)),
+	REQUIRE(pgn_key_load(home, 1, &k1, &kerr) == PGN_OK);
+	REQUIRE(pgn_key_load(other, 1, &k2, &kerr) == PGN_OK);
+	REQUIRE(pgn_state_write(other, k2, plain, sizeof(plain) - 1, &kerr) ==
 	    PGN_OK);
+	/* home2's state read with home's key. */
+	CHECK_INT(pgn_state_read(other, k1, &out, &len, &kerr), PGN_ETAMPER);
+	CHECK(out == NULL);
+	CHECK_INT(pgn_state_read(other, k2, &out, &len, &kerr), PGN_OK);
 	CHECK_STR(out, plain);
 	pgn_secret_free(out, len);
 	pgn_key_free(k1);
@@ -547,8 +534,8 @@ test_fingerprint_depends_on_key_and_data(void)
 	make_home();
 	H_PATH(other, "home2");
 	h_mkdir(other);
-	REQUIRE(pgn_key_load(home, 1, &k1, err, sizeof(err)) == PGN_OK);
-	REQUIRE(pgn_key_load(other, 1, &k2, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_key_load(home, 1, &k1, &kerr) == PGN_OK);
+	REQUIRE(pgn_key_load(other, 1, &k2, &kerr) == PGN_OK);
 	pgn_fingerprint(k1, "context", 7, a);
 	pgn_fingerprint(k1, "context", 7, b);
 	pgn_fingerprint(k2, "context", 7, c);
@@ -578,7 +565,8 @@ test_provider_is_not_allowed_before_allow(void)
 	/* No key at all yet. */
 	check_dir(root, &a);
 	CHECK_INT(a.allowed, 0);
-	CHECK_CONTAINS(a.why, "not allowed: run pigeon provider allow");
+	CHECK_CONTAINS(a.why.msg, "not allowed");
+	CHECK_INT(a.why.hint, PGN_HINT_ALLOW);
 	pgn_approval_release(&a);
 	in_home(path, sizeof(path), "key");
 	CHECK(!h_exists(path)); /* check never creates the key */
@@ -586,8 +574,8 @@ test_provider_is_not_allowed_before_allow(void)
 	random_key(path);
 	check_dir(root, &a);
 	CHECK_INT(a.allowed, 0);
-	CHECK_CONTAINS(a.why, "not allowed for ");
-	CHECK_CONTAINS(a.why, root);
+	CHECK_CONTAINS(a.why.msg, "not allowed for ");
+	CHECK_CONTAINS(a.why.msg, root);
 	pgn_approval_release(&a);
 }
 
@@ -601,10 +589,9 @@ test_provider_is_allowed_after_allow(void)
 
 	make_project();
 	load(root, &c);
-	REQUIRE(
-	    pgn_provider_allow(home, root, &c, &a, err, sizeof(err)) == PGN_OK);
+	REQUIRE(pgn_provider_allow(home, root, &c, &a, &perr) == PGN_OK);
 	CHECK_INT(a.allowed, 1);
-	CHECK_CONTAINS(a.why, "allowed at 2");
+	CHECK_CONTAINS(a.why.msg, "allowed at 2");
 	h_join(want, sizeof(want), root, "scripts/ctx");
 	CHECK_STR(a.path, want);
 	/* The digest shown is BLAKE2b-256 of the program's bytes. */
@@ -620,7 +607,7 @@ test_provider_is_allowed_after_allow(void)
 	CHECK_INT(mode_of(path), 0600);
 	REQUIRE(pgn_provider_check(home, root, &c, &a) == PGN_OK);
 	CHECK_INT(a.allowed, 1);
-	CHECK_CONTAINS(a.why, "allowed at 2");
+	CHECK_CONTAINS(a.why.msg, "allowed at 2");
 	CHECK_STR(a.path, want);
 	CHECK_STR(a.digest, hex);
 	pgn_approval_release(&a);
@@ -798,11 +785,12 @@ test_approval_is_withdrawn_when_the_state_is_tampered(void)
 	for (off = 0; off < flen; off++) {
 		flip(path, off, 0x04);
 		check_dir(root, &a);
-		if (a.allowed == 0 && strstr(a.why, "failed to authenticate"))
+		if (a.allowed == 0 &&
+		    strstr(a.why.msg, "failed to authenticate"))
 			never++;
 		else
 			printf("  byte %zu: allowed %d: %s\n", off, a.allowed,
-			    a.why);
+			    a.why.msg);
 		pgn_approval_release(&a);
 		h_write_file(path, orig, flen);
 	}
@@ -821,8 +809,7 @@ test_approval_is_withdrawn_when_the_state_is_tampered(void)
 	{
 		int removed = 1;
 
-		CHECK_INT(pgn_provider_deny(home, root, &removed, err,
-		              sizeof(err)),
+		CHECK_INT(pgn_provider_deny(home, root, &removed, &perr),
 		    PGN_OK);
 		CHECK_INT(removed, 0);
 	}
@@ -840,21 +827,18 @@ test_deny_removes_the_approval(void)
 	make_project_at(other, sizeof(other), "other");
 	allow_dir(root);
 	allow_dir(other);
-	CHECK_INT(pgn_provider_deny(home, root, &removed, err, sizeof(err)),
-	    PGN_OK);
+	CHECK_INT(pgn_provider_deny(home, root, &removed, &perr), PGN_OK);
 	CHECK_INT(removed, 1);
 	withdrawn(root, "not allowed for ");
 	CHECK(allowed(other, 1)); /* the other project keeps its own */
 	removed = 1;
-	CHECK_INT(pgn_provider_deny(home, root, &removed, err, sizeof(err)),
-	    PGN_OK);
+	CHECK_INT(pgn_provider_deny(home, root, &removed, &perr), PGN_OK);
 	CHECK_INT(removed, 0);
 	/* Without a key nothing was ever allowed; deny makes no key. */
 	H_PATH(home, "empty-home");
 	h_mkdir(home);
 	removed = 1;
-	CHECK_INT(pgn_provider_deny(home, root, &removed, err, sizeof(err)),
-	    PGN_OK);
+	CHECK_INT(pgn_provider_deny(home, root, &removed, &perr), PGN_OK);
 	CHECK_INT(removed, 0);
 	in_home(path, sizeof(path), "key");
 	CHECK(!h_exists(path));
@@ -869,11 +853,11 @@ allow_refused(const char *dir, const char *text)
 	pgn_status rc;
 
 	load(dir, &c);
-	err[0] = '\0';
-	rc = pgn_provider_allow(home, dir, &c, &a, err, sizeof(err));
+	pgn_err_clear(&perr);
+	rc = pgn_provider_allow(home, dir, &c, &a, &perr);
 	CHECK_INT(rc, PGN_EINVAL);
 	CHECK_INT(a.allowed, 0);
-	CHECK_CONTAINS(err, text);
+	CHECK_CONTAINS(perr.msg, text);
 	pgn_approval_release(&a);
 	REQUIRE(pgn_provider_check(home, dir, &c, &a) == PGN_OK);
 	CHECK_INT(a.allowed, 0);
@@ -954,9 +938,8 @@ test_nothing_to_allow_without_a_provider(void)
 	put_config(root, "{\"promptContext\":{\"command\":[]}}");
 	REQUIRE(pgn_config_load(root, &c) == PGN_OK);
 	CHECK_INT(c.argc, 0);
-	CHECK_INT(pgn_provider_allow(home, root, &c, &a, err, sizeof(err)),
-	    PGN_EINVAL);
-	CHECK_CONTAINS(err, "promptContext.command");
+	CHECK_INT(pgn_provider_allow(home, root, &c, &a, &perr), PGN_EINVAL);
+	CHECK_CONTAINS(perr.msg, "promptContext.command");
 	pgn_approval_release(&a);
 	REQUIRE(pgn_provider_check(home, root, &c, &a) == PGN_OK);
 	CHECK_INT(a.allowed, 0);
@@ -970,25 +953,29 @@ test_nothing_to_allow_without_a_provider(void)
 static char *
 valid(const char *out, size_t n)
 {
-	char why[256] = "", *ctx = NULL;
+	struct pgn_err why;
+	char *ctx = NULL;
 	pgn_status rc;
 
-	rc = pgn_provider_validate(out, n, &ctx, why, sizeof(why));
+	pgn_err_clear(&why);
+	rc = pgn_provider_validate(out, n, &ctx, &why);
 	if (!CHECK_INT(rc, PGN_OK))
-		printf("  output \"%.100s\": %s\n", out, why);
+		printf("  output \"%.100s\": %s\n", out, why.msg);
 	return ctx;
 }
 
 static int
 invalid_n(const char *out, size_t n, const char *text)
 {
-	char why[256] = "", *ctx = (char *)why;
+	struct pgn_err why;
+	char *ctx = why.msg;
 	pgn_status rc;
 	int ok;
 
-	rc = pgn_provider_validate(out, n, &ctx, why, sizeof(why));
+	pgn_err_clear(&why);
+	rc = pgn_provider_validate(out, n, &ctx, &why);
 	ok = CHECK_INT(rc, PGN_EINVAL) && CHECK(ctx == NULL) &&
-	    CHECK_CONTAINS(why, text);
+	    CHECK_CONTAINS(why.msg, text);
 	if (!ok) {
 		printf("  output \"%.100s\"\n", out);
 		if (rc == PGN_OK)
@@ -1203,7 +1190,7 @@ test_run_of_an_unapproved_provider_does_not_start_it(void)
 	CHECK(r.context == NULL);
 	CHECK_INT(r.bytes, 0);
 	CHECK_STR(r.fingerprint, "");
-	CHECK_CONTAINS(r.why, "not allowed");
+	CHECK_CONTAINS(r.why.msg, "not allowed");
 	pgn_provider_result_release(&r);
 	CHECK(!h_exists(marker));
 }
@@ -1244,7 +1231,7 @@ test_run_gives_the_provider_default_signal_handling(void)
 	allow_dir(root);
 	run(root, 1000, &r);
 	CHECK_STR(pgn_provider_status_name(r.status), "crashed");
-	CHECK_STR(r.why, "killed by signal 13");
+	CHECK_STR(r.why.msg, "killed by signal 13");
 	CHECK(r.context == NULL);
 	pgn_provider_result_release(&r);
 }
@@ -1445,7 +1432,7 @@ test_run_reports_a_program_that_cannot_be_executed(void)
 	allow_dir(root);
 	run(root, 1000, &r);
 	CHECK_STR(pgn_provider_status_name(r.status), "error");
-	CHECK_CONTAINS(r.why, "cannot execute the provider");
+	CHECK_CONTAINS(r.why.msg, "cannot execute the provider");
 	CHECK(r.context == NULL);
 	pgn_provider_result_release(&r);
 }

@@ -21,7 +21,8 @@
 #include "harness.h"
 #include "pgn_int.h"
 #include "pigeon/hook.h"
-#include "hook.h" /* hookcli: hook_rewake */
+#include "pigeon/setup.h"
+#include "hookio.h" /* hookcli: hook_rewake */
 
 static char dbpath[PATH_MAX], home[PATH_MAX], root[PATH_MAX];
 

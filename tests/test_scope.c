@@ -361,7 +361,8 @@ static void
 test_read_file_refuses_fifo_device_and_dir_without_waiting(void)
 {
 	static const char *const what[] = {"fifo", "/dev/zero", "dir"};
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX];
+	struct pgn_err err;
 	char *data = NULL;
 	size_t len = 1, i;
 	mode_t mode;
@@ -376,24 +377,25 @@ test_read_file_refuses_fifo_device_and_dir_without_waiting(void)
 			    snprintf(path, sizeof(path), "%s", what[i]) > 0);
 		else
 			at(path, sizeof(path), what[i]);
-		err[0] = '\0';
+		pgn_err_clear(&err);
 		alarm(SCOPE_ALARM_S);
 		CHECK_INT(pgn_read_file(path, 64, &data, &len, &exists, &mode,
-		              err, sizeof(err)),
+		              &err),
 		    PGN_EINVAL);
 		alarm(0);
 		CHECK(data == NULL);
 		CHECK_INT(len, 0);
 		CHECK_INT(exists, 0);
-		CHECK_CONTAINS(err, path);
-		CHECK_CONTAINS(err, "not a regular file");
+		CHECK_CONTAINS(err.msg, path);
+		CHECK_CONTAINS(err.msg, "not a regular file");
 	}
 }
 
 static void
 test_read_file_reads_to_its_bound_and_refuses_past_it(void)
 {
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX];
+	struct pgn_err err;
 	char *data = NULL;
 	size_t len = 0;
 	mode_t mode = 0;
@@ -402,8 +404,7 @@ test_read_file_reads_to_its_bound_and_refuses_past_it(void)
 	at(path, sizeof(path), "f");
 	h_write_file(path, "12345678", 8);
 	REQUIRE(chmod(path, 0640) == 0);
-	CHECK_INT(pgn_read_file(path, 8, &data, &len, &exists, &mode, err,
-	              sizeof(err)),
+	CHECK_INT(pgn_read_file(path, 8, &data, &len, &exists, &mode, &err),
 	    PGN_OK);
 	CHECK_INT(len, 8);
 	CHECK_INT(exists, 1);
@@ -411,15 +412,13 @@ test_read_file_reads_to_its_bound_and_refuses_past_it(void)
 	CHECK(data != NULL && memcmp(data, "12345678", 8) == 0);
 	free(data);
 	data = NULL;
-	CHECK_INT(pgn_read_file(path, 7, &data, &len, &exists, &mode, err,
-	              sizeof(err)),
+	CHECK_INT(pgn_read_file(path, 7, &data, &len, &exists, &mode, &err),
 	    PGN_ETOOBIG);
 	CHECK(data == NULL);
 	CHECK_INT(exists, 0);
-	CHECK_CONTAINS(err, "larger than 7 bytes");
+	CHECK_CONTAINS(err.msg, "larger than 7 bytes");
 	at(path, sizeof(path), "absent");
-	CHECK_INT(pgn_read_file(path, 8, &data, &len, &exists, &mode, err,
-	              sizeof(err)),
+	CHECK_INT(pgn_read_file(path, 8, &data, &len, &exists, &mode, &err),
 	    PGN_OK);
 	CHECK_INT(exists, 0);
 	CHECK(data == NULL);

@@ -17,7 +17,7 @@
 
 /* pgn_name_check with 'out' pre-filled, so a missing NUL would show. */
 static pgn_status
-name(const char *in, char *out, const char **rule)
+name(const char *in, char *out, struct pgn_err *rule)
 {
 	memset(out, 'X', PGN_MAX_NAME + 1);
 	return pgn_name_check(in, out, rule);
@@ -27,11 +27,12 @@ static void
 test_name_accepts_one_char_and_folds_case(void)
 {
 	char out[PGN_MAX_NAME + 1];
-	const char *rule = "unset";
+	struct pgn_err rule;
 
+	pgn_err_clear(&rule);
 	CHECK_INT(name("a", out, &rule), PGN_OK);
 	CHECK_STR(out, "a");
-	CHECK(rule == NULL);
+	CHECK_STR(rule.msg, ""); /* untouched */
 	CHECK_INT(name("7", out, &rule), PGN_OK);
 	CHECK_STR(out, "7");
 	CHECK_INT(name("Bob", out, &rule), PGN_OK);
@@ -46,11 +47,11 @@ static void
 test_name_refuses_empty(void)
 {
 	char out[PGN_MAX_NAME + 1];
-	const char *rule = NULL;
+	struct pgn_err rule;
 
 	CHECK_INT(name("", out, &rule), PGN_EINVAL);
-	REQUIRE(rule != NULL);
-	CHECK_CONTAINS(rule, "1 to 64");
+	REQUIRE(rule.msg[0] != '\0');
+	CHECK_CONTAINS(rule.msg, "1 to 64");
 }
 
 static void
@@ -58,7 +59,7 @@ test_name_length_bound_is_64(void)
 {
 	char in[PGN_MAX_NAME + 2];
 	char out[PGN_MAX_NAME + 1];
-	const char *rule = NULL;
+	struct pgn_err rule;
 
 	memset(in, 'a', sizeof(in));
 	in[PGN_MAX_NAME] = '\0'; /* 64 chars */
@@ -68,8 +69,8 @@ test_name_length_bound_is_64(void)
 	in[PGN_MAX_NAME] = 'A';
 	in[PGN_MAX_NAME + 1] = '\0'; /* 65 chars */
 	CHECK_INT(name(in, out, &rule), PGN_EINVAL);
-	REQUIRE(rule != NULL);
-	CHECK_CONTAINS(rule, "at most 64");
+	REQUIRE(rule.msg[0] != '\0');
+	CHECK_CONTAINS(rule.msg, "at most 64");
 }
 
 static void
@@ -77,15 +78,16 @@ test_name_must_start_with_letter_or_digit(void)
 {
 	static const char *const bad[] = {".hidden", "_x", "-rf", ".", "-"};
 	char out[PGN_MAX_NAME + 1];
-	const char *rule;
+	struct pgn_err rule;
 	size_t i;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
-		rule = NULL;
+		pgn_err_clear(&rule);
 		CHECK_INT(name(bad[i], out, &rule), PGN_EINVAL);
-		CHECK(rule != NULL);
-		if (rule != NULL)
-			CHECK_CONTAINS(rule, "starts with a letter or a digit");
+		CHECK(rule.msg[0] != '\0');
+		if (rule.msg[0] != '\0')
+			CHECK_CONTAINS(rule.msg,
+			    "starts with a letter or a digit");
 	}
 	/* the same characters are fine after the first */
 	CHECK_INT(name("a.b_c-d", out, &rule), PGN_OK);
@@ -98,15 +100,15 @@ test_name_refuses_characters_outside_the_set(void)
 	static const char *const bad[] = {"a b", "a/b", "bob!", "tab\tx",
 	    "caf\xc3\xa9", "a:b", "a@b", "a+b", "x\n"};
 	char out[PGN_MAX_NAME + 1];
-	const char *rule;
+	struct pgn_err rule;
 	size_t i;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
-		rule = NULL;
+		pgn_err_clear(&rule);
 		CHECK_INT(name(bad[i], out, &rule), PGN_EINVAL);
-		CHECK(rule != NULL);
-		if (rule != NULL)
-			CHECK_CONTAINS(rule, "a-z, 0-9");
+		CHECK(rule.msg[0] != '\0');
+		if (rule.msg[0] != '\0')
+			CHECK_CONTAINS(rule.msg, "a-z, 0-9");
 	}
 }
 
@@ -115,15 +117,15 @@ test_name_all_is_reserved_in_any_case(void)
 {
 	static const char *const bad[] = {"all", "ALL", "All", "aLl"};
 	char out[PGN_MAX_NAME + 1];
-	const char *rule;
+	struct pgn_err rule;
 	size_t i;
 
 	for (i = 0; i < H_COUNT(bad); i++) {
-		rule = NULL;
+		pgn_err_clear(&rule);
 		CHECK_INT(name(bad[i], out, &rule), PGN_EINVAL);
-		CHECK(rule != NULL);
-		if (rule != NULL)
-			CHECK_CONTAINS(rule, "reserved");
+		CHECK(rule.msg[0] != '\0');
+		if (rule.msg[0] != '\0')
+			CHECK_CONTAINS(rule.msg, "reserved");
 	}
 	CHECK_INT(name("al", out, &rule), PGN_OK);
 	CHECK_INT(name("alls", out, &rule), PGN_OK);
@@ -807,6 +809,8 @@ test_format_time_round_trips_with_parse(void)
 	/* 21 bytes is enough; a smaller buffer gets "" */
 	pgn_format_time(0, buf, 21);
 	CHECK_STR(buf, "1970-01-01T00:00:00Z");
+	pgn_format_time(0, buf, 20);
+	CHECK_STR(buf, "");
 	pgn_format_time(0, buf, 5);
 	CHECK_STR(buf, "");
 }

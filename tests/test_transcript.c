@@ -35,7 +35,8 @@ fixture(char *out, size_t len, const char *name)
 }
 
 static void
-read_fixture(const char *name, pgn_tx_format fmt, struct pgn_transcript *t)
+read_fixture(const char *name, pgn_transcript_format fmt,
+    struct pgn_transcript *t)
 {
 	char path[PATH_MAX], err[PGN_MAX_ERRMSG] = "";
 	pgn_status st;
@@ -53,8 +54,8 @@ parse(const char *text, struct pgn_transcript *t)
 	char err[PGN_MAX_ERRMSG] = "";
 	pgn_status st;
 
-	st = pgn_transcript_parse(text, strlen(text), PGN_TX_UNKNOWN, t, err,
-	    sizeof(err));
+	st = pgn_transcript_parse(text, strlen(text), PGN_TRANSCRIPT_UNKNOWN, t,
+	    err, sizeof(err));
 	if (st != PGN_OK)
 		printf("parse: %s\n", err);
 	REQUIRE(st == PGN_OK);
@@ -102,7 +103,7 @@ test_cursor_user_frame_is_a_prompt_and_text_frame_the_answer(void)
 	      "{\"role\":\"assistant\",\"message\":{\"content\":[{\"type\":"
 	      "\"text\",\"text\":\"hi\"}]}}\n",
 	    &t);
-	CHECK_INT(t.format, PGN_TX_CURSOR);
+	CHECK_INT(t.format, PGN_TRANSCRIPT_CURSOR);
 	CHECK_INT(t.prompts, 1);
 	CHECK_STR(t.first_prompt, "hello there");
 	CHECK_STR(t.last_prompt, "hello there");
@@ -110,7 +111,7 @@ test_cursor_user_frame_is_a_prompt_and_text_frame_the_answer(void)
 	CHECK_STR(t.last_text, "hi");
 	CHECK_INT(t.calls, 0);
 	/* no turn_ended: the turn is open */
-	CHECK_INT(t.outcome, PGN_TX_OPEN);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_OPEN);
 	check_counts(&t);
 	pgn_transcript_release(&t);
 }
@@ -180,6 +181,34 @@ test_cursor_apply_patch_string_names_every_file_it_touches(void)
 	pgn_transcript_release(&t);
 }
 
+/*
+ * ApplyPatch as a unified diff (defect L6): the paths of "--- a/X" /
+ * "+++ b/Y", "diff --git", renames, new and deleted files (/dev/null is
+ * none), a plain diff's dated headers; in a "*** Begin Patch" a removed
+ * "-- x" and an added "++ y" line are text, not headers.
+ */
+static void
+test_cursor_apply_patch_unified_diff_names_every_file_it_touches(void)
+{
+	static const char *const want[] = {"src/x.c", "docs/old.md",
+	    "docs/new.md", "src/new.c", "src/gone.c", "scripts/run.sh",
+	    "lib/y.c", "src/z.c"};
+	struct pgn_transcript t;
+	size_t i;
+
+	read_fixture("transcripts/cursor-unified-patch.jsonl",
+	    PGN_TRANSCRIPT_CURSOR, &t);
+	CHECK_INT(t.calls, 7);
+	CHECK_INT(t.nfiles, H_COUNT(want));
+	for (i = 0; i < H_COUNT(want); i++)
+		if (!CHECK(has_file(&t, want[i])))
+			printf("  missing %s\n", want[i]);
+	CHECK(!has_file(&t, "/dev/null"));
+	CHECK(!has_file(&t, "kept as text: a removed line"));
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_SUCCESS);
+	pgn_transcript_release(&t);
+}
+
 static void
 test_cursor_apply_patch_with_an_object_input_is_only_counted(void)
 {
@@ -220,17 +249,17 @@ test_cursor_turn_ended_statuses_and_their_errors(void)
 {
 	static const struct {
 		const char *frame;
-		pgn_tx_outcome o;
+		pgn_transcript_outcome o;
 		const char *error;
 	} cases[] = {
-	    {"{\"type\":\"turn_ended\",\"status\":\"success\"}", PGN_TX_SUCCESS,
-	        NULL},
+	    {"{\"type\":\"turn_ended\",\"status\":\"success\"}",
+	        PGN_TRANSCRIPT_SUCCESS, NULL},
 	    {"{\"type\":\"turn_ended\",\"status\":\"error\",\"error\":\"boom\"}",
-	        PGN_TX_ERROR, "boom"},
+	        PGN_TRANSCRIPT_ERROR, "boom"},
 	    {"{\"type\":\"turn_ended\",\"status\":\"aborted\",\"error\":\"u\"}",
-	        PGN_TX_ABORTED, "u"},
+	        PGN_TRANSCRIPT_ABORTED, "u"},
 	    {"{\"type\":\"turn_ended\",\"status\":\"cancelled\",\"error\":\"c\"}",
-	        PGN_TX_OTHER, "c"},
+	        PGN_TRANSCRIPT_OTHER, "c"},
 	};
 	char text[512];
 	struct pgn_transcript t;
@@ -254,17 +283,19 @@ test_cursor_fixture_with_every_status_ends_as_its_last_frame_says(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture("transcripts/cursor-error.jsonl", PGN_TX_UNKNOWN, &t);
-	CHECK_INT(t.outcome, PGN_TX_ERROR);
+	read_fixture("transcripts/cursor-error.jsonl", PGN_TRANSCRIPT_UNKNOWN,
+	    &t);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_ERROR);
 	CHECK_STR(t.error, "model unavailable");
 	pgn_transcript_release(&t);
-	read_fixture("transcripts/cursor-aborted.jsonl", PGN_TX_UNKNOWN, &t);
-	CHECK_INT(t.outcome, PGN_TX_ABORTED);
+	read_fixture("transcripts/cursor-aborted.jsonl", PGN_TRANSCRIPT_UNKNOWN,
+	    &t);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_ABORTED);
 	CHECK_STR(t.status, "aborted");
 	pgn_transcript_release(&t);
-	read_fixture("transcripts/cursor-unterminated.jsonl", PGN_TX_UNKNOWN,
-	    &t);
-	CHECK_INT(t.outcome, PGN_TX_OPEN);
+	read_fixture("transcripts/cursor-unterminated.jsonl",
+	    PGN_TRANSCRIPT_UNKNOWN, &t);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_OPEN);
 	CHECK(t.status == NULL);
 	pgn_transcript_release(&t);
 }
@@ -274,8 +305,8 @@ test_cursor_frames_after_turn_ended_are_an_unterminated_turn(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture(OPEN_PATH, PGN_TX_CURSOR, &t);
-	CHECK_INT(t.outcome, PGN_TX_OPEN);
+	read_fixture(OPEN_PATH, PGN_TRANSCRIPT_CURSOR, &t);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_OPEN);
 	CHECK_INT(t.prompts, 2);
 	CHECK_STR(t.first_prompt, "first question");
 	CHECK_STR(t.last_prompt, "second question");
@@ -289,15 +320,15 @@ test_cursor_checklist_fixture_reads_whole(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture(MAIN_PATH, PGN_TX_UNKNOWN, &t);
-	CHECK_INT(t.format, PGN_TX_CURSOR);
+	read_fixture(MAIN_PATH, PGN_TRANSCRIPT_UNKNOWN, &t);
+	CHECK_INT(t.format, PGN_TRANSCRIPT_CURSOR);
 	CHECK_INT(t.lines, 21);
 	CHECK_INT(t.frames, 21);
 	CHECK_INT(t.unknown, 0);
 	check_counts(&t);
 	CHECK_INT(t.prompts, 4);
 	CHECK_INT(t.calls, 19);
-	CHECK_INT(t.outcome, PGN_TX_SUCCESS);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_SUCCESS);
 	CHECK_STR(t.first_prompt, "Fix the failing build in src/main.c");
 	CHECK_STR(t.last_prompt,
 	    "Summarise what you changed, password=[REDACTED]");
@@ -327,15 +358,15 @@ test_cursor_subagents_are_found_by_directory_containment(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture(MAIN_PATH, PGN_TX_CURSOR, &t);
+	read_fixture(MAIN_PATH, PGN_TRANSCRIPT_CURSOR, &t);
 	REQUIRE(t.nsubs == 1);
 	CHECK_STR(t.subs[0].id, CHILD_ID);
-	CHECK_INT(t.subs[0].outcome, PGN_TX_SUCCESS);
+	CHECK_INT(t.subs[0].outcome, PGN_TRANSCRIPT_SUCCESS);
 	CHECK_INT(t.subs[0].calls, 2);
 	CHECK(t.parent == NULL);
 	pgn_transcript_release(&t);
 	/* the child, read alone, names its parent from its path */
-	read_fixture(CHILD_PATH, PGN_TX_UNKNOWN, &t);
+	read_fixture(CHILD_PATH, PGN_TRANSCRIPT_UNKNOWN, &t);
 	CHECK_STR(t.parent, MAIN_ID);
 	CHECK_INT(t.nsubs, 0);
 	CHECK_STR(t.last_text, "All tests pass.");
@@ -350,7 +381,7 @@ test_cursor_agent_tools_sidecar_is_never_opened(void)
 	pgn_status st;
 
 	/* the transcript reads the sidecar back; the reader never does */
-	read_fixture(MAIN_PATH, PGN_TX_CURSOR, &t);
+	read_fixture(MAIN_PATH, PGN_TRANSCRIPT_CURSOR, &t);
 	CHECK_INT(tool_calls(&t, "ReadFile"), 3);
 	digest = pgn_digest_render(&t, NULL, NULL, NULL, 0, &st);
 	REQUIRE(digest != NULL);
@@ -378,7 +409,7 @@ test_cursor_agent_tools_sidecar_is_never_opened(void)
 	        "{\"role\":\"assistant\",\"message\":{\"content\":[{\"type\":"
 	        "\"tool_use\",\"name\":\"ReadFile\",\"input\":{\"path\":\"../"
 	        "../agent-tools/x.txt\"}}]}}\n"));
-	CHECK_INT(pgn_transcript_read(side, PGN_TX_UNKNOWN, &t, path,
+	CHECK_INT(pgn_transcript_read(side, PGN_TRANSCRIPT_UNKNOWN, &t, path,
 	              sizeof(path)),
 	    PGN_OK);
 	CHECK_INT(t.calls, 1);
@@ -412,7 +443,7 @@ test_cursor_block_over_30k_is_read_and_kept_within_bounds(void)
 	pgn_transcript_release(&t);
 	free(text);
 	/* the fixture's 31 KB Write input is read like any other */
-	read_fixture(MAIN_PATH, PGN_TX_CURSOR, &t);
+	read_fixture(MAIN_PATH, PGN_TRANSCRIPT_CURSOR, &t);
 	CHECK_INT(tool_calls(&t, "Write"), 1);
 	pgn_transcript_release(&t);
 }
@@ -473,7 +504,7 @@ test_reader_skips_a_line_over_the_line_bound_and_keeps_one_at_it(void)
 		s[at++] = '\n';
 	}
 	CHECK_INT(at, 2 * PGN_TRANSCRIPT_MAX_LINE + 3);
-	CHECK_INT(pgn_transcript_parse(s, at, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_parse(s, at, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_OK);
 	CHECK_INT(t.lines, 2);
@@ -539,7 +570,7 @@ test_reader_reads_at_most_the_last_64_mib(void)
 	REQUIRE(s != NULL);
 	H_PATH(path, "t.jsonl");
 	h_write_file(path, s, len);
-	CHECK_INT(pgn_transcript_read(path, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_read(path, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_OK);
 	CHECK(!t.cut);
@@ -553,7 +584,7 @@ test_reader_reads_at_most_the_last_64_mib(void)
 	s = tail_file((size_t)PGN_TRANSCRIPT_MAX_READ + 1, &len);
 	REQUIRE(s != NULL);
 	h_write_file(path, s, len);
-	CHECK_INT(pgn_transcript_read(path, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_read(path, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_OK);
 	CHECK(t.cut);
@@ -564,7 +595,7 @@ test_reader_reads_at_most_the_last_64_mib(void)
 	check_counts(&t);
 	pgn_transcript_release(&t);
 	/* the same bound on bytes in memory */
-	CHECK_INT(pgn_transcript_parse(s, len, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_parse(s, len, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_OK);
 	CHECK(t.cut);
@@ -578,7 +609,7 @@ test_reader_result_does_not_depend_on_how_bytes_are_split(void)
 {
 	char path[PATH_MAX];
 	struct pgn_transcript whole, part;
-	struct tx_parser p;
+	struct tr_parser p;
 	size_t len, cut;
 	char *s;
 
@@ -588,11 +619,11 @@ test_reader_result_does_not_depend_on_how_bytes_are_split(void)
 	parse(s, &whole);
 	for (cut = 1; cut < len; cut += 997) {
 		pgn_transcript_init(&part);
-		tx_parser_init(&p, &part, 0);
-		CHECK_INT(tx_feed(&p, s, cut), PGN_OK);
-		CHECK_INT(tx_feed(&p, s + cut, len - cut), PGN_OK);
-		CHECK_INT(tx_finish(&p), PGN_OK);
-		tx_parser_release(&p);
+		tr_parser_init(&p, &part, 0);
+		CHECK_INT(tr_feed(&p, s, cut), PGN_OK);
+		CHECK_INT(tr_feed(&p, s + cut, len - cut), PGN_OK);
+		CHECK_INT(tr_finish(&p), PGN_OK);
+		tr_parser_release(&p);
 		CHECK_INT(part.lines, whole.lines);
 		CHECK_INT(part.calls, whole.calls);
 		CHECK_INT(part.prompts, whole.prompts);
@@ -611,7 +642,7 @@ test_reader_takes_a_last_line_without_newline(void)
 
 	parse("{\"type\":\"turn_ended\",\"status\":\"success\"}", &t);
 	CHECK_INT(t.lines, 1);
-	CHECK_INT(t.outcome, PGN_TX_SUCCESS);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_SUCCESS);
 	pgn_transcript_release(&t);
 }
 
@@ -622,38 +653,38 @@ test_reader_errors_name_the_problem(void)
 	struct pgn_transcript t;
 
 	/* unknown format */
-	CHECK_INT(pgn_transcript_parse("{\"a\":1}\nxx\n", 10, PGN_TX_UNKNOWN,
-	              &t, err, sizeof(err)),
+	CHECK_INT(pgn_transcript_parse("{\"a\":1}\nxx\n", 10,
+	              PGN_TRANSCRIPT_UNKNOWN, &t, err, sizeof(err)),
 	    PGN_EINVAL);
 	CHECK_CONTAINS(err, "not a Cursor, Claude Code or Codex transcript");
 	pgn_transcript_release(&t);
 	/* named format: an empty file is an empty transcript */
 	H_PATH(path, "empty.jsonl");
 	h_write_file(path, "", 0);
-	CHECK_INT(pgn_transcript_read(path, PGN_TX_CLAUDE, &t, err,
+	CHECK_INT(pgn_transcript_read(path, PGN_TRANSCRIPT_CLAUDE, &t, err,
 	              sizeof(err)),
 	    PGN_OK);
 	CHECK_INT(t.lines, 0);
 	pgn_transcript_release(&t);
-	CHECK_INT(pgn_transcript_read(path, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_read(path, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_EINVAL);
 	pgn_transcript_release(&t);
 	/* missing, a directory, a FIFO (no blocking open) */
 	H_PATH(path, "missing.jsonl");
-	CHECK_INT(pgn_transcript_read(path, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_read(path, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_ENOTFOUND);
 	CHECK_CONTAINS(err, "missing.jsonl");
 	pgn_transcript_release(&t);
-	CHECK_INT(pgn_transcript_read(h_tmp, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_read(h_tmp, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_EINVAL);
 	CHECK_CONTAINS(err, "not a regular file");
 	pgn_transcript_release(&t);
 	H_PATH(path, "fifo");
 	REQUIRE(mkfifo(path, 0600) == 0);
-	CHECK_INT(pgn_transcript_read(path, PGN_TX_UNKNOWN, &t, err,
+	CHECK_INT(pgn_transcript_read(path, PGN_TRANSCRIPT_UNKNOWN, &t, err,
 	              sizeof(err)),
 	    PGN_EINVAL);
 	pgn_transcript_release(&t);
@@ -664,20 +695,20 @@ test_reader_detects_each_format_from_its_frames(void)
 {
 	static const struct {
 		const char *name;
-		pgn_tx_format f;
+		pgn_transcript_format f;
 	} cases[] = {
-	    {"transcripts/claude-shell.jsonl", PGN_TX_CLAUDE},
-	    {"transcripts/claude-edit.jsonl", PGN_TX_CLAUDE},
-	    {"transcripts/codex-shell.jsonl", PGN_TX_CODEX},
-	    {"transcripts/codex-patch.jsonl", PGN_TX_CODEX},
-	    {"transcripts/cursor-error.jsonl", PGN_TX_CURSOR},
-	    {MAIN_PATH, PGN_TX_CURSOR},
+	    {"transcripts/claude-shell.jsonl", PGN_TRANSCRIPT_CLAUDE},
+	    {"transcripts/claude-edit.jsonl", PGN_TRANSCRIPT_CLAUDE},
+	    {"transcripts/codex-shell.jsonl", PGN_TRANSCRIPT_CODEX},
+	    {"transcripts/codex-patch.jsonl", PGN_TRANSCRIPT_CODEX},
+	    {"transcripts/cursor-error.jsonl", PGN_TRANSCRIPT_CURSOR},
+	    {MAIN_PATH, PGN_TRANSCRIPT_CURSOR},
 	};
 	struct pgn_transcript t;
 	size_t i;
 
 	for (i = 0; i < H_COUNT(cases); i++) {
-		read_fixture(cases[i].name, PGN_TX_UNKNOWN, &t);
+		read_fixture(cases[i].name, PGN_TRANSCRIPT_UNKNOWN, &t);
 		CHECK_INT(t.format, cases[i].f);
 		CHECK_INT(t.malformed + t.blank + t.oversized, 0);
 		check_counts(&t);
@@ -692,7 +723,8 @@ test_claude_real_session_gives_prompts_command_and_outcome(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture("transcripts/claude-shell.jsonl", PGN_TX_UNKNOWN, &t);
+	read_fixture("transcripts/claude-shell.jsonl", PGN_TRANSCRIPT_UNKNOWN,
+	    &t);
 	CHECK_INT(t.unknown, 0);
 	CHECK_INT(t.prompts, 2);
 	CHECK_STR(t.first_prompt,
@@ -702,7 +734,7 @@ test_claude_real_session_gives_prompts_command_and_outcome(void)
 	CHECK_INT(t.calls, 1);
 	REQUIRE(t.ncmds == 1);
 	CHECK_STR(t.cmds[0], "echo hello > notes.txt");
-	CHECK_INT(t.outcome, PGN_TX_SUCCESS);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_SUCCESS);
 	CHECK_STR(t.status, "end_turn");
 	pgn_transcript_release(&t);
 }
@@ -712,7 +744,8 @@ test_claude_real_edits_are_files_touched(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture("transcripts/claude-edit.jsonl", PGN_TX_CLAUDE, &t);
+	read_fixture("transcripts/claude-edit.jsonl", PGN_TRANSCRIPT_CLAUDE,
+	    &t);
 	CHECK_INT(tool_calls(&t, "Write"), 1);
 	CHECK_INT(tool_calls(&t, "Edit"), 1);
 	CHECK_INT(t.nfiles, 1);
@@ -743,7 +776,7 @@ test_claude_results_interrupts_errors_and_sidechains(void)
 	    &t);
 	CHECK_INT(t.prompts, 1);
 	CHECK_STR(t.last_prompt, "go");
-	CHECK_INT(t.outcome, PGN_TX_OPEN);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_OPEN);
 	REQUIRE(t.ncmds == 1);
 	CHECK_STR(t.cmds[0], "(background) sleep 9");
 	pgn_transcript_release(&t);
@@ -751,7 +784,7 @@ test_claude_results_interrupts_errors_and_sidechains(void)
 	      "[{\"type\":\"text\",\"text\":\"[Request interrupted by user]\"}]"
 	      "}}\n",
 	    &t);
-	CHECK_INT(t.outcome, PGN_TX_ABORTED);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_ABORTED);
 	CHECK_INT(t.prompts, 0);
 	pgn_transcript_release(&t);
 	parse("{\"type\":\"assistant\",\"sessionId\":\"s\","
@@ -759,7 +792,7 @@ test_claude_results_interrupts_errors_and_sidechains(void)
 	      "\"text\",\"text\":\"API Error: 500\"}],\"stop_reason\":"
 	      "\"stop_sequence\"}}\n",
 	    &t);
-	CHECK_INT(t.outcome, PGN_TX_ERROR);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_ERROR);
 	CHECK_STR(t.error, "API Error: 500");
 	pgn_transcript_release(&t);
 }
@@ -771,7 +804,8 @@ test_codex_real_session_skips_injected_context(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture("transcripts/codex-shell.jsonl", PGN_TX_UNKNOWN, &t);
+	read_fixture("transcripts/codex-shell.jsonl", PGN_TRANSCRIPT_UNKNOWN,
+	    &t);
 	CHECK_INT(t.unknown, 0);
 	CHECK_INT(t.prompts, 2);
 	CHECK_STR(t.first_prompt,
@@ -780,7 +814,7 @@ test_codex_real_session_skips_injected_context(void)
 	CHECK_STR(t.last_text, "MOCK-REPLY");
 	REQUIRE(t.ncmds == 1);
 	CHECK_STR(t.cmds[0], "echo hello > notes.txt");
-	CHECK_INT(t.outcome, PGN_TX_SUCCESS);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_SUCCESS);
 	pgn_transcript_release(&t);
 }
 
@@ -789,7 +823,7 @@ test_codex_real_apply_patch_names_its_file(void)
 {
 	struct pgn_transcript t;
 
-	read_fixture("transcripts/codex-patch.jsonl", PGN_TX_CODEX, &t);
+	read_fixture("transcripts/codex-patch.jsonl", PGN_TRANSCRIPT_CODEX, &t);
 	CHECK(has_file(&t, "README.md"));
 	CHECK_INT(tool_calls(&t, "apply_patch"), 1);
 	REQUIRE(t.ncmds == 1);
@@ -820,13 +854,13 @@ test_codex_shell_argv_custom_patch_abort_and_error(void)
 	CHECK_STR(t.cmds[0], "make test");
 	CHECK_STR(t.cmds[1], "git status");
 	CHECK(has_file(&t, "x.c"));
-	CHECK_INT(t.outcome, PGN_TX_ABORTED);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_ABORTED);
 	CHECK_STR(t.status, "interrupted");
 	pgn_transcript_release(&t);
 	parse("{\"type\":\"event_msg\",\"payload\":{\"type\":\"error\","
 	      "\"message\":\"stream disconnected\"}}\n",
 	    &t);
-	CHECK_INT(t.outcome, PGN_TX_ERROR);
+	CHECK_INT(t.outcome, PGN_TRANSCRIPT_ERROR);
 	CHECK_STR(t.error, "stream disconnected");
 	pgn_transcript_release(&t);
 }
@@ -862,7 +896,7 @@ test_redact_replaces_each_credential_pattern(void)
 	        "a [REDACTED] b"},
 	    {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn", "[REDACTED]"},
 	    {"password=hunter2 ok", "password=[REDACTED] ok"},
-	    {"--db-password hunter2", "--db-password hunter2"},
+	    {"--db-password hunter2", "--db-password [REDACTED]"},
 	    {"DB_PASSWORD: 's3cr3t'", "DB_PASSWORD: '[REDACTED]'"},
 	    {"{\"api_key\": \"abc123\"}", "{\"api_key\": \"[REDACTED]\"}"},
 	    {"export GITHUB_TOKEN=xyz; ls",
@@ -977,7 +1011,7 @@ test_digest_holds_every_section_framed_as_data(void)
 	pgn_status st;
 	char *d;
 
-	read_fixture(MAIN_PATH, PGN_TX_CURSOR, &t);
+	read_fixture(MAIN_PATH, PGN_TRANSCRIPT_CURSOR, &t);
 	add_entry(&j, "sent", 7, "bob", "please review src/new.c");
 	add_entry(&j, "bound", 0, "", "");
 	add_entry(&j, "delivered", 9, "carol",
@@ -1042,6 +1076,33 @@ test_digest_escapes_control_and_hidden_characters(void)
 	pgn_transcript_release(&t);
 }
 
+/*
+ * The names a digest lists come from the transcript too: a tool's name,
+ * an MCP server given as a URL with its password, a subagent's parent.
+ */
+static void
+test_digest_redacts_tool_and_server_names(void)
+{
+	struct pgn_transcript t;
+	pgn_status st;
+	char *d;
+
+	parse("{\"role\":\"assistant\",\"message\":{\"content\":[{\"type\":"
+	      "\"tool_use\",\"name\":\"CallMcpTool\",\"input\":{\"server\":"
+	      "\"https://bot:hunter2@mcp.example.com\",\"toolName\":\"find\"}},"
+	      "{\"type\":\"tool_use\",\"name\":"
+	      "\"ghp_abcdefghijklmnopqrstuvwxyz0123\",\"input\":{}}]}}\n",
+	    &t);
+	d = pgn_digest_render(&t, "cursor:x", NULL, NULL, 0, &st);
+	REQUIRE(d != NULL);
+	CHECK_CONTAINS(d, "tool calls (2): ");
+	CHECK_CONTAINS(d, "https://bot:[REDACTED]@mcp.example.com");
+	CHECK(strstr(d, "hunter2") == NULL);
+	CHECK(strstr(d, "ghp_") == NULL);
+	free(d);
+	pgn_transcript_release(&t);
+}
+
 /* A transcript and journal with every list full and every text long. */
 static void
 full(struct pgn_transcript *t, struct pgn_entries *j)
@@ -1050,20 +1111,20 @@ full(struct pgn_transcript *t, struct pgn_entries *j)
 	size_t i;
 
 	pgn_transcript_init(t);
-	t->format = PGN_TX_CURSOR;
+	t->format = PGN_TRANSCRIPT_CURSOR;
 	memset(s, 'p', sizeof(s) - 1);
 	s[sizeof(s) - 1] = '\0';
-	REQUIRE(tx_prompt(t, s) == PGN_OK);
-	REQUIRE(tx_prompt(t, s) == PGN_OK);
-	REQUIRE(tx_answer(t, s) == PGN_OK);
-	REQUIRE(tx_question(t, s) == PGN_OK);
-	REQUIRE(tx_end(t, PGN_TX_ERROR, "error", s) == PGN_OK);
+	REQUIRE(tr_prompt(t, s) == PGN_OK);
+	REQUIRE(tr_prompt(t, s) == PGN_OK);
+	REQUIRE(tr_answer(t, s) == PGN_OK);
+	REQUIRE(tr_question(t, s) == PGN_OK);
+	REQUIRE(tr_end(t, PGN_TRANSCRIPT_ERROR, "error", s) == PGN_OK);
 	for (i = 0; i < PGN_TRANSCRIPT_MAX_FILES + 5; i++) {
 		s[0] = (char)('A' + i % 26);
 		s[1] = (char)('A' + i / 26);
-		REQUIRE(tx_file(t, s, strlen(s)) == PGN_OK);
-		REQUIRE(tx_command(t, s, 1) == PGN_OK);
-		REQUIRE(tx_call(t, s, s) == PGN_OK);
+		REQUIRE(tr_file(t, s, strlen(s)) == PGN_OK);
+		REQUIRE(tr_command(t, s, 1) == PGN_OK);
+		REQUIRE(tr_call(t, s, s) == PGN_OK);
 	}
 	for (i = 0; i < 50; i++)
 		add_entry(j, i % 2 ? "sent" : "delivered", (int64_t)i, "peer",
@@ -1162,7 +1223,7 @@ test_digest_of_each_real_fixture_fits(void)
 	char *d;
 
 	for (i = 0; i < H_COUNT(names); i++) {
-		read_fixture(names[i], PGN_TX_UNKNOWN, &t);
+		read_fixture(names[i], PGN_TRANSCRIPT_UNKNOWN, &t);
 		d = pgn_digest_render(&t, NULL, NULL, NULL, 0, &st);
 		REQUIRE(d != NULL);
 		CHECK(strlen(d) <= PGN_DIGEST_MAX);
@@ -1179,6 +1240,7 @@ static const struct h_test tests[] = {
     H_TEST(test_cursor_text_and_tool_in_one_frame_are_both_read),
     H_TEST(test_cursor_parallel_calls_of_one_name_count_by_position),
     H_TEST(test_cursor_apply_patch_string_names_every_file_it_touches),
+    H_TEST(test_cursor_apply_patch_unified_diff_names_every_file_it_touches),
     H_TEST(test_cursor_apply_patch_with_an_object_input_is_only_counted),
     H_TEST(test_cursor_mcp_wrappers_name_their_server_and_tool),
     H_TEST(test_cursor_turn_ended_statuses_and_their_errors),
@@ -1206,6 +1268,7 @@ static const struct h_test tests[] = {
     H_TEST(test_redact_applies_before_a_cut_so_no_key_shows_in_part),
     H_TEST(test_digest_holds_every_section_framed_as_data),
     H_TEST(test_digest_escapes_control_and_hidden_characters),
+    H_TEST(test_digest_redacts_tool_and_server_names),
     H_TEST(test_digest_never_exceeds_4000_bytes_and_says_what_it_cut),
     H_TEST(test_digest_max_edges),
     H_TEST(test_digest_without_transcript_holds_the_journal),

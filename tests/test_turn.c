@@ -2,7 +2,9 @@
  * pgn_hook_turn, the hook's whole turn in the library: what it claims
  * is exactly what it prints, at the worst cases of every length that
  * reaches the output (paths, scope, names, peers, bodies), and a turn
- * whose output cannot be built leaves every message queued.
+ * whose output cannot be built leaves every message queued; and
+ * pgn_turn_claim on a temp database (binding, duplicate turn keys, the
+ * budget).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,10 +16,15 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <sodium.h>
 
 #include "harness.h"
+#include "hook_fixtures.h"
 #include "pgn_int.h"
 #include "pigeon/hook.h"
+#include "pigeon/setup.h"
+#include "claim.h"
+#include "render.h"
 
 static char dbpath[PATH_MAX], home[PATH_MAX];
 static int64_t wait_until; /* in.wait_until of the next hook() */
@@ -26,6 +33,7 @@ static int64_t wait_until; /* in.wait_until of the next hook() */
 static void
 make_scope(char *root, size_t rootlen, size_t len)
 {
+	struct pgn_err err;
 	char git[PATH_MAX + 8];
 	size_t n;
 
@@ -38,7 +46,7 @@ make_scope(char *root, size_t rootlen, size_t len)
 	}
 	if (root[n - 1] == '/')
 		root[--n] = '\0';
-	REQUIRE(pgn_mkdir_p(root, 0700, NULL, 0) == PGN_OK);
+	REQUIRE(pgn_mkdir_p(root, 0700, &err) == PGN_OK);
 	snprintf(git, sizeof(git), "%s/.git", root);
 	REQUIRE(mkdir(git, 0700) == 0);
 }
@@ -1166,6 +1174,454 @@ test_no_stamp_without_a_wal_or_for_a_replaced_database(void)
 	CHECK(!pgn_quiet_snapshot(dbpath, &s));
 }
 
+/* ---- one sender's text in one turn (decision 0136) ------------------ */
+
+/* A body of 'len' bytes of 'c', queued from 'from' to bob. */
+static void
+queue_sized(const char *root, const char *from, char c, size_t len)
+{
+	char body[PGN_MAX_BODY + 1];
+
+	REQUIRE(len <= PGN_MAX_BODY);
+	memset(body, c, len);
+	body[len] = '\0';
+	queue(root, from, "bob", body);
+}
+
+/* Messages from 'from' still queued. */
+static long long
+queued_from(const char *from)
+{
+	char sql[128];
+	long long n;
+	sqlite3 *raw;
+
+	snprintf(sql, sizeof(sql),
+	    "SELECT count(*) FROM message WHERE delivered_ms IS NULL "
+	    "AND sender = '%s'",
+	    from);
+	raw = h_raw();
+	n = H_INT(raw, sql);
+	sqlite3_close(raw);
+	return n;
+}
+
+/*
+ * Across a turn's after-tool injections one sender puts in at most
+ * PGN_TURN_SENDER_MAX bytes: exactly the bound goes, one byte more
+ * waits — and so does that sender's later, smaller mail (its order
+ * kept) — while another sender still gets through, with a line saying
+ * how many wait. A stop with only held mail says nothing (the agent
+ * stops); the next prompt, a new turn, brings it.
+ */
+static void
+test_one_senders_text_in_a_turn_stops_at_its_bound(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	size_t first = PGN_MAX_BODY;
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	free(run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 1, &o));
+	pgn_hook_out_release(&o);
+	/* Two tool calls: alice's text up to the bound exactly. */
+	queue_sized(root, "alice", 'a', first);
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK(shows(ctx, 1));
+	free(ctx);
+	pgn_hook_out_release(&o);
+	queue_sized(root, "alice", 'b', PGN_TURN_SENDER_MAX - first);
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o);
+	CHECK(shows(ctx, 2));
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* One byte past it: alice's next waits, then her smaller one too. */
+	queue_sized(root, "alice", 'c', 1);
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 4, &o);
+	CHECK_STR(ctx, "");
+	CHECK(o.line == NULL);
+	CHECK_INT(o.claimed, 0);
+	CHECK(o.nlog == 1 && strstr(o.log[0], "status=held") != NULL &&
+	    strstr(o.log[0], "1 message waits for the next turn") != NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(queued_from("alice"), 1);
+	/* carol still gets through; the line counts alice's waiting mail. */
+	queue(root, "carol", "bob", "the build is green");
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 5, &o);
+	CHECK(shows(ctx, 4));
+	CHECK(!shows(ctx, 3));
+	CHECK_CONTAINS(ctx,
+	    "1 more message waits (a sender's share of this turn is used)");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(queued_from("alice"), 1);
+	CHECK_INT(queued_from("carol"), 0);
+	/* The stop: nothing to go on with; the agent stops. */
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 6, &o);
+	CHECK_STR(ctx, "");
+	CHECK(o.line == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(queued_from("alice"), 1);
+	/* The next prompt is a new turn: alice's mail comes. */
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 7, &o);
+	CHECK(shows(ctx, 3));
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(queued_from("alice"), 0);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw,
+	              "SELECT sum(bytes) FROM delivery WHERE sender = "
+	              "'alice' AND route = 'after-tool'"),
+	    PGN_TURN_SENDER_MAX);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery "
+	              "WHERE message_id = 3 AND route = 'prompt'"),
+	    1);
+	CHECK_INT(H_INT(raw, "SELECT auto_continues FROM session"), 0);
+	sqlite3_close(raw);
+}
+
+/*
+ * A prompt with no mail to claim still begins a turn after one that
+ * had mail (it records its start, where it would otherwise only read):
+ * the sender who filled the last turn's share is heard again at once.
+ */
+static void
+test_a_prompt_without_mail_begins_a_new_share(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	free(run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 1, &o));
+	pgn_hook_out_release(&o);
+	queue_sized(root, "alice", 'a', PGN_MAX_BODY);
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o));
+	pgn_hook_out_release(&o);
+	queue_sized(root, "alice", 'b', PGN_MAX_BODY);
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o));
+	pgn_hook_out_release(&o);
+	CHECK_INT(queued_from("alice"), 0);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw, "SELECT turn_mail FROM session"), 1);
+	sqlite3_close(raw);
+	/* The next prompt finds nothing queued, and records its turn. */
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 4, &o);
+	CHECK_STR(ctx, "");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw, "SELECT turn_mail FROM session"), 0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT last_turn = 'UserPromptSubmit:p4' "
+	              "FROM session"),
+	    1);
+	sqlite3_close(raw);
+	queue_sized(root, "alice", 'c', 1);
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 5, &o);
+	CHECK(shows(ctx, 3));
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK_INT(queued_from("alice"), 0);
+	/* A prompt after a turn without mail still only reads. */
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 6, &o);
+	pgn_hook_out_release(&o);
+	free(ctx);
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 7, &o);
+	CHECK_STR(ctx, "");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw,
+	              "SELECT last_turn = 'UserPromptSubmit:p6' "
+	              "FROM session"),
+	    1);
+	sqlite3_close(raw);
+}
+
+/* ---- pgn_turn_claim ------------------------------------------------ */
+
+static pgn_db *db;
+static sqlite3 *raw;
+
+static void
+open_store(void)
+{
+	REQUIRE(sodium_init() >= 0);
+	db = h_open();
+	raw = h_raw();
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+}
+
+static void
+close_store(void)
+{
+	sqlite3_close(raw);
+	raw = NULL;
+	pgn_db_close(db);
+	db = NULL;
+}
+
+static pgn_status
+turn(const char *session, const char *agent, const char *key, int64_t window,
+    size_t budget, struct pgn_turn_out *out)
+{
+	struct pgn_turn t;
+
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = session;
+	t.agent = agent;
+	t.turn = key;
+	t.turn_window_ms = window;
+	t.route = "prompt";
+	t.budget = budget;
+	t.cost = pgn_render_cost;
+	return pgn_turn_claim(db, &t, out);
+}
+
+static int64_t
+send_to(const char *to, const char *body)
+{
+	struct pgn_sent sent[1];
+	struct pgn_send req;
+	size_t nsent = 0;
+
+	memset(&req, 0, sizeof(req));
+	req.from = "zed";
+	req.to = &to;
+	req.nto = 1;
+	req.body = body;
+	req.body_len = strlen(body);
+	REQUIRE(pgn_send(db, &req, sent, 1, &nsent) == PGN_OK);
+	REQUIRE(nsent == 1);
+	return sent[0].id;
+}
+
+#define QUEUED                                                                 \
+	H_INT(raw,                                                             \
+	    "SELECT count(*) FROM message WHERE "                              \
+	    "delivered_ms IS NULL")
+
+static int
+generated_name(const char *s)
+{
+	size_t a = strspn(s, "abcdefghijklmnopqrstuvwxyz");
+
+	return a > 0 && s[a] == '-' && s[a + 1] != '\0' &&
+	    strspn(s + a + 1, "abcdefghijklmnopqrstuvwxyz") ==
+	    strlen(s + a + 1);
+}
+
+static void
+test_turn_binds_wanted_or_generated_agent(void)
+{
+	struct pgn_turn_out out;
+
+	open_store();
+	CHECK_INT(turn("claude:s1", "Alice", "UserPromptSubmit:p1", 0, 0, &out),
+	    PGN_OK);
+	CHECK_STR(out.agent, "alice");
+	CHECK_INT(out.bound, 1);
+	CHECK_INT(out.duplicate, 0);
+	CHECK_INT(out.msgs.n, 0);
+	pgn_msgs_release(&out.msgs);
+
+	/* The same session keeps its agent, whatever is asked. */
+	CHECK_INT(turn("claude:s1", "bob", "UserPromptSubmit:p2", 0, 0, &out),
+	    PGN_OK);
+	CHECK_STR(out.agent, "alice");
+	CHECK_INT(out.bound, 0);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(turn("claude:s1", NULL, "UserPromptSubmit:p3", 0, 0, &out),
+	    PGN_OK);
+	CHECK_STR(out.agent, "alice");
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM agent WHERE name = 'bob'"),
+	    0);
+
+	/* No name wanted: a generated adjective-noun. */
+	CHECK_INT(turn("claude:s2", NULL, NULL, 0, 0, &out), PGN_OK);
+	CHECK_INT(out.bound, 1);
+	if (!CHECK(generated_name(out.agent)))
+		printf("  generated: %s\n", out.agent);
+	CHECK(strcmp(out.agent, "alice") != 0);
+	pgn_msgs_release(&out.msgs);
+
+	/* A second session may bind to an existing agent. */
+	CHECK_INT(turn("claude:s3", "alice", NULL, 0, 0, &out), PGN_OK);
+	CHECK_STR(out.agent, "alice");
+	CHECK_INT(out.bound, 1);
+	pgn_msgs_release(&out.msgs);
+
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal j JOIN agent a ON "
+	              "a.id = j.agent_id WHERE a.name = 'alice' AND j.kind = "
+	              "'bound'"),
+	    2);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = "
+	              "'bound' AND detail = 'claude:s1'"),
+	    1);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM session"), 3);
+
+	/* A bad wanted name is refused before anything is written. */
+	CHECK_INT(turn("claude:s4", "Bad Name", NULL, 0, 0, &out), PGN_EINVAL);
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM session"), 3);
+	close_store();
+}
+
+static void
+test_turn_repeated_key_is_a_duplicate(void)
+{
+	struct pgn_turn_out out;
+	int64_t id;
+
+	open_store();
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p1", 0, 0, &out),
+	    PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	id = send_to("alice", "after the first hook");
+
+	/* The same turn again: nothing claimed, the message stays. */
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p1", 0, 0, &out),
+	    PGN_OK);
+	CHECK_INT(out.duplicate, 1);
+	CHECK_INT(out.msgs.n, 0);
+	CHECK_STR(out.agent, "alice");
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(QUEUED, 1);
+
+	/* The next turn claims it. */
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p2", 0, 0, &out),
+	    PGN_OK);
+	CHECK_INT(out.duplicate, 0);
+	REQUIRE(out.msgs.n == 1);
+	CHECK_INT(out.msgs.v[0].id, id);
+	CHECK_STR(out.msgs.v[0].body, "after the first hook");
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(QUEUED, 0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery WHERE session = "
+	              "'claude:s1' AND host = 'claude' AND route = 'prompt'"),
+	    1);
+
+	/* Another session of the same agent may use the same key. */
+	send_to("alice", "two");
+	CHECK_INT(turn("claude:s9", "alice", "UserPromptSubmit:p2", 0, 0, &out),
+	    PGN_OK);
+	CHECK_INT(out.duplicate, 0);
+	CHECK_INT(out.msgs.n, 1);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = "
+	              "'bound' AND detail = 'claude:s1'"),
+	    1);
+	close_store();
+}
+
+static void
+test_turn_hashed_key_expires_after_its_window(void)
+{
+	static const char key[] = "BeforeAgent:h0123456789abcdef01234567";
+	struct pgn_turn_out out;
+
+	open_store();
+	CHECK_INT(turn("gemini:g1", "gina", key, 1, 0, &out), PGN_OK);
+	CHECK_INT(out.duplicate, 0);
+	pgn_msgs_release(&out.msgs);
+	sleep_ms(20);
+	send_to("gina", "later");
+	CHECK_INT(turn("gemini:g1", "gina", key, 1, 0, &out), PGN_OK);
+	CHECK_INT(out.duplicate, 0);
+	CHECK_INT(out.msgs.n, 1);
+	pgn_msgs_release(&out.msgs);
+
+	/* Within a wide window, the same key is a duplicate. */
+	send_to("gina", "again");
+	CHECK_INT(turn("gemini:g1", "gina", key, PGN_HOOK_DUP_WINDOW_MS, 0,
+	              &out),
+	    PGN_OK);
+	CHECK_INT(out.duplicate, 1);
+	CHECK_INT(out.msgs.n, 0);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(QUEUED, 1);
+	close_store();
+}
+
+static void
+test_turn_claim_respects_the_budget(void)
+{
+	struct pgn_turn_out out;
+	char body[1001];
+	int64_t ids[5];
+	size_t cost, i;
+	struct pgn_msg probe;
+
+	open_store();
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p0", 0, 0, &out),
+	    PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	memset(body, 'x', 1000);
+	body[1000] = '\0';
+	for (i = 0; i < 5; i++) {
+		body[0] = (char)('a' + i);
+		ids[i] = send_to("alice", body);
+	}
+	memset(&probe, 0, sizeof(probe));
+	probe.body = body;
+	probe.body_len = 1000;
+	cost = pgn_render_cost(&probe, NULL);
+
+	/* Room for three: the oldest three, two left. */
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p1", 0, 3 * cost,
+	              &out),
+	    PGN_OK);
+	REQUIRE(out.msgs.n == 3);
+	for (i = 0; i < 3; i++)
+		CHECK_INT(out.msgs.v[i].id, ids[i]);
+	CHECK_INT(out.msgs.left, 2);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(QUEUED, 2);
+
+	/* A budget below one message still takes the oldest. */
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p2", 0, 10,
+	              &out),
+	    PGN_OK);
+	REQUIRE(out.msgs.n == 1);
+	CHECK_INT(out.msgs.v[0].id, ids[3]);
+	CHECK_INT(out.msgs.left, 1);
+	pgn_msgs_release(&out.msgs);
+
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p3", 0, 3 * cost,
+	              &out),
+	    PGN_OK);
+	REQUIRE(out.msgs.n == 1);
+	CHECK_INT(out.msgs.v[0].id, ids[4]);
+	CHECK_INT(out.msgs.left, 0);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(QUEUED, 0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = "
+	              "'bound'"),
+	    1);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE kind = "
+	              "'delivered'"),
+	    5);
+	close_store();
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_every_claimed_message_is_printed_at_the_worst_lengths),
     H_TEST(test_introduction_fits_for_every_path_and_name_length),
@@ -1190,6 +1646,12 @@ static const struct h_test tests[] = {
     H_TEST(test_a_stamp_never_outlives_the_last_seen_refresh),
     H_TEST(test_a_foreign_torn_or_loose_stamp_is_never_believed),
     H_TEST(test_no_stamp_without_a_wal_or_for_a_replaced_database),
+    H_TEST(test_one_senders_text_in_a_turn_stops_at_its_bound),
+    H_TEST(test_a_prompt_without_mail_begins_a_new_share),
+    H_TEST(test_turn_binds_wanted_or_generated_agent),
+    H_TEST(test_turn_repeated_key_is_a_duplicate),
+    H_TEST(test_turn_hashed_key_expires_after_its_window),
+    H_TEST(test_turn_claim_respects_the_budget),
 };
 
 int

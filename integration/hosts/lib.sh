@@ -42,7 +42,7 @@ HOST_BIN=$HOST_BIN/node_modules/.bin/$HOST
 . "$(dirname "$0")/lib.sh"
 
 REQLOG=$TEST_DIR/requests.jsonl
-PIG=$(cd "$PGN_BIN/broker" && pwd -P)/pigeon
+PIG=$(cd "$PGN_BIN/cli" && pwd -P)/pigeon
 LOG_JQ=$(cat "$hosts_dir/log.jq") || exit 2
 : >"$REQLOG"
 

@@ -239,7 +239,9 @@ test_case 'two sessions bound to two agents exchange a message and a reply' '
 
 test_case 'a ping sent while a tool runs is in the same turn'"'"'s next request, once' '
 	mkdir "$PROJ/t" && AGENT=tina &&
-	host_run t1 "$PROJ/t" new "mock-shell: $PIG send --project $PROJ --create --from alice --to tina PGN-TOOL-1\"\"1" &&
+	# alice sends from outside tina'"'"'s session: inside it (Claude Code
+	# exports PIGEON_SESSION to its shell) a send is tina'"'"'s own (0134)
+	host_run t1 "$PROJ/t" new "mock-shell: env -u PIGEON_SESSION $PIG send --project $PROJ --create --from alice --to tina PGN-TOOL-1\"\"1" &&
 	later t1 PGN-TOOL-11 "$AT_TOOL" &&
 	requests t1 | grep -q "queued #[0-9]* for tina" &&
 	id=$(sql "SELECT id FROM message WHERE body = '"'"'PGN-TOOL-11'"'"'") &&

@@ -8,6 +8,7 @@
 #define PIGEON_HANDOFF_H
 
 #include "pigeon/pigeon.h"
+#include "pigeon/hosts.h"
 
 /*
  * A baton's text, all its notes merged: like a message body, and within
@@ -101,9 +102,9 @@ PGN_NODISCARD pgn_status pgn_handoff_drop(pgn_db *db, int64_t id);
  * ahead of the agent's Bash commands. The file is opened without
  * following a symbolic link and created 0600 if absent. Returns
  * PGN_EINVAL (not an absolute path, a key that cannot be quoted),
- * PGN_EIO with the reason in 'err'.
+ * PGN_EIO, each with the reason in 'err'.
  */
 PGN_NODISCARD pgn_status pgn_env_file_export(const char *path, const char *key,
-    char *err, size_t errlen);
+    struct pgn_err *err);
 
 #endif /* PIGEON_HANDOFF_H */

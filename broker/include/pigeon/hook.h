@@ -10,6 +10,7 @@
 
 #include "pigeon/handoff.h"
 #include "pigeon/pigeon.h"
+#include "pigeon/setup.h"
 
 #define PGN_HOOK_MAX_ID    200 /* a host's session or turn id, bytes */
 #define PGN_HOOK_MAX_DEPTH 64  /* JSON nesting of a payload */
@@ -17,172 +18,6 @@
 #define PGN_HOOK_LOG_LINE  640 /* bytes of one log line, cut past it */
 #define PGN_HOOK_MAX_SHOWN 300 /* bytes of a path shown to the model */
 #define PGN_HOOK_IDS_TEXT  512 /* "12,13,..." of the claimed messages */
-/* Of the deadline, kept after the provider for the claim and the write. */
-#define PGN_HOOK_TAIL_MS     150
-#define PGN_HOOK_MIN_WAIT_MS 50 /* lock waits get at least this */
-/* A stop waiting for mail looks this often (at most 10 wake-ups a second). */
-#define PGN_HOOK_STOP_POLL_MS 100
-/*
- * Hashed turn keys (payloads without a turn id) are duplicates only
- * within this window: a second registration of the same hook runs
- * within the hook deadline of the first, a real repeat (Codex resuming
- * a session twice) comes later (docs/decisions/0063).
- */
-#define PGN_HOOK_DUP_WINDOW_MS 3000
-
-/* ---- payload (payload.c) ------------------------------------------ */
-
-struct pgn_payload {
-	pgn_host host;
-	pgn_event event;
-	int skip;   /* Cursor replaying Claude's project hooks */
-	int ignore; /* an event Pigeon does not handle */
-	char session[PGN_MAX_SESSION_KEY + 1]; /* "<host>:<id>" */
-	char turn[PGN_MAX_SESSION_KEY + 1];    /* "<event>:<id or hash>"; ""
-	                                        * for tool, stop and idle */
-	int64_t turn_window_ms;                /* 0: a real id, never expires */
-	char *dir;                             /* project directory, or NULL */
-	char *prompt;                          /* submitted prompt, or NULL */
-	int subagent;                          /* not a top-level session */
-	int64_t loop_count; /* Cursor's stop: follow-ups so far in this turn */
-	char *transcript;   /* the payload's transcript_path, or NULL */
-	/*
-	 * A session start of a new conversation, the one that takes a baton:
-	 * Cursor's sessionStart but a background agent's, Claude's and
-	 * Gemini's "startup" or "clear", Codex's "startup" (never a resume
-	 * or a compaction).
-	 */
-	int new_conversation;
-};
-
-void pgn_payload_release(struct pgn_payload *p);
-
-/*
- * Parse a host's payload and settle host, event, session key, project
- * directory and turn key; 'host' and 'event' other than NONE (named on
- * the command line) win over detection. Returns PGN_EINVAL with the
- * reason in 'why' (p->host and p->event keep what was detected, for the
- * neutral output), PGN_ENOMEM.
- */
-PGN_NODISCARD pgn_status pgn_payload_parse(const char *buf, size_t len,
-    pgn_host host, pgn_event event, struct pgn_payload *p, char *why,
-    size_t whylen);
-
-/*
- * For a Cursor payload without a transcript_path: the path Cursor keeps
- * the conversation's transcript at under the user's home 'home',
- * <home>/.cursor/projects/<slug>/agent-transcripts/<id>/<id>.jsonl, the
- * slug being the workspace root without its leading '/' and with every
- * byte but [A-Za-z0-9] made '-', the id the conversation's without
- * "bc-". Sets p->transcript; does nothing for another host, a payload
- * that has one, no workspace root or home, or an id that is not a plain
- * file name. Returns PGN_OK or PGN_ENOMEM.
- */
-PGN_NODISCARD pgn_status pgn_payload_cursor_transcript(struct pgn_payload *p,
-    const char *home);
-
-/*
- * The host of payload 'buf' by the host table's detection rules
- * (docs/hook-protocol.md); PGN_HOST_NONE if it is not a JSON object.
- */
-pgn_host pgn_payload_detect(const char *buf, size_t len);
-
-/* ---- the store's side of a turn (claim.c) ------------------------- */
-
-#define PGN_SEEN_REFRESH_MS 60000 /* last-seen times: minute resolution */
-
-/* What one read tells of a session before its turn. */
-struct pgn_peek {
-	int bound;                    /* the session has an agent */
-	char agent[PGN_MAX_NAME + 1]; /* its name */
-	char scope[PGN_MAX_PATH + 1]; /* its scope root, "" = global */
-	int64_t seen_ms;              /* the older of session's and agent's */
-	int64_t continues;            /* stops that went on in a row */
-	int queued;                   /* something waits for the agent */
-};
-
-/* One read: is session 'session' bound, where, and does mail wait? */
-PGN_NODISCARD pgn_status pgn_turn_peek(pgn_db *db, const char *session,
-    struct pgn_peek *p);
-
-/*
- * True when a turn with nothing to say but mail can be answered from
- * the peek alone: bound, nothing queued, seen less than
- * PGN_SEEN_REFRESH_MS ago — no write, no fsync (decision 0023).
- */
-int pgn_turn_quiet(const struct pgn_peek *p, int64_t now);
-
-struct pgn_turn_out {
-	char agent[PGN_MAX_NAME + 1]; /* bound agent */
-	char scope[PGN_MAX_PATH + 1]; /* its scope root */
-	int duplicate;                /* same turn again: inject nothing */
-	int bound;                    /* the session was bound now */
-	int governed;                 /* a stop past the cap: nothing claimed */
-	int64_t continues;            /* stops that went on in a row, now */
-	struct pgn_msgs msgs;         /* the claimed messages */
-	struct pgn_baton baton;       /* the baton taken (id 0: none) */
-};
-
-/*
- * Build the turn's output from out->msgs (the candidates, oldest
- * first), inside the claim's transaction; '*keep' may be lowered to
- * claim only the oldest '*keep'. Any status but PGN_OK rolls back.
- */
-typedef pgn_status pgn_turn_render_fn(const struct pgn_turn_out *out,
-    size_t *keep, void *arg);
-
-struct pgn_turn {
-	const char *host;
-	const char *session; /* "<host>:<id>" */
-	const char *agent;   /* wanted name, or NULL */
-	const char *turn;    /* this turn's key, or NULL */
-	int64_t turn_window_ms;
-	const char *transcript; /* the session's transcript path, or NULL */
-	const char *route;      /* pgn_turn_route() of the event */
-	int64_t max_continues;  /* a stop goes on at most this many times */
-	/*
-	 * A prompt that is not a person's (Claude's task-notification turn,
-	 * which the idle wake starts): the governor's count stays.
-	 */
-	int keep_continues;
-	size_t budget; /* candidates' summed cost, 0: no bound */
-	pgn_cost_fn *cost;
-	void *cost_arg;
-	/*
-	 * A new conversation's session start: take the agent's baton, if
-	 * one waits (handoff.h), before the messages; baton_cost (NULL:
-	 * its length) is what it takes of the budget.
-	 */
-	int take_baton;
-	size_t (*baton_cost)(const struct pgn_baton *b);
-	pgn_turn_render_fn *render; /* NULL: claim every candidate */
-	void *render_arg;
-	void (*committing)(void *arg); /* right before the commit */
-	void *committing_arg;
-};
-
-/*
- * One hook turn, in one write transaction: bind session req->session
- * (of req->host) to an agent if it is new — req->agent, or a generated
- * adjective-noun name unique in the scope — in the current scope; a
- * bound session keeps its agent, in whatever scope. Keep req->transcript
- * as the session's when it differs. Unless req->turn is the turn this
- * session already had (within req->turn_window_ms, 0 = ever), record
- * the turn, find the baton (req->take_baton), select the queued
- * candidates within what it leaves of the budget, let req->render
- * build the output, then take the baton and claim what it kept as
- * pgn_claim does. Returns PGN_EINVAL (bad name, key), PGN_EBUSY,
- * PGN_EDB, PGN_ENOMEM, or what req->render returned.
- */
-PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
-    struct pgn_turn_out *out);
-
-/*
- * The audit route of hook event 'e' ("session-start", "prompt",
- * "after-tool", "stop"; an idle wake is governed as a stop and routed
- * "stop"), static; NULL for none.
- */
-const char *pgn_turn_route(pgn_event e);
 
 /* ---- the turn (turn.c) -------------------------------------------- */
 
@@ -203,9 +38,14 @@ struct pgn_hook_in {
 	const char *env_file;  /* $CLAUDE_ENV_FILE (PIGEON_SESSION), or NULL */
 	int64_t deadline;      /* pgn_mono_ms() by which to be done */
 	/*
-	 * A stop may wait for mail (reach.stopWaitMs) until this time at the
-	 * latest, past 'deadline' (the caller's backstop allows it); 0: no
-	 * waiting.
+	 * 1: the caller's backstop allows pgn_hook_grace_ms past 'deadline':
+	 * a stop may wait for mail (reach.stopWaitMs), the idle wake for its
+	 * wait, until the library's reckoning of when the claim must start.
+	 */
+	int may_wait;
+	/*
+	 * Instead, a fixed time the wait ends by at the latest (tests); 0:
+	 * from 'deadline' and 'may_wait'.
 	 */
 	int64_t wait_until;
 	/*
@@ -236,9 +76,10 @@ struct pgn_hook_out {
 	pgn_status st;   /* PGN_OK, or why the neutral output is due */
 	char *line;      /* what to print, with its newline; NULL: neutral */
 	size_t len;
-	size_t claimed;              /* messages in 'line', now delivered */
-	int governed;                /* a stop past the governor's cap */
-	int stale;                   /* in->still said no: nothing claimed */
+	size_t claimed; /* messages in 'line', now delivered */
+	int governed;   /* a stop past the governor's cap */
+	int stale;      /* in->still said no: nothing claimed */
+	int unsure;     /* the claim's commit: outcome unknown (0131) */
 	char ids[PGN_HOOK_IDS_TEXT]; /* their ids, "12,13" */
 	char session[PGN_MAX_SESSION_KEY + 1];
 	char agent[PGN_MAX_NAME + 1];
@@ -247,6 +88,25 @@ struct pgn_hook_out {
 };
 
 void pgn_hook_out_release(struct pgn_hook_out *o);
+
+/*
+ * One hook.log line in the grammar docs/hook-protocol.md documents,
+ * without the time and pid the writer puts first: "host=H event=E[
+ * mode=MODE] session=S status=STATUS ms=MS" ('h', 'e' NONE, 'session'
+ * NULL or "": "-"), then the detail 'fmt' shown safely. Written into
+ * 'line' (cut to 'cap' bytes, NUL included); returns its length.
+ */
+size_t pgn_hook_logf(char *line, size_t cap, pgn_host h, pgn_event e,
+    const char *mode, const char *session, const char *status, long long ms,
+    const char *fmt, ...) PGN_PRINTF(9, 10);
+
+/*
+ * How long past its deadline a run may go on, for the caller's
+ * backstop: a stop named on the command line ('named') may wait for
+ * mail (PGN_MAX_STOP_WAIT_MS); the idle wake ('rewake') waits and then
+ * claims (PGN_MAX_REWAKE_WAIT_S and PGN_HOOK_REWAKE_CLAIM_MS); else 0.
+ */
+long pgn_hook_grace_ms(pgn_event named, int rewake);
 
 /*
  * One hook turn: parse the payload, find the scope (the session's, once

@@ -35,13 +35,12 @@ char *pgn_instr_block(const char *agent, const char *pigeon, const char *eol);
  * removed (install created it); '*changed' says whether anything
  * differs. '*found' (may be NULL) gets the agent name the block already
  * there holds ("" if none), PGN_MAX_NAME + 1 bytes.
- * PGN_EINVAL with 'errbuf' set: not UTF-8, a NUL byte, markers out of
+ * PGN_EINVAL with 'err' set: not UTF-8, a NUL byte, markers out of
  * order or repeated; PGN_ETOOBIG past PGN_MAX_INSTRUCTIONS.
  */
 PGN_NODISCARD pgn_status pgn_instr_merge(const char *in, size_t len,
     const char *agent, const char *pigeon, int remove, char **out,
-    size_t *outlen, int *gone, int *changed, char *found, char *errbuf,
-    size_t errlen);
+    size_t *outlen, int *gone, int *changed, char *found, struct pgn_err *err);
 
 struct pgn_instr {
 	const char *path;   /* the instructions file */
@@ -63,13 +62,13 @@ struct pgn_instr_result {
  * Install or uninstall the block in req->path: refuse a symbolic link,
  * anything but a regular file, a file over PGN_MAX_INSTRUCTIONS, non-
  * UTF-8 text and a file another pigeon is changing at the same moment
- * (each with one line in 'errbuf', the file untouched); otherwise write
+ * (each with one line in 'err', the file untouched); otherwise write
  * atomically (temp file and rename in the same directory, the file's
  * mode kept), or in place after a durable copy when the file has other
  * hard links. PGN_EINVAL, PGN_ETOOBIG, PGN_EBUSY, PGN_EIO, PGN_ENOMEM.
  */
 PGN_NODISCARD pgn_status pgn_instr_apply(const struct pgn_instr *req,
-    struct pgn_instr_result *res, char *errbuf, size_t errlen);
+    struct pgn_instr_result *res, struct pgn_err *err);
 
 /* The lock file next to 'path' while it is being changed (caller frees). */
 char *pgn_instr_lock_path(const char *path);

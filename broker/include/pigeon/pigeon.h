@@ -4,8 +4,9 @@
  * The library never prints, exits or reads stdin; binaries do.
  * Ownership, everywhere: strings a caller passes are borrowed, never
  * kept past the call; what a function hands back is the caller's, freed
- * by the matching _release (or free() where it says so). The hook's
- * turn is in pigeon/hook.h.
+ * by the matching _release (or free() where it says so). The host
+ * table is pigeon/hosts.h, install, config and the provider
+ * pigeon/setup.h, the hook's turn pigeon/hook.h.
  */
 #ifndef PIGEON_H
 #define PIGEON_H
@@ -34,13 +35,16 @@
 #define PGN_BUSY_DEADLINE_MS 5000      /* CLI: total wait for the write lock */
 #define PGN_HASH_BYTES       32        /* BLAKE2b-256 audit chain */
 
+/* Of a recipient's PGN_MAX_PENDING, what one sender may hold (0135). */
+#define PGN_MAX_PENDING_FROM (PGN_MAX_PENDING / 2)
+
 typedef enum pgn_status {
 	PGN_OK = 0,
 	PGN_EINVAL,    /* bad caller input; message names the field */
 	PGN_ETOOBIG,   /* a documented limit was exceeded */
 	PGN_ENOTFOUND, /* no such agent, message or delivery */
 	PGN_EEXIST,    /* name already taken */
-	PGN_EFULL,     /* recipient over its pending cap */
+	PGN_EFULL,     /* recipient over its pending cap, or sender's share */
 	PGN_EBUSY,     /* write lock not acquired before the deadline */
 	PGN_ECORRUPT,  /* not a database, or damaged */
 	PGN_ETOONEW,   /* schema newer than this build */
@@ -49,6 +53,9 @@ typedef enum pgn_status {
 	PGN_ENOMEM,
 	PGN_ETAMPER, /* audit chain broken */
 } pgn_status;
+
+/* The one error shape of a function without a handle (defined below). */
+struct pgn_err;
 
 /* A short stable word for a status ("ok", "busy", ...). Static string. */
 const char *pgn_status_name(pgn_status st);
@@ -69,17 +76,33 @@ PGN_NODISCARD pgn_status pgn_home_path(char **dir);
 
 /*
  * Create 'dir' (and missing parents) with mode 0700; an existing 'dir'
- * is tightened to 0700. Returns PGN_EIO with errno text in '*why'
- * (caller frees) on failure.
+ * is tightened to 0700. Returns PGN_EIO (another user's home:
+ * PGN_HINT_HOME_OWNER) or PGN_ENOMEM, with 'err' set.
  */
-PGN_NODISCARD pgn_status pgn_home_ensure(const char *dir, char **why);
+PGN_NODISCARD pgn_status pgn_home_ensure(const char *dir, struct pgn_err *err);
 
 /*
- * Resolve the database path: 'flag' (--db) if not NULL, else $PIGEON_DB,
- * else <home>/pigeon.db (creating home as pgn_home_ensure does).
- * '*path' is the caller's. '*why' as for pgn_home_ensure.
+ * Resolve the database path: 'flag' (a front end's choice) if not NULL,
+ * else $PIGEON_DB, else <home>/pigeon.db (creating home as
+ * pgn_home_ensure does). '*path' is the caller's. On failure 'err' says
+ * why: PGN_ETOOBIG, PGN_EINVAL (no home), or as pgn_home_ensure.
  */
-PGN_NODISCARD pgn_status pgn_db_path(const char *flag, char **path, char **why);
+PGN_NODISCARD pgn_status pgn_db_path(const char *flag, char **path,
+    struct pgn_err *err);
+/*
+ * The same for a caller that made the state home 'home' already (the
+ * hook): $PIGEON_DB, else <home>/pigeon.db, nothing created. PGN_EINVAL
+ * when neither ('home' NULL), PGN_ETOOBIG, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_db_path_in(const char *home, char **path);
+
+/*
+ * The pigeon CLI that goes with the pigeon-hook at 'hook': 'pigeon' or
+ * '../cli/pigeon' (a build tree) beside its real path, resolved and
+ * executable; NULL if none (caller frees). The hook names it to the
+ * model; install's permission rules name the same.
+ */
+char *pgn_pigeon_beside(const char *hook);
 
 /* ---- scope --------------------------------------------------------- */
 
@@ -100,12 +123,13 @@ PGN_NODISCARD pgn_status pgn_scope_find(const char *dir, char **root);
  * https://github.com/owner/repo); without one, 'root' itself; "" and
  * a key (anything not an absolute path) stay as they are. When a
  * remote was there but could not be used (a local path, a config git
- * would refuse, over a bound), '*why' says so in one line, never
- * quoting the url; else NULL. '*key' and '*why' are the caller's
- * (free()). Returns PGN_OK or PGN_ENOMEM.
+ * would refuse, over a bound), 'warn' says so in one line, never
+ * quoting the url, and the key is the root all the same; else its
+ * message is empty ('warn' is a warning: set with PGN_OK). '*key' is
+ * the caller's (free()). Returns PGN_OK or PGN_ENOMEM.
  */
 PGN_NODISCARD pgn_status pgn_scope_key(const char *root, char **key,
-    char **why);
+    struct pgn_err *warn);
 
 /* ---- database ------------------------------------------------------ */
 
@@ -141,8 +165,9 @@ PGN_NODISCARD pgn_status pgn_db_check_file(pgn_db *db);
 /*
  * For a single-threaded program, first thing in main: SQLite without its
  * mutexes and memory statistics, about 115,000 instructions (10 %) less
- * per hook or CLI process (docs/decisions/0020). Does nothing once
- * SQLite is in use. Never call it in a program that has threads.
+ * per hook or CLI process (docs/decisions/0020), and its small blocks
+ * from an arena without locks, 15 % less again (0145). Does nothing
+ * once SQLite is in use. Never call it in a program that has threads.
  */
 void pgn_single_threaded(void);
 
@@ -170,9 +195,51 @@ typedef enum pgn_hint {
 	PGN_HINT_MESSAGES,   /* look the message id up */
 	PGN_HINT_OTHER_DB,   /* name another database */
 	PGN_HINT_OWNER,      /* run as the file's owner, or another database */
+	/* install, the plugin drop and the provider (docs/decisions/0151): */
+	PGN_HINT_PERM_AGAIN, /* try again, or install without permissions */
+	PGN_HINT_PERM_FIX,   /* fix that file, or install without them */
+	PGN_HINT_PERM_MOVE,  /* move that file away, or install without them */
+	PGN_HINT_PLUGIN_DIR, /* make it a directory, or install in a project */
+	PGN_HINT_INSTALL_AGAIN, /* move it away, then install host 'arg' again
+	                         */
+	PGN_HINT_ALLOW,         /* allow the provider in the project */
+	PGN_HINT_ALLOW_AGAIN,  /* the approval is void: allow the provider again
+	                        */
+	PGN_HINT_REALLOW,      /* an approval that no longer matches: again */
+	PGN_HINT_REVIEW_ALLOW, /* what was allowed changed: review, allow again
+	                        */
+	PGN_HINT_HOME_OWNER,   /* run as the home's owner, or another home */
+	PGN_HINT_SENDER,       /* name the sender */
+	PGN_HINT_DROP_FROM,    /* the session sends as its agent: name none */
+	PGN_HINT_STATUS,       /* look the message id 'arg' up */
+	PGN_HINT_SESSION,    /* run in an agent's session, or name the agent */
+	PGN_HINT_BATONS,     /* list the batons */
+	PGN_HINT_BATON_FULL, /* shorten the note, or drop baton 'arg' first */
+	PGN_HINT_NO_PG,      /* rebuild with libpq, or use an SQLite file */
 } pgn_hint;
 
 pgn_hint pgn_errhint(const pgn_db *db, const char **arg);
+
+#define PGN_MAX_ERRMSG 1024 /* one error line, bytes with its NUL */
+
+/*
+ * The one error shape (docs/decisions/0146): a one-line fact in 'msg'
+ * (no command or flag of any front end in it) and the remedy 'hint'
+ * about the name 'arg', which each front end words in its own terms. A
+ * database handle keeps one (pgn_db_err); a function without a handle
+ * fills the 'struct pgn_err *err' its caller passes (never NULL), and
+ * leaves it untouched on success.
+ */
+struct pgn_err {
+	pgn_hint hint;
+	char arg[PGN_MAX_NAME + 1];
+	char msg[PGN_MAX_ERRMSG];
+};
+
+/* Clear 'err' (no message, no hint). */
+void pgn_err_clear(struct pgn_err *err);
+/* The error recorded on 'db'; borrowed, valid until the next call. */
+const struct pgn_err *pgn_db_err(const pgn_db *db);
 
 /* Schema version this build writes, and the one found on disk. */
 int pgn_schema_version(void);
@@ -210,6 +277,14 @@ const char *pgn_db_scope(const pgn_db *db);
  */
 const char *pgn_db_shown(const pgn_db *db);
 
+/*
+ * 1 when the last call failed at a commit whose outcome is unknown: the
+ * answer was lost and the server could not be asked whether it took
+ * (PostgreSQL only; docs/decisions/0131). A failed SQLite commit is
+ * rolled back, never unknown.
+ */
+int pgn_db_outcome_unknown(const pgn_db *db);
+
 /* Clock used for stored times, in ms since the epoch. */
 int64_t pgn_now_ms(void);
 
@@ -221,10 +296,10 @@ int64_t pgn_mono_ms(void);
 /*
  * Check and case-fold an agent name into 'out' (PGN_MAX_NAME + 1 bytes):
  * 1..PGN_MAX_NAME of [a-z0-9._-], first a letter or digit, not "all".
- * Returns PGN_EINVAL with the broken rule in '*rule' (static string).
+ * Returns PGN_EINVAL with the broken rule in 'err'.
  */
 PGN_NODISCARD pgn_status pgn_name_check(const char *in, char *out,
-    const char **rule);
+    struct pgn_err *err);
 
 /* True if s[0..len) is valid UTF-8 (no overlongs, surrogates, NUL). */
 int pgn_utf8_valid(const char *s, size_t len);
@@ -289,28 +364,40 @@ struct pgn_msgs {
 void pgn_msgs_release(struct pgn_msgs *m);
 
 struct pgn_send {
-	const char *from;      /* sender name (an agent or a person) */
+	const char *from;      /* sender asked for (--from), or NULL */
 	const char *const *to; /* recipient names, "all" = every other */
 	size_t nto;
 	const char *body;
 	size_t body_len;
 	int64_t reply_to; /* 0: none; else a message of the scope */
 	int create;       /* queue for unknown names (new agents) */
+	/*
+	 * The sending process's session ($PIGEON_SESSION), or NULL. Bound
+	 * to an agent of the scope, that agent is the sender: 'from' may
+	 * only name it (docs/decisions/0134).
+	 */
+	const char *session;
+	/* The sender when neither names one ($PIGEON_AGENT, "user"). */
+	const char *from_default;
+	int need_mailbox; /* the sender must be an agent of the scope */
 };
 
 struct pgn_sent {
 	int64_t id;
 	char to[PGN_MAX_NAME + 1];
+	char from[PGN_MAX_NAME + 1]; /* the sender, as stored */
 };
 
 /*
  * Queue one message per recipient, all or nothing, in one transaction.
  * Ids and recipients in order go to 'sent' (caller-owned, 'maxsent'
  * slots); '*nsent' gets the count. Returns PGN_EINVAL (bad name, UTF-8, NUL,
- * empty body, reply_to unknown), PGN_ETOOBIG (body over PGN_MAX_BODY,
- * more recipients than 'maxsent'), PGN_ENOTFOUND (unknown recipient without
- * 'create'; the message lists known names), PGN_EFULL (a recipient
- * holds PGN_MAX_PENDING queued), PGN_EBUSY, PGN_EDB.
+ * empty body, reply_to unknown, no sender, a 'from' other than the
+ * session's agent), PGN_ETOOBIG (body over PGN_MAX_BODY, more recipients
+ * than 'maxsent'), PGN_ENOTFOUND (unknown recipient without 'create', or
+ * with 'need_mailbox' a sender that is no agent; the message lists known
+ * names), PGN_EFULL (a recipient holds PGN_MAX_PENDING queued, or
+ * PGN_MAX_PENDING_FROM from this sender), PGN_EBUSY, PGN_EDB.
  */
 PGN_NODISCARD pgn_status pgn_send(pgn_db *db, const struct pgn_send *req,
     struct pgn_sent *sent, size_t maxsent, size_t *nsent);
@@ -382,10 +469,12 @@ struct pgn_wait {
  * waiter took first is simply not there. PGN_OK with out->n == 0: the
  * timeout passed, or req->cancel said so (a signal interrupts the sleep).
  * With req->look_only nothing is claimed: PGN_OK with req->found set
- * once matching mail is queued.
- * Returns PGN_EINVAL (timeout out of range, a bad name), PGN_ENOTFOUND
- * (no such agent), PGN_EIO (the database file was replaced or removed
- * while waiting), PGN_EBUSY, PGN_EDB, PGN_ENOMEM.
+ * once matching mail is queued. With claim.reply_to, only a reply from
+ * the recipient of that message matches (docs/decisions/0134).
+ * Returns PGN_EINVAL (timeout out of range, a bad name, claim.from not
+ * that recipient), PGN_ENOTFOUND (no such agent, no message reply_to in
+ * the scope), PGN_EIO (the database file was replaced or removed while
+ * waiting), PGN_EBUSY, PGN_EDB, PGN_ENOMEM.
  */
 PGN_NODISCARD pgn_status pgn_wait(pgn_db *db, struct pgn_wait *req,
     struct pgn_msgs *out);
@@ -637,488 +726,5 @@ PGN_NODISCARD pgn_status pgn_notify_open(pgn_db *db, struct pgn_notify **out);
 int pgn_notify_fd(const struct pgn_notify *n);
 void pgn_notify_drain(struct pgn_notify *n);
 void pgn_notify_close(struct pgn_notify *n);
-
-/* ---- hosts (host.c): the one table of host facts ------------------- */
-/*
- * Everything Pigeon knows of a host is one row of the table in host.c
- * (struct pgn_host_info): how context reaches its model (mechanism),
- * where its config lives, its event name for each facet, the payload
- * keys the hook reads, how a payload is recognised, the envelope the
- * hook prints, trust and permission notes, and the capability cells
- * `pigeon hosts` prints. install.c, doctor, the hook (payload.c,
- * turn.c) read only the row: adding a host is adding an enum value and
- * a row, plus its envelope function if none of host.c's fits
- * (docs/architecture.md, "The host table").
- */
-
-#define PGN_MAX_CONTEXT    6000 /* injected context, bytes */
-#define PGN_HOOK_TIMEOUT_S 5    /* timeout written into host configs */
-
-typedef enum pgn_host {
-	PGN_HOST_NONE = -1,
-	PGN_HOST_CURSOR,
-	PGN_HOST_CLAUDE,
-	PGN_HOST_CODEX,
-	PGN_HOST_GEMINI,
-	PGN_HOST_COPILOT, /* GitHub Copilot CLI */
-	PGN_HOST_OPENCODE,
-	PGN_NHOSTS
-} pgn_host;
-
-/*
- * The facets: the moments at which context can reach a model. Each is
- * one hook event of a host (or none), one audit route, one column of
- * `pigeon hosts`.
- */
-typedef enum pgn_event {
-	PGN_EVENT_NONE = -1,
-	PGN_EVENT_SESSION_START,
-	PGN_EVENT_PROMPT,
-	PGN_EVENT_AFTER_TOOL, /* after each tool call, inside a turn */
-	PGN_EVENT_STOP,       /* the agent is about to stop */
-	PGN_EVENT_IDLE,       /* its turn has ended: a new one may start */
-	PGN_NEVENTS
-} pgn_event;
-
-/* How context reaches the host's model (the Coffer seed's three). */
-typedef enum pgn_mechanism {
-	PGN_MECH_NONE,        /* none Pigeon can use */
-	PGN_MECH_COMMAND,     /* the host runs pigeon-hook from its config */
-	PGN_MECH_PLUGIN,      /* a plugin file Pigeon drops runs pigeon-hook */
-	PGN_MECH_INSTRUCTIONS /* a marked block in an instructions file */
-} pgn_mechanism;
-
-typedef enum pgn_config_shape {
-	PGN_SHAPE_FLAT,  /* Cursor: {"version":1,"hooks":{E:[{command}]}} */
-	PGN_SHAPE_NESTED /* Claude, Codex, Gemini: {"hooks":{E:[{hooks:[...]}]}}
-	                  */
-} pgn_config_shape;
-
-/* What install does so the host's agent may run pigeon (decision 0073). */
-typedef enum pgn_perm {
-	PGN_PERM_NONE,   /* nothing: the row's perm_none says why */
-	PGN_PERM_RULES,  /* Claude's permissions.allow rules, same file */
-	PGN_PERM_ROOT,   /* Codex's writable_roots in config.toml beside */
-	PGN_PERM_POLICY, /* Gemini's policy file ~/.gemini/policies/ */
-} pgn_perm;
-
-/* How doctor learns whether the host will run hooks it has not trusted. */
-typedef enum pgn_trust {
-	PGN_TRUST_NONE,      /* it runs them as they are */
-	PGN_TRUST_CODEX_TOML /* [hooks.state."FILE:..."] trusted_hash */
-} pgn_trust;
-
-/* A capability cell of `pigeon hosts`. */
-typedef enum pgn_cap { PGN_CAP_NO, PGN_CAP_PARTIAL, PGN_CAP_YES } pgn_cap;
-
-struct pgn_cell {
-	pgn_cap cap;
-	/*
-	 * Never NULL for a row of the table: the host version and the test
-	 * that proved it, or the document's address and the date it was
-	 * read (a "no" too: the documentation, flag or issue behind it).
-	 */
-	const char *evidence;
-};
-
-/*
- * The keys the hook reads from a host's JSON payload (string fields;
- * an empty string counts as absent).
- */
-struct pgn_payload_keys {
-	const char *session[2];    /* the session id: the first present */
-	const char *session_strip; /* a prefix dropped from it, or NULL */
-	const char *dir;           /* the project directory */
-	int dir_first;             /* 1: 'dir' is an array: its first item */
-	const char *turn[PGN_NEVENTS]; /* the turn id per event; NULL: none */
-	const char *prompt;            /* the submitted prompt */
-	/*
-	 * A session start begins a new conversation (it may take a baton)
-	 * when 'source' is NULL, or its value is one of 'new_sources'.
-	 */
-	const char *source;
-	const char *new_sources[2];
-	const char *subagent; /* present: not a top-level session */
-};
-
-/*
- * How a payload is recognised when the command names no host. Rows are
- * tried by ascending 'rank' (0: never detected); a row matches when
- * any one of its rules holds. The row with 'fallback' is the answer
- * when none matched.
- */
-struct pgn_detect {
-	int rank;
-	const char *keys[2];  /* these string keys, all present */
-	const char *keys2[2]; /* or these */
-	int own_event;        /* or its hook_event_name is one of the row's */
-	/* or it is one no other row has, or one of the row's with this key */
-	int unique_event;
-	const char *event_key;
-	int fallback;
-};
-
-struct pgn_host_info;
-
-/*
- * A host's envelope: the one line (no newline) the hook prints for
- * event 'e' around 'context', or its neutral output when 'context' is
- * NULL or empty; NULL when that is to print nothing ('*st' PGN_OK) or
- * on failure ('*st' PGN_ENOMEM).
- */
-typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
-    const char *context, pgn_status *st);
-
-struct pgn_host_info {
-	const char *name;  /* "cursor", ...: the command line's and the key's */
-	const char *title; /* "Claude Code": for people */
-	pgn_mechanism mechanism;
-	/* -- its config (install, doctor) -- */
-	pgn_config_shape shape; /* command hooks: the file's JSON shape */
-	/*
-	 * PGN_MECH_PLUGIN: the plugin file's text, its first line the mark
-	 * that makes a file Pigeon's, with @PIGEON_HOOK@ (the hook's path),
-	 * @PIGEON_MADE@ (the directories install created) and
-	 * @PIGEON_TIMEOUT_MS@ filled in by install (plugin.c).
-	 */
-	const char *plugin;
-	const char *user_env;     /* env var naming the user config dir */
-	const char *env_file;     /* file (or plugin) inside user_env's dir */
-	const char *user_path;    /* else relative to $HOME */
-	const char *project_path; /* relative to the project root */
-	int timeout_ms;           /* 1: the host's timeout is in ms */
-	int json_comments;        /* 1: its JSON config may hold comments */
-	pgn_perm perm[2]; /* the permission edit: [0] user, [1] project */
-	const char *perm_none[2]; /* install's line where it is PGN_PERM_NONE */
-	const char *perm_brief[2]; /* doctor's */
-	pgn_trust trust;
-	const char *trust_note[2]; /* install's advice: [0] user, [1] project */
-	/* -- its hooks (the hook) -- */
-	const char *events[PGN_NEVENTS]; /* its event names; NULL: none */
-	struct pgn_payload_keys keys;
-	struct pgn_detect detect;
-	/*
-	 * The name of a host whose hooks this one also runs with its own
-	 * payload (Cursor runs Claude's), or NULL: a run named as that host
-	 * whose payload matches this row's detection keys prints nothing.
-	 */
-	const char *replays;
-	const char *replay_note; /* doctor's, when both are installed */
-	pgn_envelope_fn *envelope;
-	/*
-	 * How a stop hook makes the host go on with TEXT: "decision" with
-	 * this word and "reason" (Claude, Codex "block"; Gemini "deny");
-	 * NULL where the envelope has its own form (Cursor's
-	 * "followup_message").
-	 */
-	const char *stop_decision;
-	/* -- pigeon hosts: a cell per facet -- */
-	struct pgn_cell cells[PGN_NEVENTS];
-};
-
-/* The row of 'h' (static), or NULL for PGN_HOST_NONE. */
-const struct pgn_host_info *pgn_host_get(pgn_host h);
-pgn_host pgn_host_by_name(const char *name);
-/* The event of host 'h' named 'name' (case-sensitive), or NONE. */
-pgn_event pgn_event_by_name(pgn_host h, const char *name);
-/* "session-start", "prompt", "after-tool", "stop", "idle" (static). */
-const char *pgn_facet_name(pgn_event e);
-/* How many of the facets host 'h' has an event for. */
-int pgn_host_nevents(pgn_host h);
-
-/*
- * Every row of the table, for pigeon hosts and doctor: the hook rows
- * (0 .. PGN_NHOSTS - 1, as pgn_host_get), then the hosts Pigeon serves
- * with the instructions block only (mechanism PGN_MECH_INSTRUCTIONS, no
- * events, no config). NULL out of range.
- */
-int pgn_host_rows(void);
-const struct pgn_host_info *pgn_host_row(int i);
-const struct pgn_host_info *pgn_host_row_by_name(const char *name);
-/* "yes", "partial", "no"; "command", "plugin", "instructions", "none". */
-const char *pgn_cap_name(pgn_cap c);
-const char *pgn_mechanism_name(pgn_mechanism m);
-
-/* A mask of mechanisms, for pgn_host_names. */
-#define PGN_MECH_BIT(m) (1u << (m))
-/* The mechanisms pigeon-hook serves: a command, or a plugin running it. */
-#define PGN_MECH_HOOK                                                          \
-	(PGN_MECH_BIT(PGN_MECH_COMMAND) | PGN_MECH_BIT(PGN_MECH_PLUGIN))
-
-/*
- * Host names, for messages: "cursor, claude, codex or gemini" of the
- * rows whose mechanism is in mask 'mechs' (0: every row), in table
- * order. Written to 'out', cut to 'len'.
- */
-void pgn_host_names(unsigned mechs, char *out, size_t len);
-
-/* "A, B, C or D": host 'h''s event names, cut to 'len'. */
-void pgn_host_event_names(pgn_host h, char *out, size_t len);
-
-/*
- * Which host a payload is, by the rows' detection rules (struct
- * pgn_detect): 'event' its hook_event_name (or NULL), 'has' true for a
- * key the payload holds as a non-empty string. 'keys_only' tries only
- * the key rules (no event name, no fallback): PGN_HOST_NONE if none.
- */
-pgn_host pgn_host_detect(const char *event,
-    int (*has)(const char *key, void *arg), void *arg, int keys_only);
-
-/*
- * The one line a hook prints for host 'h' and event 'e': the row's
- * envelope around 'context', or the neutral output when 'context' is
- * NULL or empty. Returns a string the caller frees, or NULL when the
- * host's neutral output is to print nothing; '*st' gets PGN_ENOMEM on
- * failure, PGN_EINVAL for a host or event out of range.
- */
-char *pgn_envelope(pgn_host h, pgn_event e, const char *context,
-    pgn_status *st);
-
-/* ---- install (install.c): the one place that edits host configs --- */
-
-#define PGN_MAX_CONFIG (1 << 20) /* a host config file, bytes */
-#define PGN_MAX_ERR    1024      /* errbuf size for install */
-
-/*
- * The pigeon CLI that goes with the pigeon-hook at 'hook': 'pigeon' or
- * '../broker/pigeon' (a build tree) beside its real path, resolved and
- * executable; NULL if none (caller frees). The hook names it to the
- * model; install's permission rules name the same.
- */
-char *pgn_pigeon_beside(const char *hook);
-
-/* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
-int pgn_command_is_pigeon(const char *command);
-
-/* The first word of Pigeon's 'command' (caller frees), or NULL. */
-char *pgn_command_hook(const char *command);
-
-/*
- * Pure merges over a config file's bytes ('in' NULL: the file is
- * absent). Install adds Pigeon's entries for both events of host 'h'
- * running 'hook' (an absolute path), replacing Pigeon's old ones and
- * keeping every other entry and key in order; uninstall removes them.
- * '*out' (caller frees) is the new content (NULL only when 'in' was
- * NULL and nothing changed; an uninstall that leaves only Pigeon's
- * skeleton returns it, and pgn_install_apply deletes a file Pigeon
- * created); '*changed' says whether it differs from 'in'.
- * Returns PGN_EINVAL (not valid JSON, or not the host's shape; 'errbuf'
- * says where), PGN_ETOOBIG (over PGN_MAX_CONFIG), PGN_ENOMEM.
- */
-PGN_NODISCARD pgn_status pgn_install_merge(pgn_host h, const char *in,
-    size_t len, const char *hook, char **out, int *changed, char *errbuf,
-    size_t errlen);
-PGN_NODISCARD pgn_status pgn_uninstall_merge(pgn_host h, const char *in,
-    size_t len, char **out, int *changed, char *errbuf, size_t errlen);
-
-struct pgn_install {
-	pgn_host host;
-	const char *project; /* NULL: the user's config */
-	const char *hook;    /* absolute path of pigeon-hook */
-	int dry_run;
-	int remove; /* 1: uninstall */
-	/*
-	 * 1: also let the host's agent run pigeon send|read|wait|status
-	 * (Claude permission rules, Codex writable root, Gemini policy),
-	 * or with 'remove' take that away again (docs/decisions/0073).
-	 */
-	int permissions;
-	/*
-	 * Claude only: 1 adds the idle wake's Stop entry (asyncRewake), -1
-	 * removes it, 0 keeps what is there (docs/decisions/0082).
-	 */
-	int rewake;
-};
-
-struct pgn_install_result {
-	char *path; /* the config file */
-	int changed;
-	char *diff;       /* what changed, as a line diff ("" if none) */
-	char *note;       /* host advice (Codex trust), or NULL */
-	char *perm_path;  /* the permission edit's own file, or NULL */
-	int perm_changed; /* it changes */
-	char *perm_diff;  /* its line diff ("" if none) */
-	char *perm_what;  /* one line: what the permission edit is, or NULL */
-};
-
-void pgn_install_result_release(struct pgn_install_result *r);
-
-/*
- * Install or uninstall Pigeon's hooks in the host's config file: read
- * (refusing invalid JSON, untouched), merge, and unless dry_run write
- * atomically (temp file, fsync, rename) keeping a '.pigeon.bak' of the first
- * original. Uninstall restores the original bytes when nothing else
- * changed since, and removes a file Pigeon created. Returns
- * PGN_EINVAL, PGN_ETOOBIG, PGN_EIO, PGN_ENOMEM with 'errbuf' set.
- */
-PGN_NODISCARD pgn_status pgn_install_apply(const struct pgn_install *req,
-    struct pgn_install_result *res, char *errbuf, size_t errlen);
-
-struct pgn_install_state {
-	char *path; /* the config file */
-	int exists;
-	char *problem; /* why it cannot be read as the host's config */
-	size_t entries[PGN_NEVENTS]; /* Pigeon's entries per event */
-	size_t rewake;               /* Claude's idle-wake Stop entries */
-	char *hook;                  /* the program of Pigeon's first command */
-	char *perm_path;    /* where the permission edit lives, or NULL */
-	int perm;           /* 1 in place, 0 not, -1 none for this host */
-	char *perm_problem; /* why that file cannot be read, or NULL */
-};
-
-void pgn_install_state_release(struct pgn_install_state *s);
-
-/*
- * What the host's config file (user's, or 'project''s) holds of
- * Pigeon's. A file that cannot be read or parsed is reported in
- * s->problem, not as an error. Returns PGN_OK, PGN_EINVAL, PGN_ENOMEM.
- */
-PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
-    struct pgn_install_state *s);
-
-/* ---- project config (config.c): <project>/.pigeon/config.json ----- */
-
-#define PGN_MAX_PROJECT_CONFIG       (64 * 1024) /* config.json, bytes */
-#define PGN_MAX_REMINDER             500  /* promptReminder, characters */
-#define PGN_MAX_PROVIDER_ARGS        32   /* promptContext.command entries */
-#define PGN_MAX_PROVIDER_ARG         1024 /* bytes of one entry */
-#define PGN_PROVIDER_TIMEOUT_MAX     5000 /* timeoutMs: 1..5000 */
-#define PGN_PROVIDER_TIMEOUT_DEFAULT 1000
-#define PGN_PROVIDER_OUTPUT_MAX      65536 /* maxOutputBytes: 1..65536 */
-#define PGN_PROVIDER_OUTPUT_DEFAULT  8192
-/* reach: continuations a stop hook may ask in a row, without a prompt */
-#define PGN_MAX_AUTO_CONTINUES     20
-#define PGN_AUTO_CONTINUES_DEFAULT 3
-/* reach.stopWaitMs: within the hook timeout written into host configs */
-#define PGN_MAX_STOP_WAIT_MS 3000
-/*
- * reach.rewakeWaitS: how long Claude's idle-wake hook (asyncRewake) waits
- * for mail after a turn ended; bounded well below the timeout install
- * writes into its entry, so the hook ends before Claude kills it
- * (docs/decisions/0081).
- */
-#define PGN_REWAKE_TIMEOUT_S      600 /* the entry's "timeout" */
-#define PGN_MAX_REWAKE_WAIT_S     540
-#define PGN_REWAKE_WAIT_S_DEFAULT 300
-
-struct pgn_config {
-	char *reminder;         /* the valid one-line reminder, or NULL */
-	char *reminder_problem; /* why the reminder is off */
-	char **argv;            /* the provider command (NULL-terminated) */
-	size_t argc;            /* 0: no provider */
-	long timeout_ms;
-	size_t max_output;
-	char *provider_problem; /* why the provider is off */
-	char *problem;          /* the file itself: unreadable, not JSON */
-	char *unknown;          /* unknown keys, comma-separated, or NULL */
-	int max_auto_continues; /* reach: 0 turns continuing off */
-	long stop_wait_ms;      /* reach: a stop waits this long for mail */
-	long rewake_wait_s;     /* reach: the idle wake waits this long */
-	char *reach_problem;    /* why "reach" is at its defaults */
-};
-
-void pgn_config_release(struct pgn_config *c);
-
-/*
- * Parse a project config strictly. Each feature is all or nothing: an
- * invalid reminder leaves only the reminder off, an invalid
- * promptContext leaves only the provider off, invalid JSON both; the
- * reasons go to the *_problem fields. Unknown keys are listed in
- * c->unknown and change nothing. Returns PGN_OK or PGN_ENOMEM.
- */
-PGN_NODISCARD pgn_status pgn_config_parse(const char *text, size_t len,
-    struct pgn_config *c);
-
-/* Read <root>/.pigeon/config.json (absent: nothing configured). */
-PGN_NODISCARD pgn_status pgn_config_load(const char *root,
-    struct pgn_config *c);
-
-/* ---- provider (provider.c): approval, bounded run, validation ------ */
-
-#define PGN_MAX_PROVIDER_EXE (16 << 20) /* executable hashed, bytes */
-#define PGN_MAX_APPROVALS    1000       /* projects in the state */
-
-typedef enum pgn_provider_status {
-	PGN_PROVIDER_OFF, /* no provider configured */
-	PGN_PROVIDER_OK,
-	PGN_PROVIDER_EMPTY, /* valid, empty context */
-	PGN_PROVIDER_TIMEOUT,
-	PGN_PROVIDER_TOO_BIG,
-	PGN_PROVIDER_INVALID,
-	PGN_PROVIDER_CRASHED, /* non-zero exit, signal, or no exec */
-	PGN_PROVIDER_NOT_ALLOWED,
-	PGN_PROVIDER_ERROR /* Pigeon could not run it */
-} pgn_provider_status;
-
-/* "ok", "timeout", "too-big", "invalid", "crashed", "not-allowed", ... */
-const char *pgn_provider_status_name(pgn_provider_status st);
-
-struct pgn_approval {
-	int allowed;
-	char why[512];   /* why not allowed (or "allowed at ...") */
-	char *path;      /* the resolved executable, or NULL */
-	char digest[65]; /* BLAKE2b-256 of its content, hex */
-};
-
-void pgn_approval_release(struct pgn_approval *a);
-
-/*
- * Is the provider of 'cfg' approved for project 'root' under the key
- * and state in 'home'? Approval is a keyed BLAKE2b MAC over the root,
- * the provider config and the executable's content; a change to any
- * withdraws it, and a->why says which. State that fails to decrypt
- * counts as no approval. Returns PGN_OK (see a->allowed), PGN_ENOMEM.
- */
-PGN_NODISCARD pgn_status pgn_provider_check(const char *home, const char *root,
-    const struct pgn_config *cfg, struct pgn_approval *a);
-
-/* Record an approval (creating the key); PGN_EINVAL with 'err' set. */
-PGN_NODISCARD pgn_status pgn_provider_allow(const char *home, const char *root,
-    const struct pgn_config *cfg, struct pgn_approval *a, char *err,
-    size_t errlen);
-
-/* Remove the approval of 'root'; '*removed' says whether there was one. */
-PGN_NODISCARD pgn_status pgn_provider_deny(const char *home, const char *root,
-    int *removed, char *err, size_t errlen);
-
-struct pgn_provider_request {
-	const char *host;
-	const char *session;
-	const char *turn;
-	const char *cwd;
-	const char *prompt;
-};
-
-struct pgn_provider_result {
-	pgn_provider_status status;
-	char *context; /* validated, or NULL */
-	size_t bytes;  /* output bytes read */
-	long ms;
-	char fingerprint[2 * 16 + 1]; /* keyed, hex */
-	char why[256];
-};
-
-void pgn_provider_result_release(struct pgn_provider_result *r);
-
-/*
- * Run the approved provider of 'cfg' in 'root': no shell, its own
- * process group, an allow-listed environment, the request as one JSON
- * object on stdin, stderr discarded. Past min(cfg->timeout_ms,
- * 'budget_ms') or cfg->max_output the group is killed. Only output
- * passing pgn_provider_validate is kept. Never fails the caller:
- * everything is in r->status.
- */
-void pgn_provider_run(const char *home, const char *root,
-    const struct pgn_config *cfg, const struct pgn_provider_request *rq,
-    long budget_ms, struct pgn_provider_result *r);
-
-/*
- * Validate provider output: exactly {"schema":"pigeon.prompt-context/v1",
- * "context":STRING} (whitespace around it allowed), the context valid
- * UTF-8 with no control character but newline and tab. '*context' (the
- * caller's) gets it. Returns PGN_EINVAL with 'why' set.
- */
-PGN_NODISCARD pgn_status pgn_provider_validate(const char *out, size_t len,
-    char **context, char *why, size_t whylen);
 
 #endif /* PIGEON_H */

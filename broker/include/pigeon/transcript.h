@@ -27,30 +27,30 @@
 #define PGN_DIGEST_MAX           4000      /* a digest, bytes */
 #define PGN_DIGEST_MIN           400       /* the smallest one asked for */
 
-typedef enum pgn_tx_format {
-	PGN_TX_UNKNOWN = 0, /* detect from the frames */
-	PGN_TX_CURSOR,
-	PGN_TX_CLAUDE,
-	PGN_TX_CODEX
-} pgn_tx_format;
+typedef enum pgn_transcript_format {
+	PGN_TRANSCRIPT_UNKNOWN = 0, /* detect from the frames */
+	PGN_TRANSCRIPT_CURSOR,
+	PGN_TRANSCRIPT_CLAUDE,
+	PGN_TRANSCRIPT_CODEX
+} pgn_transcript_format;
 
-typedef enum pgn_tx_outcome {
-	PGN_TX_NONE,    /* no turn in what was read */
-	PGN_TX_OPEN,    /* unterminated: the last turn has no end */
-	PGN_TX_SUCCESS, /* ended normally */
-	PGN_TX_ERROR,   /* ended with an error ('error' says which) */
-	PGN_TX_ABORTED, /* stopped by the user */
-	PGN_TX_OTHER    /* ended with a status of no known meaning */
-} pgn_tx_outcome;
+typedef enum pgn_transcript_outcome {
+	PGN_TRANSCRIPT_NONE,    /* no turn in what was read */
+	PGN_TRANSCRIPT_OPEN,    /* unterminated: the last turn has no end */
+	PGN_TRANSCRIPT_SUCCESS, /* ended normally */
+	PGN_TRANSCRIPT_ERROR,   /* ended with an error ('error' says which) */
+	PGN_TRANSCRIPT_ABORTED, /* stopped by the user */
+	PGN_TRANSCRIPT_OTHER    /* ended with a status of no known meaning */
+} pgn_transcript_outcome;
 
-struct pgn_tx_tool {
+struct pgn_transcript_tool {
 	char *name; /* Cursor MCP calls: "CallMcpTool server/tool" */
 	size_t n;
 };
 
-struct pgn_tx_sub {
+struct pgn_transcript_sub {
 	char *id; /* the file name without .jsonl */
-	pgn_tx_outcome outcome;
+	pgn_transcript_outcome outcome;
 	size_t calls;
 };
 
@@ -62,7 +62,7 @@ struct pgn_tx_sub {
  * known + unknown.
  */
 struct pgn_transcript {
-	pgn_tx_format format;
+	pgn_transcript_format format;
 	uint64_t size;      /* the file's size; the bytes parsed otherwise */
 	uint64_t read;      /* bytes parsed */
 	int cut;            /* the head was not read (over the read bound) */
@@ -80,7 +80,7 @@ struct pgn_transcript {
 	char *last_prompt;
 	char *last_text; /* the last assistant text */
 	char *question;  /* the last question asked of the user */
-	pgn_tx_outcome outcome;
+	pgn_transcript_outcome outcome;
 	char *status; /* the host's word for the outcome, or NULL */
 	char *error;  /* the error of an ended turn, or NULL */
 	char **files; /* distinct paths written, first seen first */
@@ -88,12 +88,14 @@ struct pgn_transcript {
 	size_t files_more; /* path mentions not kept: the list was full */
 	char **cmds;       /* the newest commands, oldest first */
 	size_t ncmds;
-	size_t cmds_seen;          /* commands in all */
-	struct pgn_tx_tool *tools; /* calls by tool name, first seen first */
+	size_t cmds_seen; /* commands in all */
+	struct pgn_transcript_tool
+	    *tools; /* calls by tool name, first seen first */
 	size_t ntools;
 	size_t tools_more; /* calls of names not counted: the table was full */
 	char *parent;      /* Cursor: a subagent's parent id, or NULL */
-	struct pgn_tx_sub *subs; /* Cursor: subagents/ beside the file */
+	struct pgn_transcript_sub
+	    *subs; /* Cursor: subagents/ beside the file */
 	size_t nsubs;
 	size_t subs_more; /* subagent files not read */
 };
@@ -102,10 +104,10 @@ void pgn_transcript_init(struct pgn_transcript *t);
 void pgn_transcript_release(struct pgn_transcript *t);
 
 /* "cursor", "claude", "codex" ("unknown"); by name (and host), or UNKNOWN. */
-const char *pgn_tx_format_name(pgn_tx_format f);
-pgn_tx_format pgn_tx_format_by_name(const char *name);
+const char *pgn_transcript_format_name(pgn_transcript_format f);
+pgn_transcript_format pgn_transcript_format_by_name(const char *name);
 /* "none", "unterminated", "success", "error", "aborted", "other". */
-const char *pgn_tx_outcome_name(pgn_tx_outcome o);
+const char *pgn_transcript_outcome_name(pgn_transcript_outcome o);
 
 /*
  * Read JSONL bytes data[0..len) as a transcript of format 'fmt' (UNKNOWN:
@@ -116,7 +118,8 @@ const char *pgn_tx_outcome_name(pgn_tx_outcome o);
  * 'fmt' UNKNOWN; 'err' says so), PGN_ENOMEM. Never fails on content.
  */
 PGN_NODISCARD pgn_status pgn_transcript_parse(const char *data, size_t len,
-    pgn_tx_format fmt, struct pgn_transcript *t, char *err, size_t errlen);
+    pgn_transcript_format fmt, struct pgn_transcript *t, char *err,
+    size_t errlen);
 
 /*
  * Read the transcript file at 'path' as pgn_transcript_parse does, in
@@ -129,12 +132,27 @@ PGN_NODISCARD pgn_status pgn_transcript_parse(const char *data, size_t len,
  * (not a regular file, or an unknown format), PGN_ENOMEM.
  */
 PGN_NODISCARD pgn_status pgn_transcript_read(const char *path,
-    pgn_tx_format fmt, struct pgn_transcript *t, char *err, size_t errlen);
+    pgn_transcript_format fmt, struct pgn_transcript *t, char *err,
+    size_t errlen);
+
+/*
+ * pgn_transcript_read of a path this process did not choose (a
+ * session's, from the database; decision 0129): the file, and each
+ * Cursor subagent file beside it, is read only when it is a regular
+ * file of the effective user, opened without following a symbolic link
+ * and without blocking. Returns PGN_EINVAL ('err' says why: a symbolic
+ * link, not a regular file, another user's) besides pgn_transcript_read's
+ * errors; a subagent file that is refused is left out.
+ */
+PGN_NODISCARD pgn_status pgn_transcript_read_owned(const char *path,
+    pgn_transcript_format fmt, struct pgn_transcript *t, char *err,
+    size_t errlen);
 
 /*
  * s[0..len) with every credential-looking string replaced by
- * "[REDACTED]" (the patterns: docs/decisions/0091). '*n' (may be NULL)
- * gets how many were replaced. A new string (free()), NULL on ENOMEM.
+ * "[REDACTED]" (the patterns: docs/decisions/0091 and 0128; one pass,
+ * linear in len). '*n' (may be NULL) gets how many were replaced. A new
+ * string (free()), NULL on ENOMEM.
  */
 char *pgn_redact(const char *s, size_t len, size_t *n);
 
@@ -164,6 +182,11 @@ struct pgn_session_info {
 	int64_t created_ms;
 	int64_t last_seen_ms;
 	char *transcript; /* session.transcript_path, NULL: none recorded */
+	/*
+	 * The transcript was named on this machine (session.machine, decision
+	 * 0129): only then is it read.
+	 */
+	int here;
 };
 
 void pgn_session_info_release(struct pgn_session_info *s);

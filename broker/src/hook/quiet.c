@@ -1,0 +1,236 @@
+/*
+ * The quiet stamp: a no-mail after-tool run answered without opening
+ * SQLite (docs/decisions/0085-quiet-stamp.md).
+ *
+ * A full run that finds a session quiet (bound, nothing queued, seen
+ * lately) records, in one slot of $PIGEON_HOME/quiet, what the database
+ * files looked like BEFORE its read: identity, size and times of the
+ * database and its WAL (not the change time, see file_id), and the
+ * WAL's 32-byte header. Every commit in
+ * WAL mode appends frames (the WAL grows) or restarts the WAL (its
+ * header's salts change), so while all of that is unchanged no commit
+ * has happened since a moment before a read that found nothing, and the
+ * answer is still "nothing". Anything else — no slot, another session's
+ * slot, a torn or foreign slot, a missing or changed file, a last-seen
+ * time grown old — means a full run. The stamp can only ever save work;
+ * it never decides that mail exists or not on its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgn_int.h"
+#include "pigeon/hook.h"
+#include "claim.h"
+
+#define QUIET_MAGIC  0x31545150u /* "PQT1" */
+#define WAL_MAGIC_LE 0x377f0682u
+#define WAL_MAGIC_BE 0x377f0683u
+
+/* One slot as stored: native layout, this machine's files only. */
+struct slot {
+	uint32_t magic;
+	uint32_t keylen;
+	char key[PGN_MAX_SESSION_KEY];
+	struct pgn_quiet_snap snap;
+	int64_t seen_ms;
+	uint64_t sum; /* FNV-1a of everything before it: a torn slot misses */
+};
+
+_Static_assert(sizeof(struct slot) <= PGN_QUIET_SLOT_SIZE,
+    "a quiet slot fits its place in the file");
+
+static uint64_t
+fnv1a(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n-- > 0) {
+		h ^= *s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void
+file_id(const struct stat *sb, struct pgn_quiet_file *f)
+{
+	f->dev = (uint64_t)sb->st_dev;
+	f->ino = (uint64_t)sb->st_ino;
+	f->size = (uint64_t)sb->st_size;
+	f->mtime_ns =
+	    (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+	/*
+	 * Not the change time: SQLite run as root fchowns the WAL on every
+	 * open, which changes it without a write.
+	 */
+}
+
+/* A database in WAL mode: its header's read and write versions are 2. */
+static int
+in_wal_mode(const char *db_path, struct stat *sb)
+{
+	unsigned char h[20];
+	int fd, ok;
+
+	fd = open(db_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	ok = fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) &&
+	    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    memcmp(h, "SQLite format 3", 16) == 0 && h[18] == 2 && h[19] == 2;
+	close(fd);
+	return ok;
+}
+
+int
+pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s)
+{
+	char wal[PGN_MAX_PATH + 8];
+	struct stat sb;
+	uint32_t magic;
+	size_t len;
+	ssize_t n;
+	int fd, ok = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (db_path == NULL || (len = strlen(db_path)) > PGN_MAX_PATH)
+		return 0;
+	memcpy(wal, db_path, len);
+	memcpy(wal + len, "-wal", 5);
+	/* The WAL first: a commit between the two looks changes it. */
+	fd = open(wal, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0; /* no WAL: the next open makes one */
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		goto out;
+	file_id(&sb, &s->wal);
+	if (sb.st_size == 0) {
+		/*
+		 * Emptied by a checkpoint: the next commit writes a header
+		 * and frames, so it grows. Only a database in WAL mode
+		 * writes there; one in rollback mode writes in place.
+		 */
+		ok = in_wal_mode(db_path, &sb);
+		if (ok)
+			file_id(&sb, &s->db);
+		goto out;
+	}
+	n = pread(fd, s->walhdr, sizeof(s->walhdr), 0);
+	if (n != (ssize_t)sizeof(s->walhdr))
+		goto out;
+	magic = (uint32_t)s->walhdr[0] << 24 | (uint32_t)s->walhdr[1] << 16 |
+	    (uint32_t)s->walhdr[2] << 8 | s->walhdr[3];
+	if (magic != WAL_MAGIC_LE && magic != WAL_MAGIC_BE)
+		goto out; /* not a WAL SQLite wrote: no claim about it */
+	if (lstat(db_path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		goto out;
+	file_id(&sb, &s->db);
+	ok = 1;
+out:
+	close(fd);
+	if (!ok)
+		memset(s, 0, sizeof(*s));
+	return ok;
+}
+
+static size_t
+slot_of(const char *session, size_t len)
+{
+	return (size_t)(fnv1a(session, len) % PGN_QUIET_SLOTS);
+}
+
+/* Open the stamp file, ours and private (decision 0042), or -1. */
+static int
+open_stamps(const char *home, int write)
+{
+	char path[PGN_MAX_PATH + 8];
+	struct stat sb;
+	int fd;
+
+	if (home == NULL || strlen(home) > PGN_MAX_PATH)
+		return -1;
+	memcpy(path, home, strlen(home));
+	memcpy(path + strlen(home), "/quiet", 7);
+	fd = open(path,
+	    (write ? O_WRONLY | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC |
+	        O_NONBLOCK,
+	    0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid() || (sb.st_mode & 077) != 0 ||
+	    sb.st_size > (off_t)PGN_QUIET_SLOTS * PGN_QUIET_SLOT_SIZE) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+pgn_quiet_hit(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t now_ms)
+{
+	struct slot sl;
+	size_t len;
+	ssize_t n;
+	int fd;
+
+	if (session == NULL || s->wal.ino == 0)
+		return 0;
+	len = strlen(session);
+	if (len == 0 || len > PGN_MAX_SESSION_KEY)
+		return 0;
+	fd = open_stamps(home, 0);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, &sl, sizeof(sl),
+	    (off_t)(slot_of(session, len) * PGN_QUIET_SLOT_SIZE));
+	close(fd);
+	if (n != (ssize_t)sizeof(sl) || sl.magic != QUIET_MAGIC ||
+	    sl.sum != fnv1a(&sl, offsetof(struct slot, sum)))
+		return 0;
+	if (sl.keylen != len || memcmp(sl.key, session, len) != 0)
+		return 0;
+	if (memcmp(&sl.snap, s, sizeof(*s)) != 0)
+		return 0;
+	/* The full run writes last-seen times once they are this old. */
+	return now_ms >= sl.seen_ms &&
+	    now_ms - sl.seen_ms < PGN_SEEN_REFRESH_MS;
+}
+
+void
+pgn_quiet_record(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t seen_ms)
+{
+	struct slot sl;
+	size_t len;
+	int fd;
+
+	if (session == NULL || s->wal.ino == 0)
+		return;
+	len = strlen(session);
+	if (len == 0 || len > PGN_MAX_SESSION_KEY)
+		return;
+	memset(&sl, 0, sizeof(sl));
+	sl.magic = QUIET_MAGIC;
+	sl.keylen = (uint32_t)len;
+	memcpy(sl.key, session, len);
+	sl.snap = *s;
+	sl.seen_ms = seen_ms;
+	sl.sum = fnv1a(&sl, offsetof(struct slot, sum));
+	fd = open_stamps(home, 1);
+	if (fd < 0)
+		return;
+	/* Best effort, never synced: a lost stamp costs one full run. */
+	if (pwrite(fd, &sl, sizeof(sl),
+	        (off_t)(slot_of(session, len) * PGN_QUIET_SLOT_SIZE)) < 0) {
+		/* nothing to undo */
+	}
+	close(fd);
+}

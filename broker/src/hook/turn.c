@@ -1,0 +1,845 @@
+/*
+ * The hook's turn: payload → scope → session → config → provider →
+ * claim, with the whole output built inside the claim's transaction, so
+ * a message is marked delivered only together with the line that shows
+ * it. The one place that computes the context budget.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "pgn_int.h"
+#include "render.h"
+#include "pigeon/setup.h"
+#include "claim.h"
+
+struct turn {
+	const struct pgn_hook_in *in;
+	struct pgn_hook_out *o;
+	struct pgn_payload p;
+	char *dir_scope; /* the scope of the payload's directory */
+	const char *scope;
+	const char *project; /* the directory of the project's config */
+	pgn_db *db;
+	struct pgn_peek peek;
+	struct pgn_config cfg;
+	struct pgn_provider_result prov;
+	struct pgn_agents peers;
+	char pigeon[PGN_HOOK_MAX_SHOWN + 3]; /* a shell word */
+	char wanted[PGN_MAX_NAME + 1];       /* the agent a new session gets */
+	int64_t start;
+	int64_t wait_until; /* a stop waits for mail until then; 0: not */
+	char *context;
+	struct pgn_quiet_snap snap; /* after-tool: the files before the read */
+	int snapped;
+	char *found; /* the pigeon beside in->self */
+};
+
+static const char *
+event_name(pgn_host h, pgn_event e)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+
+	return hi != NULL && e != PGN_EVENT_NONE && hi->events[e] != NULL ?
+	    hi->events[e] :
+	    "-";
+}
+
+/*
+ * The grammar of every hook.log line (docs/hook-protocol.md), into 'b'
+ * (bounded by its max): the detail cut at 'max' bytes.
+ */
+static void log_line(struct pgn_buf *b, size_t max, pgn_host h, pgn_event e,
+    const char *mode, const char *session, const char *status, long long ms,
+    const char *fmt, va_list ap) PGN_PRINTF(9, 0);
+
+static void
+log_line(struct pgn_buf *b, size_t max, pgn_host h, pgn_event e,
+    const char *mode, const char *session, const char *status, long long ms,
+    const char *fmt, va_list ap)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	struct pgn_buf d;
+
+	pgn_buf_init(&d, max);
+	pgn_buf_vaddf(&d, fmt, ap);
+	pgn_buf_addf(b, "host=%s event=%s%s%s session=%s status=%s ms=%lld",
+	    hi != NULL ? hi->name : "-", event_name(h, e),
+	    mode != NULL ? " mode=" : "", mode != NULL ? mode : "",
+	    session != NULL && session[0] ? session : "-", status, ms);
+	if (d.len > 0) {
+		pgn_buf_adds(b, " ");
+		pgn_render_safe(b, d.data, max);
+	}
+	pgn_buf_release(&d);
+}
+
+/* A detail that is already one line of printable ASCII: shown as it is. */
+static int
+plain_ascii(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * Straight into the caller's buffer, without the heap: pigeon-hook
+ * calls it on every run for its deadline line (the benchmark's path).
+ */
+size_t
+pgn_hook_logf(char *line, size_t cap, pgn_host h, pgn_event e, const char *mode,
+    const char *session, const char *status, long long ms, const char *fmt, ...)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	char detail[PGN_HOOK_LOG_DETAIL];
+	struct pgn_buf b, dd;
+	va_list ap;
+	size_t n;
+	int k, d;
+
+	if (cap == 0)
+		return 0;
+	k = snprintf(line, cap,
+	    "host=%s event=%s%s%s session=%s status=%s ms=%lld",
+	    hi != NULL ? hi->name : "-", event_name(h, e),
+	    mode != NULL ? " mode=" : "", mode != NULL ? mode : "",
+	    session != NULL && session[0] ? session : "-", status, ms);
+	if (k < 0)
+		k = 0;
+	n = (size_t)k < cap ? (size_t)k : cap - 1;
+	if (strchr(fmt, '%') == NULL) { /* a constant detail: no formatting */
+		d = (int)strnlen(fmt, sizeof(detail));
+		if ((size_t)d < sizeof(detail))
+			memcpy(detail, fmt, (size_t)d + 1);
+	} else {
+		va_start(ap, fmt);
+		d = vsnprintf(detail, sizeof(detail), fmt, ap);
+		va_end(ap);
+	}
+	if (d <= 0 || n + 2 >= cap)
+		return n;
+	if ((size_t)d < sizeof(detail) && plain_ascii(detail, (size_t)d)) {
+		if ((size_t)d > cap - n - 2)
+			d = (int)(cap - n - 2);
+		line[n++] = ' ';
+		memcpy(line + n, detail, (size_t)d);
+		n += (size_t)d;
+		line[n] = '\0';
+		return n;
+	}
+	/* Anything else as the turn's lines show it. */
+	pgn_buf_init(&b, cap - 1);
+	pgn_buf_add(&b, line, n);
+	pgn_buf_init(&dd, cap);
+	va_start(ap, fmt);
+	pgn_buf_vaddf(&dd, fmt, ap);
+	va_end(ap);
+	if (dd.len > 0) {
+		pgn_buf_adds(&b, " ");
+		pgn_render_safe(&b, dd.data, cap);
+	}
+	pgn_buf_release(&dd);
+	if (b.data != NULL) {
+		memcpy(line, b.data, b.len);
+		line[b.len] = '\0';
+		n = b.len;
+	}
+	pgn_buf_release(&b);
+	return n;
+}
+
+void
+pgn_hook_vlog(struct pgn_hook_out *o, const char *mode, int64_t start,
+    const char *status, const char *fmt, va_list ap)
+{
+	struct pgn_buf b;
+	size_t n;
+
+	if (o->nlog == PGN_HOOK_MAX_LOG)
+		return;
+	pgn_buf_init(&b, PGN_HOOK_LOG_LINE - 1);
+	log_line(&b, PGN_HOOK_LOG_LINE, o->host, o->event, mode, o->session,
+	    status, (long long)(pgn_mono_ms() - start), fmt, ap);
+	n = b.data != NULL ? b.len : 0;
+	if (n > 0)
+		memcpy(o->log[o->nlog], b.data, n);
+	o->log[o->nlog][n] = '\0';
+	o->nlog++;
+	pgn_buf_release(&b);
+}
+
+long
+pgn_hook_grace_ms(pgn_event named, int rewake)
+{
+	if (rewake)
+		return PGN_MAX_REWAKE_WAIT_S * 1000L + PGN_HOOK_REWAKE_CLAIM_MS;
+	return named == PGN_EVENT_STOP ? PGN_MAX_STOP_WAIT_MS : 0;
+}
+
+int64_t
+pgn_hook_wait_until(const struct pgn_hook_in *in, int rewake)
+{
+	long grace;
+
+	if (in->wait_until != 0)
+		return in->wait_until;
+	grace = in->may_wait ? pgn_hook_grace_ms(in->event, rewake) : 0;
+	if (grace == 0)
+		return 0;
+	/* What the wait leaves: the claim and the write after it. */
+	return in->deadline + grace -
+	    (rewake ? PGN_HOOK_REWAKE_CLAIM_MS : PGN_HOOK_TAIL_MS);
+}
+
+/* One log line: who, what, how long, and a detail shown safely. */
+static void logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+    PGN_PRINTF(3, 4);
+
+static void
+logf_turn(struct turn *t, const char *status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pgn_hook_vlog(t->o, NULL, t->start, status, fmt, ap);
+	va_end(ap);
+}
+
+/* Non-empty once surrounding whitespace is gone. */
+static int
+has_text(const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 1;
+	return 0;
+}
+
+/*
+ * opencode's idle wake claims nothing: it answers this line, the plugin
+ * starts a turn with it as the prompt, and that turn's chat.message
+ * claims the mail into its message (docs/decisions/0137).
+ */
+static const char wake_line[] =
+    "Pigeon woke you: mail arrived while you were idle.";
+
+/* The prompt of a turn opencode's idle wake started. */
+static int
+woken(const struct turn *t)
+{
+	const struct pgn_host_info *hi = pgn_host_get(t->p.host);
+
+	return hi != NULL && hi->wake_prompt && t->p.prompt != NULL &&
+	    strcmp(t->p.prompt, wake_line) == 0;
+}
+
+/*
+ * A prompt a person typed, not one the host made: Claude Code runs
+ * UserPromptSubmit for the turn a task-notification starts (the idle
+ * wake's, measured with 2.1.332), its prompt that notification; opencode
+ * runs chat.message for the turn its idle wake starts, its prompt the
+ * wake line. Such a turn is a continuation: it must not reset the
+ * governor's count.
+ */
+static int
+from_a_person(const struct turn *t)
+{
+	const struct pgn_host_info *hi = pgn_host_get(t->p.host);
+	const char *mark = hi != NULL ? hi->continuation_prefix : NULL;
+
+	return !woken(t) &&
+	    !(mark != NULL && t->p.prompt != NULL &&
+	        strncmp(t->p.prompt, mark, strlen(mark)) == 0);
+}
+
+/* Would the project's provider run for this prompt? */
+static int
+provider_runs(const struct turn *t)
+{
+	return t->p.event == PGN_EVENT_PROMPT && t->cfg.argc > 0 &&
+	    !t->p.subagent && has_text(t->p.prompt) && t->in->home != NULL;
+}
+
+/* A stop or an idle wake: the agent goes on with mail, governed. */
+static int
+continues(pgn_event e)
+{
+	return e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE;
+}
+
+/*
+ * The project's config: the reminder and provider for a prompt, "reach"
+ * for a stop or an idle wake. Problems are logged; a feature in error
+ * is off.
+ */
+static void
+load_config(struct turn *t)
+{
+	t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
+	if ((t->p.event != PGN_EVENT_PROMPT && !continues(t->p.event)) ||
+	    t->project[0] == '\0')
+		return;
+	if (pgn_config_load(t->project, &t->cfg) != PGN_OK) {
+		memset(&t->cfg, 0, sizeof(t->cfg));
+		t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
+		return;
+	}
+	if (continues(t->p.event)) {
+		if (t->cfg.reach_problem != NULL)
+			logf_turn(t, "config", "%s", t->cfg.reach_problem);
+		return;
+	}
+	if (t->cfg.problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.problem);
+	if (t->cfg.reminder_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.reminder_problem);
+	if (t->cfg.provider_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.provider_problem);
+}
+
+/*
+ * The provider runs before the claim's transaction (it may take a
+ * second; the write lock is not held for it) and within the deadline.
+ * Logged: status, duration, bytes, a keyed fingerprint — never text.
+ */
+static void
+run_provider(struct turn *t)
+{
+	struct pgn_provider_request rq;
+	long left;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.host = pgn_host_get(t->p.host)->name;
+	rq.session = t->p.session;
+	rq.turn = t->p.turn;
+	rq.cwd = t->p.dir != NULL ? t->p.dir : t->project;
+	rq.prompt = t->p.prompt;
+	left = (long)(t->in->deadline - pgn_mono_ms()) - PGN_HOOK_TAIL_MS;
+	pgn_provider_run(t->in->home, t->project, &t->cfg, &rq,
+	    left > 0 ? left : 0, &t->prov);
+	logf_turn(t, "provider", "provider=%s ms=%ld bytes=%zu%s%s%s%s",
+	    pgn_provider_status_name(t->prov.status), t->prov.ms, t->prov.bytes,
+	    t->prov.fingerprint[0] ? " fp=" : "", t->prov.fingerprint,
+	    t->prov.why.msg[0] ? " " : "", t->prov.why.msg);
+}
+
+/* Peers for an introduction: the most recently seen first. */
+static int
+by_seen(const void *a, const void *b)
+{
+	const struct pgn_agent *x = a, *y = b;
+
+	if (x->last_seen_ms != y->last_seen_ms)
+		return x->last_seen_ms > y->last_seen_ms ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The rendered text itself and a newline: the idle wake's stderr. */
+static pgn_status
+plain_line(struct turn *t)
+{
+	size_t n;
+
+	if (t->context == NULL || t->context[0] == '\0')
+		return PGN_OK;
+	n = strlen(t->context);
+	t->o->line = malloc(n + 1);
+	if (t->o->line == NULL)
+		return PGN_ENOMEM;
+	memcpy(t->o->line, t->context, n);
+	t->o->line[n] = '\n';
+	t->o->len = n + 1;
+	return PGN_OK;
+}
+
+/*
+ * Cursor's sessionStart output may set environment variables ("env"):
+ * PIGEON_SESSION names the session to `pigeon handoff` where Cursor
+ * passes them on (docs/hook-protocol.md). Takes 'line'; NULL on ENOMEM.
+ */
+static char *
+with_session_env(char *line, const char *session)
+{
+	cJSON *root, *env;
+	char *out = NULL;
+
+	root = cJSON_Parse(line);
+	cJSON_free(line);
+	if (root == NULL)
+		return NULL;
+	env = cJSON_AddObjectToObject(root, "env");
+	if (env != NULL &&
+	    cJSON_AddStringToObject(env, "PIGEON_SESSION", session) != NULL)
+		out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return out;
+}
+
+/* Inside the claim's transaction: the output, or a rollback. */
+static pgn_status
+render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
+{
+	struct turn *t = arg;
+	struct pgn_render r;
+	pgn_status st;
+	char *line;
+
+	free(t->context);
+	t->context = NULL;
+	free(t->o->line);
+	t->o->line = NULL;
+	t->o->len = 0;
+	/* The idle wake: still the newest waiter, of a host still there? */
+	if (t->in->still != NULL && !t->in->still(t->in->still_arg)) {
+		t->o->stale = 1;
+		*keep = 0;
+		return PGN_OK;
+	}
+	memset(&r, 0, sizeof(r));
+	r.agent = out->agent;
+	r.scope = out->scope;
+	r.host = pgn_host_get(t->p.host)->name;
+	r.pigeon = t->pigeon;
+	r.intro = t->p.event == PGN_EVENT_SESSION_START || out->bound;
+	r.peers = &t->peers;
+	r.baton = &out->baton;
+	r.msgs = &out->msgs;
+	r.held = out->held;
+	r.reminder = t->p.event == PGN_EVENT_PROMPT ? t->cfg.reminder : NULL;
+	r.provider = t->prov.context;
+	r.now_ms = pgn_now_ms();
+	st = pgn_render_fit(&r, PGN_MAX_CONTEXT, &t->context, keep);
+	if (st != PGN_OK)
+		return st;
+	if (t->in->plain)
+		return plain_line(t);
+	line = pgn_envelope(t->p.host, t->p.event, t->context, &st);
+	if (line == NULL)
+		return st; /* PGN_OK: the neutral output says it all */
+	if (pgn_host_get(t->p.host)->session_env &&
+	    t->p.event == PGN_EVENT_SESSION_START) {
+		line = with_session_env(line, t->p.session);
+		if (line == NULL)
+			return PGN_ENOMEM;
+	}
+	t->o->len = strlen(line);
+	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
+	t->o->line = line;
+	return PGN_OK;
+}
+
+/*
+ * "12,13,14" of the claimed messages, the taken baton's copy first
+ * ('baton', 0: none), for a lost-output line.
+ */
+static void
+list_ids(struct pgn_hook_out *o, int64_t baton, const struct pgn_msgs *m)
+{
+	struct pgn_buf b;
+	size_t i;
+
+	pgn_buf_init(&b, sizeof(o->ids) - 1);
+	if (baton != 0)
+		pgn_buf_addf(&b, "%lld", (long long)baton);
+	for (i = 0; i < m->n; i++)
+		pgn_buf_addf(&b, "%s%lld", i || baton ? "," : "",
+		    (long long)m->v[i].id);
+	if (b.err == PGN_OK && b.len > 0)
+		memcpy(o->ids, b.data, b.len + 1);
+	else if (m->n > 0)
+		snprintf(o->ids, sizeof(o->ids), "%lld..%lld",
+		    (long long)m->v[0].id, (long long)m->v[m->n - 1].id);
+	pgn_buf_release(&b);
+}
+
+static pgn_status
+claim(struct turn *t)
+{
+	struct pgn_turn req;
+	struct pgn_turn_out out;
+	char baton[32] = "", held[32] = "";
+	size_t budget;
+	pgn_status st;
+
+	memset(&req, 0, sizeof(req));
+	req.host = pgn_host_get(t->p.host)->name;
+	req.session = t->p.session;
+	req.agent = t->wanted[0] ? t->wanted : NULL;
+	req.turn = t->p.turn[0] != '\0' ? t->p.turn : NULL;
+	req.turn_window_ms = t->p.turn_window_ms;
+	req.transcript = t->p.transcript;
+	req.route = pgn_turn_route(t->p.event);
+	req.max_continues = t->cfg.max_auto_continues;
+	req.keep_continues = !from_a_person(t);
+	req.continuation = woken(t);
+	/* The idle wake's claim begins the turn the host starts with it. */
+	req.turn_begins = t->in->plain;
+	/*
+	 * Cursor counts its own follow-ups (loop_count): a follow-up that
+	 * passed for a person's prompt must not reset the governor's count.
+	 */
+	if (t->p.loop_count >= t->cfg.max_auto_continues)
+		req.max_continues = 0;
+	/*
+	 * The one budget: what candidates may cost, an upper bound of their
+	 * rendering. pgn_render_fit then shows exactly what fits.
+	 */
+	budget = PGN_MAX_CONTEXT;
+	if (t->p.event == PGN_EVENT_SESSION_START || !t->peek.bound)
+		budget -= PGN_MAX_INTRO;
+	if (t->cfg.reminder != NULL && t->p.event == PGN_EVENT_PROMPT)
+		budget -= strlen(t->cfg.reminder) + PGN_RENDER_MAX_HEADER;
+	req.budget = budget;
+	req.cost = pgn_render_cost;
+	req.take_baton = t->p.new_conversation;
+	req.baton_cost = pgn_render_baton_cost;
+	req.render = render_turn;
+	req.render_arg = t;
+	req.committing = t->in->committing;
+	req.committing_arg = t->in->arg;
+	st = pgn_turn_claim(t->db, &req, &out);
+	if (st == PGN_OK) {
+		memcpy(t->o->agent, out.agent, sizeof(out.agent));
+		t->o->claimed = out.msgs.n + (out.baton.id != 0);
+		t->o->governed = out.governed;
+		list_ids(t->o, out.baton.message_id, &out.msgs);
+		if (out.duplicate) {
+			free(t->o->line);
+			t->o->line = NULL;
+			t->o->len = 0;
+		} else if (out.governed && t->peek.queued) {
+			logf_turn(t, "governed",
+			    "agent=%s: %lld continuations in a row, the cap; the mail waits for the next prompt",
+			    out.agent, (long long)out.continues);
+		} else if (out.msgs.n > 0 || out.bound || out.baton.id != 0) {
+			if (out.baton.id != 0)
+				snprintf(baton, sizeof(baton), " baton=%lld",
+				    (long long)out.baton.id);
+			if (out.held > 0)
+				snprintf(held, sizeof(held), " held=%zu",
+				    out.held);
+			logf_turn(t, "ok",
+			    "agent=%s delivered=%zu waiting=%zu bytes=%zu%s%s",
+			    out.agent, out.msgs.n, out.msgs.left,
+			    t->context != NULL ? strlen(t->context) : 0, baton,
+			    held);
+		} else if (out.held > 0) {
+			logf_turn(t, "held",
+			    "agent=%s: %zu message%s wait%s for the next turn: a sender's share of this turn (%d bytes) is used",
+			    out.agent, out.held, out.held == 1 ? "" : "s",
+			    out.held == 1 ? "s" : "", PGN_TURN_SENDER_MAX);
+		}
+	} else {
+		free(t->o->line);
+		t->o->line = NULL;
+		t->o->len = 0;
+	}
+	pgn_msgs_release(&out.msgs);
+	pgn_baton_release(&out.baton);
+	return st;
+}
+
+/* Open the database; the default one is created, a named one is not. */
+static pgn_status
+open_db(struct turn *t)
+{
+	long left;
+
+	left = (long)(t->in->deadline - pgn_mono_ms()) - PGN_HOOK_TAIL_MS;
+	if (left < PGN_HOOK_MIN_WAIT_MS)
+		left = PGN_HOOK_MIN_WAIT_MS;
+	/* A hook never checkpoints before writing: its latency matters. */
+	return pgn_db_open(t->in->db_path,
+	    PGN_OPEN_LATENCY | (t->in->db_create ? PGN_OPEN_CREATE : 0), left,
+	    &t->db);
+}
+
+/* The agent a new session binds to: PIGEON_AGENT, else --agent. */
+static void
+wanted_agent(struct turn *t)
+{
+	const char *cand[2];
+	struct pgn_err rule;
+	size_t i;
+
+	cand[0] = t->in->agent_env;
+	cand[1] = t->in->agent_arg;
+	for (i = 0; i < 2; i++) {
+		if (cand[i] == NULL || cand[i][0] == '\0')
+			continue;
+		if (pgn_name_check(cand[i], t->wanted, &rule) == PGN_OK)
+			return;
+		t->wanted[0] = '\0';
+		/* A bound session keeps its agent: nothing to say then. */
+		if (!t->peek.bound)
+			logf_turn(t, "bad-agent",
+			    "%s '%s' is not an agent name (%s)",
+			    i == 0 ? "PIGEON_AGENT" : "the agent argument",
+			    cand[i], rule.msg);
+	}
+}
+
+/*
+ * A stop with no mail may wait for some (reach.stopWaitMs), looking
+ * every PGN_HOOK_STOP_POLL_MS with the same one read, never past
+ * the turn's wait_until. Only a bound session waits.
+ */
+static void
+stop_wait(struct turn *t)
+{
+	int64_t until, now, step;
+	struct timespec ts;
+
+	/* Past the governor's cap a stop claims nothing: no use waiting. */
+	if (t->cfg.stop_wait_ms <= 0 || t->wait_until == 0 || !t->peek.bound ||
+	    t->peek.queued || t->peek.continues >= t->cfg.max_auto_continues ||
+	    t->p.loop_count >= t->cfg.max_auto_continues)
+		return;
+	until = pgn_mono_ms() + t->cfg.stop_wait_ms;
+	if (until > t->wait_until)
+		until = t->wait_until;
+	while (!t->peek.queued && (now = pgn_mono_ms()) < until) {
+		step = until - now < PGN_HOOK_STOP_POLL_MS ?
+		    until - now :
+		    PGN_HOOK_STOP_POLL_MS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)step * 1000000L;
+		(void)nanosleep(&ts, NULL);
+		if (pgn_turn_peek(t->db, t->p.session, &t->peek) != PGN_OK)
+			break;
+	}
+}
+
+/*
+ * opencode's session.idle claims nothing, so nothing claimed can go
+ * unseen if the new turn never starts: with mail queued and the
+ * governor under its cap it answers the wake line; the turn the plugin
+ * starts with it claims the mail in its chat.message and counts the
+ * continuation, mail or not (claim.c): the cap bounds the wakes
+ * themselves. Nothing is written here.
+ */
+static pgn_status
+wake(struct turn *t)
+{
+	pgn_status st;
+	char *line;
+
+	if (!t->peek.bound || !t->peek.queued)
+		return PGN_OK;
+	memcpy(t->o->agent, t->peek.agent, sizeof(t->o->agent));
+	if (t->peek.continues >= t->cfg.max_auto_continues) {
+		t->o->governed = 1;
+		logf_turn(t, "governed",
+		    "agent=%s: %lld continuations in a row, the cap; the mail waits for the next prompt",
+		    t->peek.agent, (long long)t->peek.continues);
+		return PGN_OK;
+	}
+	line = pgn_envelope(t->p.host, t->p.event, wake_line, &st);
+	if (line == NULL)
+		return st;
+	t->o->len = strlen(line);
+	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
+	t->o->line = line;
+	logf_turn(t, "wake",
+	    "agent=%s: mail waits; the turn the plugin starts claims it",
+	    t->peek.agent);
+	return PGN_OK;
+}
+
+static pgn_status
+run(struct turn *t)
+{
+	const struct pgn_hook_in *in = t->in;
+	struct pgn_hook_out *o = t->o;
+	char why[PGN_MAX_ERRMSG];
+	pgn_status st;
+	int only_mail;
+
+	why[0] = '\0';
+	st = pgn_payload_parse(in->payload, in->len, in->host, in->event, &t->p,
+	    why, sizeof(why));
+	o->host = t->p.host;
+	o->event = t->p.event;
+	if (st != PGN_OK) {
+		logf_turn(t, "bad-input", "%s", why);
+		return st;
+	}
+	if (t->p.skip || t->p.ignore)
+		return PGN_OK;
+	st = pgn_payload_cursor_transcript(&t->p, in->user_home);
+	if (st != PGN_OK)
+		goto dberr;
+	memcpy(o->session, t->p.session, sizeof(o->session));
+	/* opencode's plugin: the woken turn did not start; nothing claimed. */
+	if (t->p.wake_error[0] != '\0') {
+		logf_turn(t, "wake-failed",
+		    "the turn the idle wake asked for did not start (%s); nothing was claimed, the mail stays queued",
+		    t->p.wake_error);
+		return PGN_OK;
+	}
+	/*
+	 * After a tool call, mail is rare and runs are many: the database
+	 * files unchanged since a read that found nothing answer without
+	 * SQLite (decision 0085). The snapshot precedes the read below.
+	 */
+	if (t->p.event == PGN_EVENT_AFTER_TOOL) {
+		t->snapped = pgn_quiet_snapshot(in->db_path, &t->snap);
+		if (t->snapped &&
+		    pgn_quiet_hit(in->home, t->p.session, &t->snap,
+		        pgn_now_ms()))
+			return PGN_OK;
+	}
+	st = open_db(t);
+	if (st == PGN_OK)
+		st = pgn_turn_peek(t->db, t->p.session, &t->peek);
+	/*
+	 * A session keeps the scope it was bound in: only a new one needs
+	 * the walk up from its directory (not on every tool call).
+	 */
+	if (st == PGN_OK && !t->peek.bound)
+		st = pgn_scope_find(t->p.dir, &t->dir_scope);
+	if (st != PGN_OK)
+		goto dberr;
+	t->scope = t->peek.bound ? t->peek.scope : t->dir_scope;
+	/*
+	 * On a store several machines share, a bound session's scope is a
+	 * key (the origin remote), no directory: the project's config is
+	 * found from the payload's directory (decision 0117).
+	 */
+	t->project = t->scope;
+	if (t->scope[0] != '\0' && t->scope[0] != '/') {
+		if (t->dir_scope == NULL)
+			st = pgn_scope_find(t->p.dir, &t->dir_scope);
+		if (st != PGN_OK)
+			goto dberr;
+		t->project = t->dir_scope;
+	}
+	st = pgn_db_set_scope(t->db, t->scope);
+	if (st != PGN_OK)
+		goto dberr;
+	wanted_agent(t);
+	load_config(t);
+	only_mail = t->p.event == PGN_EVENT_AFTER_TOOL ||
+	    continues(t->p.event) ||
+	    (t->p.event == PGN_EVENT_PROMPT &&
+	        (t->cfg.reminder == NULL || t->cfg.reminder[0] == '\0') &&
+	        !provider_runs(t));
+	if (t->p.event == PGN_EVENT_STOP)
+		stop_wait(t);
+	/*
+	 * Most runs find no mail: one read, no lock, no fsync — but a prompt
+	 * after continuations writes, to reset the governor's count, and a
+	 * prompt after a turn that had mail records that a new turn begins
+	 * (each sender's share of it starts empty, decision 0136), and so
+	 * does a turn opencode's idle wake started, to count itself.
+	 */
+	if (only_mail && pgn_turn_quiet(&t->peek, pgn_now_ms()) &&
+	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.continues > 0 &&
+	        from_a_person(t)) &&
+	    !woken(t) &&
+	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.turn_mail)) {
+		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
+		if (t->snapped)
+			pgn_quiet_record(in->home, t->p.session, &t->snap,
+			    t->peek.seen_ms);
+		return PGN_OK;
+	}
+	if (t->p.event == PGN_EVENT_IDLE) {
+		st = wake(t);
+		if (st != PGN_OK)
+			goto dberr;
+		return PGN_OK;
+	}
+	if (provider_runs(t))
+		run_provider(t);
+	if (t->p.event == PGN_EVENT_SESSION_START || !t->peek.bound) {
+		/* Peers are for the introduction, which goes without them. */
+		if (pgn_agents_list(t->db, &t->peers) != PGN_OK)
+			pgn_agents_release(&t->peers);
+		else if (t->peers.n > 1)
+			qsort(t->peers.v, t->peers.n, sizeof(t->peers.v[0]),
+			    by_seen);
+	}
+	/* Found only now: the walk costs a dozen system calls. */
+	if (in->pigeon == NULL && in->self != NULL)
+		t->found = pgn_pigeon_beside(in->self);
+	pgn_shell_word(in->pigeon != NULL ? in->pigeon : t->found, t->pigeon,
+	    sizeof(t->pigeon));
+	st = claim(t);
+	if (st != PGN_OK)
+		goto dberr;
+	return PGN_OK;
+dberr:
+	logf_turn(t, pgn_status_name(st), "%s",
+	    t->db != NULL ? pgn_errmsg(t->db) : "out of memory");
+	return st;
+}
+
+/*
+ * A session start of a host with an export file (the row's env_export:
+ * Claude Code's $CLAUDE_ENV_FILE) names its session to the agent's Bash
+ * commands, an export line in that file, for `pigeon handoff`.
+ * A failure is logged; the turn goes on.
+ */
+static void
+export_session(struct turn *t)
+{
+	const struct pgn_host_info *hi = pgn_host_get(t->o->host);
+	struct pgn_err err;
+
+	if (t->in->env_file == NULL || t->in->env_file[0] == '\0' ||
+	    hi == NULL || hi->env_export == NULL ||
+	    t->o->event != PGN_EVENT_SESSION_START || t->o->session[0] == '\0')
+		return;
+	if (pgn_env_file_export(t->in->env_file, t->o->session, &err) != PGN_OK)
+		logf_turn(t, "env-file", "%s", err.msg);
+}
+
+void
+pgn_hook_out_release(struct pgn_hook_out *o)
+{
+	if (o == NULL)
+		return;
+	free(o->line);
+	o->line = NULL;
+	o->len = 0;
+}
+
+void
+pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o)
+{
+	struct turn t;
+
+	memset(o, 0, sizeof(*o));
+	memset(&t, 0, sizeof(t));
+	o->host = in->host;
+	o->event = in->event;
+	t.in = in;
+	t.o = o;
+	t.start = pgn_mono_ms();
+	t.wait_until = pgn_hook_wait_until(in, 0);
+	o->st = run(&t);
+	o->unsure = o->st != PGN_OK && pgn_db_outcome_unknown(t.db);
+	export_session(&t);
+	if (o->st != PGN_OK) {
+		free(o->line);
+		o->line = NULL;
+		o->len = 0;
+		o->claimed = 0;
+	}
+	free(t.context);
+	pgn_agents_release(&t.peers);
+	pgn_config_release(&t.cfg);
+	pgn_provider_result_release(&t.prov);
+	pgn_db_close(t.db);
+	free(t.dir_scope);
+	free(t.found);
+	pgn_payload_release(&t.p);
+}

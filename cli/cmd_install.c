@@ -1,0 +1,242 @@
+/* pigeon install | uninstall: register or remove Pigeon's hooks in a host. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pigeon/setup.h"
+
+enum {
+	OPT_USER = OPT_CMD,
+	OPT_DRY_RUN,
+	OPT_NO_PERMISSIONS,
+	OPT_REWAKE,
+	OPT_NO_REWAKE
+};
+
+const struct cli_cmd cli_cmd_install = {
+    .name = "install",
+    .fn = cmd_install,
+    .summary = "register Pigeon's hooks with a host",
+    .synopsis =
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake]"},
+    .text =
+        "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop) in the config of HOST: cursor, claude, codex, gemini or copilot; for opencode, write Pigeon's plugin (below). Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
+        "It also lets HOST's agent run pigeon send, read, wait and status without an approval prompt and inside its default sandbox:\n\n"
+        "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
+        "           wait, status) in the same settings.json, PIGEON as the hook\n"
+        "           names it to the agent\n"
+        "  codex    Pigeon's state directory in [sandbox_workspace_write]\n"
+        "           writable_roots of config.toml beside hooks.json\n"
+        "  gemini   the policy ~/.gemini/policies/pigeon.toml (user only:\n"
+        "           Gemini CLI does not read project policies)\n"
+        "  cursor   none: allow the commands in Cursor's own settings\n"
+        "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n"
+        "  opencode none: its default permissions allow them\n\n"
+        "opencode has no command hooks: install writes the plugin ~/.config/opencode/plugin/pigeon.js ($XDG_CONFIG_HOME/opencode/...; DIR/.opencode/plugin/pigeon.js with --project), which runs pigeon-hook at session start, on each message, after each tool and when the session goes idle, each call under its own 5 s timeout. A pigeon.js that is not Pigeon's, or a plugin directory that is a symbolic link or read-only, is refused.\n\n"
+        "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an absolute path) names another.",
+    .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
+                 "the user's config (default): ~/.cursor/hooks.json, $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, $CODEX_HOME/hooks.json or ~/.codex/hooks.json, ~/.gemini/settings.json, $COPILOT_HOME/hooks/pigeon.json or ~/.copilot/hooks/pigeon.json"},
+        {"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
+            "the config of the project in DIR (DIR/.claude/..., DIR/.github/hooks/pigeon.json for copilot)"},
+        {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
+            "print what would change (every file); write nothing"},
+        {"no-permissions", OPT_NO_PERMISSIONS, NULL, CLI_K_NONE, NULL,
+            "only the hooks: no permission edit"},
+        {"rewake", OPT_REWAKE, NULL, CLI_K_NONE, NULL,
+            "claude only: also wake an idle session when mail arrives (a background Stop entry, asyncRewake, that waits up to reach.rewakeWaitS after each turn; a session's end waits for it too). It stays on when you install again without it"},
+        {"no-rewake", OPT_NO_REWAKE, NULL, CLI_K_NONE, NULL,
+            "take the idle wake's entry away, keep the rest"}},
+    .operand = CLI_K_HOST,
+    .forms = {&cli_cmd_install_instructions},
+};
+
+const struct cli_cmd cli_cmd_uninstall = {
+    .name = "uninstall",
+    .fn = cmd_uninstall,
+    .summary = "remove Pigeon's hooks from a host",
+    .synopsis =
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]"},
+    .text =
+        "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte; for opencode, Pigeon's plugin file and the directories install created for it. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
+    .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
+                 "the user's config (default)"},
+        {"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
+            "the config of the project in DIR"},
+        {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
+            "print what would change (every file); write nothing"},
+        {"no-permissions", OPT_NO_PERMISSIONS, NULL, CLI_K_NONE, NULL,
+            "only the hooks: leave the permission edit"}},
+    .operand = CLI_K_HOST,
+    .forms = {&cli_cmd_uninstall_instructions},
+};
+
+struct install_opts {
+	int user;
+	int dry_run;
+	int no_permissions;
+	int rewake; /* 1 --rewake, -1 --no-rewake */
+	int rewake_twice;
+};
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	struct install_opts *o = p;
+
+	(void)c;
+	(void)arg;
+	switch (ch) {
+	case OPT_USER:
+		o->user = 1;
+		return 0;
+	case OPT_DRY_RUN:
+		o->dry_run = 1;
+		return 0;
+	case OPT_NO_PERMISSIONS:
+		o->no_permissions = 1;
+		return 0;
+	case OPT_REWAKE:
+	case OPT_NO_REWAKE:
+		if (o->rewake != 0)
+			o->rewake_twice = 1;
+		o->rewake = ch == OPT_REWAKE ? 1 : -1;
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+static int
+run(int argc, char **argv, int remove)
+{
+	struct cli c = {.def = remove ? &cli_cmd_uninstall : &cli_cmd_install};
+	struct install_opts o = {0};
+	struct pgn_install req = {0};
+	struct pgn_install_result res = {0};
+	struct pgn_err err;
+	char names[256];
+	char *hook = NULL, *project = NULL;
+	struct stat sb;
+	const char *name, *what;
+	pgn_status st;
+	pgn_host h;
+	int code;
+
+	code = cli_parse(&c, argc, argv, opt, &o);
+	if (code >= 0)
+		return code;
+	pgn_host_names(PGN_MECH_HOOK, names, sizeof(names));
+	if (optind == argc)
+		return cli_usage(&c, "which host? say %s", names);
+	name = argv[optind++];
+	if (optind < argc)
+		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	h = pgn_host_by_name(name);
+	if (h == PGN_HOST_NONE && pgn_host_row_by_name(name) != NULL)
+		return cli_usage(&c,
+		    "Pigeon has no hook for %s (pigeon hosts says why): write its block into the instructions file the agent reads, pigeon %s instructions --file FILE%s",
+		    pgn_host_row_by_name(name)->title, c.cmd,
+		    remove ? "" : " --agent NAME");
+	if (h == PGN_HOST_NONE ||
+	    (PGN_MECH_HOOK & PGN_MECH_BIT(pgn_host_get(h)->mechanism)) == 0)
+		return cli_usage(&c, "unknown host '%s': say %s", name, names);
+	if (o.user && c.project != NULL)
+		return cli_usage(&c, "--user and --project are exclusive");
+	if (c.json)
+		return cli_usage(&c, "%s prints text; --json is not supported",
+		    c.cmd);
+	if (o.rewake_twice)
+		return cli_usage(&c, "say --rewake or --no-rewake, once");
+	if (o.rewake != 0 && !pgn_host_get(h)->rewake)
+		return cli_usage(&c,
+		    "--rewake and --no-rewake are for claude only: %s has no idle wake Pigeon can use",
+		    name);
+	if (c.project != NULL) {
+		if (stat(c.project, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			return cli_usage(&c,
+			    "--project '%s': no such directory", c.project);
+		project = realpath(c.project, NULL);
+		if (project == NULL)
+			return cli_err(EXIT_FAIL, "cannot resolve '%s': %s",
+			    c.project, strerror(errno));
+	}
+	if (!remove) {
+		code = cli_find_hook(&c, &hook);
+		if (code != EXIT_OK)
+			goto out;
+	}
+	req.host = h;
+	req.project = project;
+	req.hook = hook;
+	req.dry_run = o.dry_run;
+	req.remove = remove;
+	req.permissions = !o.no_permissions;
+	req.rewake = o.rewake;
+	pgn_err_clear(&err);
+	st = pgn_install_apply(&req, &res, &err);
+	if (st != PGN_OK) {
+		code = cli_err(EXIT_FAIL, "%s",
+		    err.msg[0] != '\0' ? cli_errtext(&err) :
+		                         pgn_status_name(st));
+		goto out;
+	}
+	what =
+	    pgn_host_get(h)->mechanism == PGN_MECH_PLUGIN ? "plugin" : "hooks";
+	if (!res.changed)
+		printf(remove ? "nothing to remove in %s\n" :
+		                "already installed in %s\n",
+		    res.path);
+	else if (o.dry_run)
+		printf(remove ? "would remove Pigeon's %s for %s from %s\n" :
+		                "would install Pigeon's %s for %s in %s\n",
+		    what, name, res.path);
+	else if (remove && stat(res.path, &sb) != 0)
+		printf(
+		    "removed Pigeon's %s for %s: deleted %s, which Pigeon had created\n",
+		    what, name, res.path);
+	else
+		printf(remove ? "removed Pigeon's %s for %s from %s\n" :
+		                "installed Pigeon's %s for %s in %s\n",
+		    what, name, res.path);
+	if (res.perm_what != NULL)
+		printf("permissions: %s%s\n", res.perm_what,
+		    res.perm_path == NULL ? "" :
+		        !res.perm_changed ? " (unchanged)" :
+		        o.dry_run         ? " (would change)" :
+		        remove            ? " (removed)" :
+		                            " (written)");
+	if (o.dry_run && res.changed)
+		fputs(res.diff, stdout);
+	if (o.dry_run && res.perm_changed)
+		fputs(res.perm_diff, stdout);
+	if (o.dry_run && (res.changed || res.perm_changed))
+		puts("dry run: nothing written");
+	if (res.note != NULL)
+		printf("note: %s\n", res.note);
+	code = cli_finish(EXIT_OK);
+out:
+	pgn_install_result_release(&res);
+	free(hook);
+	free(project);
+	return code;
+}
+
+int
+cmd_install(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "instructions") == 0)
+		return cmd_install_instructions(argc - 1, argv + 1);
+	return run(argc, argv, 0);
+}
+
+int
+cmd_uninstall(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "instructions") == 0)
+		return cmd_uninstall_instructions(argc - 1, argv + 1);
+	return run(argc, argv, 1);
+}

@@ -1,0 +1,319 @@
+/*
+ * pigeon wait: block until matching mail is queued, then claim it; and
+ * pigeon status: where sent messages stand. The waiting itself is
+ * pgn_wait's (broker/src/wait.c); here are signals, output, exit codes.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_AGENT = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_TIMEOUT };
+
+const struct cli_cmd cli_cmd_wait = {
+    .name = "wait",
+    .fn = cmd_wait,
+    .summary = "wait for a message, then claim and print it",
+    .synopsis = {"[--agent NAME] [--from NAME] [--reply-to ID] [--timeout S]"},
+    .text =
+        "Block until a matching message is queued for the agent, then claim it and print it as pigeon read does (route 'cli'). Other mail stays queued. Exits 3 if nothing came within the timeout.",
+    .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
+                 "the agent (default: $PIGEON_AGENT)"},
+        {"from", OPT_FROM, "NAME", CLI_K_AGENT, NULL,
+            "only a message from this sender"},
+        {"reply-to", OPT_REPLY, "ID", CLI_K_NONE, NULL,
+            "only a reply to message ID, from its recipient"},
+        {"timeout", OPT_TIMEOUT, "S", CLI_K_NONE, NULL,
+            "give up after S seconds (default 100, at most 3600)"}},
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
+
+const struct cli_cmd cli_cmd_status = {
+    .name = "status",
+    .fn = cmd_status,
+    .summary = "where sent messages stand: queued or delivered",
+    .synopsis = {"ID..."},
+    .text =
+        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route). An id the scope does not hold gets a line on standard error and exit 1.",
+    .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
+};
+
+struct wait_opts {
+	const char *agent;
+	const char *from;
+	int64_t reply_to;
+	int64_t timeout_ms;
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void
+on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static int
+cancelled(void *arg)
+{
+	(void)arg;
+	return stop_sig != 0;
+}
+
+int
+cli_timeout(struct cli *c, const char *arg, int64_t *ms)
+{
+	int64_t s;
+
+	if (pgn_parse_i64(arg, 1, PGN_WAIT_MAX_MS / 1000, &s) != PGN_OK)
+		return cli_usage(c, "--timeout '%s': seconds from 1 to %d", arg,
+		    PGN_WAIT_MAX_MS / 1000);
+	*ms = s * 1000;
+	return 0;
+}
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	struct wait_opts *o = p;
+
+	switch (ch) {
+	case OPT_AGENT:
+		o->agent = arg;
+		return 0;
+	case OPT_FROM:
+		o->from = arg;
+		return 0;
+	case OPT_REPLY:
+		if (pgn_parse_i64(arg, 1, INT64_MAX, &o->reply_to) != PGN_OK)
+			return cli_usage(c, "--reply-to '%s': not a message id",
+			    arg);
+		return 0;
+	case OPT_TIMEOUT:
+		return cli_timeout(c, arg, &o->timeout_ms);
+	}
+	return cli_usage(c, "unknown option");
+}
+
+int
+cli_wait_print(struct cli *c, struct pgn_wait *w)
+{
+	struct sigaction sa, old_int, old_term;
+	struct pgn_msgs m = {0};
+	cJSON *arr;
+	int64_t now;
+	pgn_status st;
+	size_t i;
+	int code;
+
+	/* No SA_RESTART: a signal ends the sleep, and the wait, at once. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	stop_sig = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	w->cancel = cancelled;
+	w->cancel_arg = NULL;
+	st = pgn_wait(c->db, w, &m);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (st == PGN_EIO) {
+		code = cli_err(EXIT_FAIL,
+		    "%s: run the wait again to wait on the new one",
+		    cli_errmsg(c->db));
+		goto out;
+	}
+	if (st != PGN_OK) {
+		code = cli_fail(c, st);
+		goto out;
+	}
+	if (m.n == 0 && stop_sig != 0) {
+		code = 128 + stop_sig; /* as a shell reports it: quietly */
+		goto out;
+	}
+	if (m.n == 0) {
+		code = cli_err(EXIT_TIMEOUT,
+		    "no matching message for %s within %lld s: wait longer with --timeout S (at most %d)",
+		    w->claim.agent, (long long)(w->timeout_ms / 1000),
+		    PGN_WAIT_MAX_MS / 1000);
+		goto out;
+	}
+	if (c->json) {
+		arr = cJSON_CreateArray();
+		for (i = 0; arr != NULL && i < m.n; i++)
+			cJSON_AddItemToArray(arr, cli_json_msg(&m.v[i]));
+		code = cli_json_print(arr);
+	} else {
+		now = pgn_now_ms();
+		for (i = 0; i < m.n; i++)
+			cli_print_msg(stdout, &m.v[i], now);
+		code = EXIT_OK;
+	}
+	code = cli_finish(code);
+out:
+	pgn_msgs_release(&m);
+	return code;
+}
+
+int
+cmd_wait(int argc, char **argv)
+{
+	struct cli c = {.def = &cli_cmd_wait};
+	struct wait_opts o = {.timeout_ms = PGN_WAIT_DEFAULT_MS};
+	struct pgn_wait w;
+	const char *agent;
+	int code;
+
+	code = cli_parse(&c, argc, argv, opt, &o);
+	if (code >= 0)
+		return code;
+	if (optind < argc)
+		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	agent = cli_agent(&c, o.agent);
+	if (agent == NULL)
+		return EXIT_USAGE;
+	code = cli_open(&c);
+	if (code == EXIT_OK) {
+		memset(&w, 0, sizeof(w));
+		w.claim.agent = agent;
+		w.claim.route = "cli";
+		w.claim.from = o.from;
+		w.claim.reply_to = o.reply_to;
+		w.claim.max = 1;
+		w.timeout_ms = o.timeout_ms;
+		code = cli_wait_print(&c, &w);
+	}
+	cli_close(&c);
+	return code;
+}
+
+static cJSON *
+json_status(const struct pgn_msg_status *s)
+{
+	cJSON *o;
+
+	o = cJSON_CreateObject();
+	if (o == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(o, "id", (double)s->id);
+	if (!s->found) {
+		cJSON_AddStringToObject(o, "state", "unknown");
+		return o;
+	}
+	cJSON_AddStringToObject(o, "state",
+	    s->delivered_ms != 0 ? "delivered" : "queued");
+	cJSON_AddStringToObject(o, "from", s->sender);
+	cJSON_AddStringToObject(o, "to", s->recipient);
+	cli_json_time(o, "created", s->created_ms);
+	if (s->reply_to != 0)
+		cJSON_AddNumberToObject(o, "reply_to", (double)s->reply_to);
+	else
+		cJSON_AddNullToObject(o, "reply_to");
+	if (s->delivered_ms == 0) {
+		cJSON_AddNullToObject(o, "delivered");
+		cJSON_AddNullToObject(o, "route");
+		cJSON_AddNullToObject(o, "session");
+		cJSON_AddNullToObject(o, "host");
+		return o;
+	}
+	cli_json_time(o, "delivered", s->delivered_ms);
+	cJSON_AddStringToObject(o, "route", s->route);
+	if (s->session[0] != '\0')
+		cJSON_AddStringToObject(o, "session", s->session);
+	else
+		cJSON_AddNullToObject(o, "session");
+	if (s->host[0] != '\0')
+		cJSON_AddStringToObject(o, "host", s->host);
+	else
+		cJSON_AddNullToObject(o, "host");
+	return o;
+}
+
+static void
+print_status(const struct pgn_msg_status *s, int64_t now)
+{
+	char at[32], age[32];
+
+	printf("#%lld %s -> %s", (long long)s->id, cli_safe(s->sender),
+	    cli_safe(s->recipient));
+	if (s->reply_to != 0)
+		printf(" re #%lld", (long long)s->reply_to);
+	if (s->delivered_ms == 0) {
+		pgn_format_time(s->created_ms, at, sizeof(at));
+		cli_age(s->created_ms, now, age, sizeof(age));
+		printf(": queued since %s (%s)\n", at, age);
+		return;
+	}
+	pgn_format_time(s->delivered_ms, at, sizeof(at));
+	cli_age(s->delivered_ms, now, age, sizeof(age));
+	printf(": delivered %s (%s) via %s", at, age, cli_safe(s->route));
+	if (s->session[0] != '\0')
+		printf(", session %s", cli_safe(s->session));
+	if (s->host[0] != '\0')
+		printf(", host %s", cli_safe(s->host));
+	putchar('\n');
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	struct cli c = {.def = &cli_cmd_status};
+	static int64_t ids[PGN_MAX_STATUS_IDS];
+	static struct pgn_msg_status out[PGN_MAX_STATUS_IDS];
+	size_t n, i, unknown = 0;
+	cJSON *arr;
+	int64_t now;
+	pgn_status st;
+	int code;
+
+	code = cli_parse(&c, argc, argv, NULL, NULL);
+	if (code >= 0)
+		return code;
+	if (optind == argc)
+		return cli_usage(&c, "name at least one message id");
+	if (argc - optind > PGN_MAX_STATUS_IDS)
+		return cli_usage(&c, "at most %d message ids at once",
+		    PGN_MAX_STATUS_IDS);
+	n = (size_t)(argc - optind);
+	for (i = 0; i < n; i++) {
+		const char *a = argv[optind + (int)i];
+
+		if (a[0] == '#')
+			a++; /* "#12", as the listings show it */
+		if (pgn_parse_i64(a, 1, INT64_MAX, &ids[i]) != PGN_OK)
+			return cli_usage(&c, "'%s': not a message id",
+			    argv[optind + (int)i]);
+	}
+	code = cli_open(&c);
+	if (code != EXIT_OK)
+		goto out;
+	st = pgn_msg_status(c.db, ids, n, out);
+	if (st != PGN_OK) {
+		code = cli_fail(&c, st);
+		goto out;
+	}
+	now = pgn_now_ms();
+	arr = c.json ? cJSON_CreateArray() : NULL;
+	for (i = 0; i < n; i++) {
+		if (!out[i].found) {
+			unknown++;
+			cli_err(EXIT_FAIL,
+			    "no message #%lld in scope '%s': check the id with pigeon audit --from NAME or pigeon inbox",
+			    (long long)out[i].id,
+			    c.scope[0] != '\0' ? c.scope : "global");
+		}
+		if (c.json && arr != NULL)
+			cJSON_AddItemToArray(arr, json_status(&out[i]));
+		else if (!c.json && out[i].found)
+			print_status(&out[i], now);
+	}
+	code = c.json ? cli_json_print(arr) : EXIT_OK;
+	if (code == EXIT_OK && unknown > 0)
+		code = EXIT_FAIL;
+	code = cli_finish(code);
+out:
+	cli_close(&c);
+	return code;
+}
