@@ -3,7 +3,7 @@
  * way a network can: the connection drops after the server received a
  * transaction's commit and before its answer reached the client.
  *
- *	pg-cutter after|before[-gone] DIR SERVER_SOCKET MARK1 MARK2
+ *	pg-cutter after|before[-gone]|fatal DIR SERVER_SOCKET MARK1 MARK2
  *
  * Listens on DIR/.s.PGSQL.5432 and relays each connection, one at a
  * time, to the Unix socket SERVER_SOCKET. The first time the client's
@@ -14,7 +14,11 @@
  * lost); "before", they are dropped (the commit never arrived). Later
  * connections are relayed whole; with "-gone" there are none: the
  * socket is removed at the cut, so the client cannot ask the server
- * what became of its commit. Prints "conn" for each connection, "cut"
+ * what became of its commit. "fatal": those bytes go to the server and
+ * its answers to the client, all but the last (ReadyForQuery), which is
+ * replaced by a FATAL error, the way a backend terminated right after
+ * its commit answers; the client's side stays open, as a socket whose
+ * close has not been read yet. Prints "conn" for each connection, "cut"
  * when it has cut and "gone" when it has removed its socket.
  */
 #include <errno.h>
@@ -81,6 +85,55 @@ write_all(int fd, const char *b, size_t n)
 	return 0;
 }
 
+/* A backend's FATAL error, as pg_terminate_backend() makes it say. */
+static const char FATAL_MSG[] = "SFATAL\0VFATAL\0C57P01\0"
+				"Mterminating connection due to administrator "
+				"command\0";
+
+/*
+ * "fatal": relay the server's answers on 's' to 'c' up to its
+ * ReadyForQuery, which becomes FATAL_MSG; 'c' is left open.
+ */
+static void
+answer_fatal(int c, int s, char *buf, size_t cap)
+{
+	size_t have = 0, len;
+	ssize_t n;
+	char hdr[5];
+
+	for (;;) {
+		while (have >= 5) {
+			len = ((size_t)(unsigned char)buf[1] << 24) |
+			    ((size_t)(unsigned char)buf[2] << 16) |
+			    ((size_t)(unsigned char)buf[3] << 8) |
+			    (size_t)(unsigned char)buf[4];
+			if (len < 4 || len + 1 > cap)
+				return;
+			if (have < len + 1)
+				break;
+			if (buf[0] == 'Z') {
+				len = sizeof(FATAL_MSG) + 4; /* and the end NUL */
+				hdr[0] = 'E';
+				hdr[1] = (char)(len >> 24);
+				hdr[2] = (char)(len >> 16);
+				hdr[3] = (char)(len >> 8);
+				hdr[4] = (char)len;
+				(void)write_all(c, hdr, sizeof(hdr));
+				(void)write_all(c, FATAL_MSG, sizeof(FATAL_MSG));
+				return;
+			}
+			if (write_all(c, buf, len + 1) != 0)
+				return;
+			have -= len + 1;
+			memmove(buf, buf + len + 1, have);
+		}
+		n = read(s, buf + have, cap - have);
+		if (n <= 0)
+			return;
+		have += (size_t)n;
+	}
+}
+
 /* Relay one connection; 1 if it was the one cut. */
 static int
 relay(int c, const char *server, const char *const *m, int after, int cut)
@@ -126,6 +179,16 @@ relay(int c, const char *server, const char *const *m, int after, int cut)
 			}
 			if (write_all(p[1 - i].fd, buf, (size_t)n) != 0)
 				goto done;
+			if (i == 0 && !cut && after == 2 &&
+			    holds(buf, (size_t)n, m[0]) &&
+			    holds(buf, (size_t)n, m[1])) {
+				/* Its answers, then FATAL; 'c' stays open. */
+				answer_fatal(c, s, buf, sizeof(buf));
+				close(s);
+				printf("cut\n");
+				fflush(stdout);
+				return 1;
+			}
 			if (i == 0 && !cut && holds(buf, (size_t)n, m[0]) &&
 			    holds(buf, (size_t)n, m[1])) {
 				/* The server has it; its answer is lost. */
@@ -158,13 +221,16 @@ main(int argc, char **argv)
 
 	if (argc != 6 ||
 	    (strncmp(argv[1], "after", 5) != 0 &&
-	        strncmp(argv[1], "before", 6) != 0)) {
+	        strncmp(argv[1], "before", 6) != 0 &&
+	        strcmp(argv[1], "fatal") != 0)) {
 		fprintf(stderr,
-		    "usage: pg-cutter after|before[-gone] DIR "
+		    "usage: pg-cutter after|before[-gone]|fatal DIR "
 		    "SERVER_SOCKET MARK1 MARK2\n");
 		return 2;
 	}
-	after = strncmp(argv[1], "after", 5) == 0;
+	after = strcmp(argv[1], "fatal") == 0      ? 2 :
+	    strncmp(argv[1], "after", 5) == 0 ? 1 :
+	                                        0;
 	gone = strstr(argv[1], "-gone") != NULL;
 	if (snprintf(path, sizeof(path), "%s/.s.PGSQL.5432", argv[2]) >=
 	        (int)sizeof(path) ||

@@ -9,7 +9,8 @@
 # says queued (and nothing is sent twice); before, nothing is shown or
 # delivered, and the next prompt brings the mail. When the cutter also
 # removes its socket, the server cannot be asked: the outcome stays
-# unknown, and the hook names the ids it held in hook.log (0131).
+# unknown, and the hook names the ids it held in hook.log (0131). A
+# FATAL error in place of the commit's last answer is asked about too.
 . "$(dirname "$0")/lib.sh"
 . "$PGN_SRC/integration/pglib.sh"
 
@@ -109,6 +110,21 @@ test_case 'pigeon send: the commit took but its answer was lost: it says queued,
 	pg_sql_is "SELECT count(*) FROM message WHERE body = ${SQ}PING-LOST-SEND${SQ}" 1 &&
 	pg_sql_is "SELECT id FROM message WHERE body = ${SQ}PING-LOST-SEND${SQ}" \
 	    "$(sed -n "s/^queued #\([0-9]*\) .*/\1/p" send.out)"
+'
+
+# A backend terminated right after its commit answers the commit and
+# then FATAL in place of the Sync's answer; the client may read that
+# before the close (CI caught a hook delivering mail it never showed).
+test_case 'the commit took and the server then said FATAL: the hook asks, and shows the mail once' '
+	(cd "$PROJ" && pigeon send --from alice --to bob "PING-FATAL-AFTER") >/dev/null &&
+	cutter fatal cut7 &&
+	payload 7 a && hook fatal7 "$PG host=$TEST_DIR/cut7" &&
+	cut_then_asked cut7 &&
+	grep -q "PING-FATAL-AFTER" fatal7.json &&
+	pg_sql_is "SELECT count(*) FROM delivery WHERE body = ${SQ}PING-FATAL-AFTER${SQ}" 1 &&
+	grep -q "session=claude:s-7 .*status=ok .*delivered=[1-9]" "$PIGEON_HOME/hook.log" &&
+	payload 7 b && hook again7 "$PG" &&
+	! grep -q "PING-FATAL-AFTER" again7.json
 '
 
 # gone NAME: cutter NAME cut a connection and then removed its socket:

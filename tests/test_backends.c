@@ -1208,6 +1208,43 @@ test_a_damaged_schema_is_named_and_left_alone(void)
 	teardown();
 }
 
+/*
+ * A commit answered FATAL (the server ending the session as it
+ * commits) is asked about on a new connection, never taken for a plain
+ * refusal: a backend may be terminated right after its commit record,
+ * and then what the caller claimed was delivered (decision 0131). Here
+ * a deferred trigger ends its own backend inside the COMMIT, before the
+ * commit record: the resolution finds the transaction aborted, nothing
+ * is stored, and the handle works on its new connection.
+ */
+static void
+test_a_commit_answered_fatal_is_resolved_on_a_new_connection(void)
+{
+	if (!be_have_pg())
+		return;
+	be_on_pg = 1;
+	setup();
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "CREATE FUNCTION t_die() RETURNS trigger LANGUAGE plpgsql "
+	            "AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); "
+	            "RETURN NULL; END $$",
+	            "creating", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "CREATE CONSTRAINT TRIGGER t_die AFTER INSERT ON message "
+	            "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+	            "EXECUTE FUNCTION t_die()",
+	            "creating", PGN_NONE) == PGN_OK);
+	CHECK_INT(send1(db, "alice", "bob", "dies at commit"), PGN_EDB);
+	CHECK_CONTAINS(pgn_errmsg(db), "the server did not commit it");
+	CHECK_INT(count("SELECT count(*) FROM message"), 0);
+	REQUIRE(pgn_exec(chk, "DROP TRIGGER t_die ON message", "dropping",
+	            PGN_NONE) == PGN_OK);
+	CHECK_INT(send1(db, "alice", "bob", "after it"), PGN_OK);
+	CHECK_INT(count("SELECT count(*) FROM message"), 1);
+	teardown();
+}
+
 static void
 test_wait_is_woken_by_a_send_from_another_process(void)
 {
@@ -1420,6 +1457,7 @@ static const struct h_test tests[] = {
     H_TEST(test_an_unreachable_server_names_host_and_port),
     H_TEST(test_a_newer_schema_is_refused_and_left_alone),
     H_TEST(test_a_damaged_schema_is_named_and_left_alone),
+    H_TEST(test_a_commit_answered_fatal_is_resolved_on_a_new_connection),
     H_TEST(test_wait_is_woken_by_a_send_from_another_process),
     H_TEST(test_a_read_leaves_no_transaction_open),
     H_TEST(test_a_transaction_the_server_rolled_back_is_not_committed),

@@ -228,6 +228,11 @@ struct pgn_pg {
 	int xid_at;
 	int64_t xid; /* that id (txid_current()), 0 until read */
 	int pid;     /* the server process of the transaction */
+	/*
+	 * The server said FATAL (or PANIC): it is ending this session, though
+	 * libpq may not have seen the socket close yet (decision 0131).
+	 */
+	int ending;
 };
 
 /* A statement: SQLite's text turned into PostgreSQL's ($N), its
@@ -290,17 +295,33 @@ fail_conn(pgn_db *db, const char *what)
 static pgn_status
 fail_res(pgn_db *db, const PGresult *res, const char *what)
 {
-	const char *state;
+	const char *state, *sev;
 	char line[PGN_PG_MAX_MSG];
 
 	if (PQstatus(pg_of(db)->conn) == CONNECTION_BAD)
 		return fail_conn(db, what);
 	state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	sev = res != NULL ?
+	    PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED) :
+	    NULL;
 	if (res == NULL)
 		first_line(PQerrorMessage(pg_of(db)->conn), line, sizeof(line));
 	else
 		first_line(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY),
 		    line, sizeof(line));
+	/*
+	 * A FATAL error ends the session: the connection is lost, whether or
+	 * not libpq has read the close yet. Sent as a commit's answer, it
+	 * may follow the commit itself (a backend terminated right after
+	 * it): tx_end asks the server.
+	 */
+	if (sev != NULL &&
+	    (strcmp(sev, "FATAL") == 0 || strcmp(sev, "PANIC") == 0)) {
+		pg_of(db)->ending = 1;
+		return pgn_fail(db, PGN_EIO,
+		    "lost the connection to PostgreSQL at host %s port %s while %s: %s",
+		    pg_of(db)->host, pg_of(db)->port, what, line);
+	}
 	if (state != NULL &&
 	    (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
 	        strcmp(state, "55P03") == 0))
@@ -468,6 +489,11 @@ pipe_sync(pgn_db *db, PGresult **keep, int report, const char *what)
 	}
 	res = PQgetResult(pg->conn);
 	if (res == NULL || PQresultStatus(res) != PGRES_PIPELINE_SYNC) {
+		/*
+		 * Not the Sync's answer (a FATAL error in its place, its
+		 * close not read yet): the connection is out of step.
+		 */
+		pg->ending = 1;
 		PQclear(res);
 		if (keep != NULL) {
 			PQclear(*keep);
@@ -1058,15 +1084,27 @@ tx_end(pgn_db *db, int write, pgn_status rc)
 			    db->path);
 		PQclear(res);
 		/*
-		 * Sent, and no answer: ask what became of it; with no
-		 * transaction id to ask about, its outcome stays unknown.
+		 * Sent, and no answer, or the connection lost or ended
+		 * with it (a backend terminated right after its commit
+		 * answers FATAL in place of the Sync's answer, and libpq
+		 * may not have read the close yet): ask what became of
+		 * it; with no transaction id to ask about, its outcome
+		 * stays unknown.
 		 */
 		if (rc != PGN_OK && write &&
-		    PQstatus(pg->conn) != CONNECTION_OK) {
+		    (PQstatus(pg->conn) != CONNECTION_OK || pg->ending ||
+		        rc == PGN_EIO)) {
 			if (pg->xid != 0)
 				return resolve(db);
 			db->unknown = rc == PGN_EIO;
 		}
+	}
+	/* A session the server ended is closed here, not read further. */
+	if (pg->ending) {
+		PQfinish(pg->conn);
+		pg->conn = NULL;
+		pg->pipe = pg->npend = pg->nsynced = pg->listening = 0;
+		pg->xid_at = -1;
 	}
 	if (PQstatus(pg->conn) != CONNECTION_OK)
 		return rc;
@@ -1536,6 +1574,7 @@ connect_within(pgn_db *db, const char *conninfo)
 	int r;
 
 	until = pgn_mono_ms() + db->deadline_ms;
+	pg->ending = 0;
 	pg->conn = PQconnectStartParams(keys, vals, 1);
 	if (pg->conn == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
