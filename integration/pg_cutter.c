@@ -87,8 +87,8 @@ write_all(int fd, const char *b, size_t n)
 
 /* A backend's FATAL error, as pg_terminate_backend() makes it say. */
 static const char FATAL_MSG[] = "SFATAL\0VFATAL\0C57P01\0"
-				"Mterminating connection due to administrator "
-				"command\0";
+                                "Mterminating connection due to administrator "
+                                "command\0";
 
 /*
  * "fatal": relay the server's answers on 's' to 'c' up to its
@@ -112,14 +112,16 @@ answer_fatal(int c, int s, char *buf, size_t cap)
 			if (have < len + 1)
 				break;
 			if (buf[0] == 'Z') {
-				len = sizeof(FATAL_MSG) + 4; /* and the end NUL */
+				len =
+				    sizeof(FATAL_MSG) + 4; /* and the end NUL */
 				hdr[0] = 'E';
 				hdr[1] = (char)(len >> 24);
 				hdr[2] = (char)(len >> 16);
 				hdr[3] = (char)(len >> 8);
 				hdr[4] = (char)len;
 				(void)write_all(c, hdr, sizeof(hdr));
-				(void)write_all(c, FATAL_MSG, sizeof(FATAL_MSG));
+				(void)write_all(c, FATAL_MSG,
+				    sizeof(FATAL_MSG));
 				return;
 			}
 			if (write_all(c, buf, len + 1) != 0)
@@ -228,7 +230,7 @@ main(int argc, char **argv)
 		    "SERVER_SOCKET MARK1 MARK2\n");
 		return 2;
 	}
-	after = strcmp(argv[1], "fatal") == 0      ? 2 :
+	after = strcmp(argv[1], "fatal") == 0 ? 2 :
 	    strncmp(argv[1], "after", 5) == 0 ? 1 :
 	                                        0;
 	gone = strstr(argv[1], "-gone") != NULL;

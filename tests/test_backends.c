@@ -1225,11 +1225,12 @@ test_a_commit_answered_fatal_is_resolved_on_a_new_connection(void)
 	be_on_pg = 1;
 	setup();
 	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
-	REQUIRE(pgn_exec(chk,
-	            "CREATE FUNCTION t_die() RETURNS trigger LANGUAGE plpgsql "
-	            "AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); "
-	            "RETURN NULL; END $$",
-	            "creating", PGN_NONE) == PGN_OK);
+	REQUIRE(
+	    pgn_exec(chk,
+	        "CREATE FUNCTION t_die() RETURNS trigger LANGUAGE plpgsql "
+	        "AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); "
+	        "RETURN NULL; END $$",
+	        "creating", PGN_NONE) == PGN_OK);
 	REQUIRE(pgn_exec(chk,
 	            "CREATE CONSTRAINT TRIGGER t_die AFTER INSERT ON message "
 	            "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
