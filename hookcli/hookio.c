@@ -751,11 +751,11 @@ hook_main(const struct hook_opts *o, const struct hook_mode *m, int in_fd,
 		in.env_file = pgn_host_env_export();
 		pgn_hook_turn(&in, &out);
 	}
+	/* From here the backstop neither prints nor logs: the deadline line
+	 * is not needed again (decision 0154). */
 	ending = 1;
 	if (!m->rewake)
 		set_neutral(out.host, out.event);
-	set_deadline_line(out.host, out.event, out.session,
-	    m->rewake ? total + grace : total);
 	if (out.line == NULL) {
 		log_turn(home, &out);
 		log_unsure(home, &out, m, start);

@@ -55,6 +55,25 @@ fsyncs() {
 	grep -cE '(^|[ ])(fsync|fdatasync|sync_file_range|msync)\(' trace
 }
 
+# The loader binds every symbol at start (full RELRO), searching the
+# shared libraries in the order they are needed: libc first, where all
+# but the math functions and cJSON's are (decision 0154). A sanitizer's
+# runtime comes first instead, and the build leaves the order alone.
+needed() {
+	readelf -d "$(command -v pigeon-hook)" |
+	    sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
+}
+if ! command -v readelf >/dev/null 2>&1; then
+	test_skip 'the loader searches libc first' 'readelf is not installed'
+elif [ -n "${PGN_SANITIZED:-}" ]; then
+	test_skip 'the loader searches libc first' 'a sanitizer build'
+else
+	test_case 'the loader searches libc first' '
+		needed >libs &&
+		test "$(head -n 1 libs)" = libc.so.6
+	'
+fi
+
 if ! command -v strace >/dev/null 2>&1; then
 	test_skip 'a prompt that finds no mail: no fsync, no file churn' \
 		'strace is not installed'
