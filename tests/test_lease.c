@@ -126,8 +126,9 @@ rule_a_take_is_stored_and_journalled(void)
 	CHECK_INT(count("SELECT count(*) FROM lease WHERE shared = 0 "
 	                "AND reason = 'schema work'"),
 	    2);
-	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
-	                "AND detail LIKE 'took ''src/api/'' exclusive until %'"),
+	CHECK_INT(count(
+	              "SELECT count(*) FROM journal WHERE kind = 'lease' "
+	              "AND detail LIKE 'took ''src/api/'' exclusive until %'"),
 	    1);
 }
 
@@ -176,8 +177,7 @@ rule_taking_what_one_holds_renews_it(void)
 
 	CHECK(take1("alice", 0, "src/api/"));
 	id = count("SELECT id FROM lease");
-	REQUIRE(take_on(db, "alice", 1, 3600000, "longer", p, 1, &t) ==
-	    PGN_OK);
+	REQUIRE(take_on(db, "alice", 1, 3600000, "longer", p, 1, &t) == PGN_OK);
 	CHECK_INT(t.held, 0);
 	CHECK_INT((int64_t)t.renewed, 1);
 	CHECK_INT(t.leases.v[0].id, id);
@@ -205,7 +205,8 @@ rule_release_by_pattern_or_all(void)
 	CHECK_INT((int64_t)n, 1);
 	/* not held: refused, nothing released */
 	CHECK_INT(release_as("alice", "./d/", &n), PGN_ENOTFOUND);
-	CHECK_CONTAINS(pgn_errmsg(db), "agent 'alice' holds no lease on './d/'");
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "agent 'alice' holds no lease on './d/'");
 	CHECK_INT(count("SELECT count(*) FROM lease"), 3);
 	CHECK_INT(release_as("alice", NULL, &n), PGN_OK);
 	CHECK_INT((int64_t)n, 2);
@@ -240,9 +241,10 @@ rule_an_expired_lease_is_listed_until_swept_and_never_enforced(void)
 	/* the next change of the scope sweeps it, with a journal entry */
 	CHECK(take1("bob", 0, "src/a.c"));
 	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
-	CHECK_INT(count("SELECT count(*) FROM journal j JOIN agent a ON "
-	                "a.id = j.agent_id WHERE a.name = 'alice' AND "
-	                "j.kind = 'lease' AND j.detail LIKE 'expired ''src/''%'"),
+	CHECK_INT(count(
+	              "SELECT count(*) FROM journal j JOIN agent a ON "
+	              "a.id = j.agent_id WHERE a.name = 'alice' AND "
+	              "j.kind = 'lease' AND j.detail LIKE 'expired ''src/''%'"),
 	    1);
 }
 
@@ -305,8 +307,8 @@ rule_blocking_names_another_agents_exclusive_lease(void)
 	CHECK_INT(found, 1);
 	/* the path's text is cleaned; one leaving the root is covered by
 	 * nothing */
-	REQUIRE(pgn_lease_blocking(db, "bob", NULL, "./src//x/../api/a.c",
-	            &hit, &found) == PGN_OK);
+	REQUIRE(pgn_lease_blocking(db, "bob", NULL, "./src//x/../api/a.c", &hit,
+	            &found) == PGN_OK);
 	CHECK_INT(found, 1);
 	REQUIRE(pgn_lease_blocking(db, "bob", NULL, "../src/api/a.c", &hit,
 	            &found) == PGN_OK);
@@ -314,8 +316,8 @@ rule_blocking_names_another_agents_exclusive_lease(void)
 	REQUIRE(pgn_lease_blocking(db, "bob", NULL, "/src/api/a.c", &hit,
 	            &found) == PGN_OK);
 	CHECK_INT(found, 0);
-	REQUIRE(pgn_lease_blocking(db, "bob", NULL, "", &hit, &found) ==
-	    PGN_OK);
+	REQUIRE(
+	    pgn_lease_blocking(db, "bob", NULL, "", &hit, &found) == PGN_OK);
 	CHECK_INT(found, 0);
 }
 

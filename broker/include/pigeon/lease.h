@@ -195,8 +195,7 @@ PGN_NODISCARD pgn_status pgn_lease_blocking(pgn_db *db, const char *agent,
  * string (other machines take leases there), and for a slot whose expiry
  * is after 'now_ms'. Costs an lstat of the database and one read.
  */
-int pgn_lease_none_live(const char *db_path, const char *scope,
-    int64_t now_ms);
+int pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms);
 
 /*
  * Make 'in' (a pattern or a path) relative to scope root 'root': an

@@ -28,8 +28,7 @@
 #define STAMP_SUFFIX "-leases"
 
 /* A journal entry's text: the verb, the pattern, the mode, the time. */
-#define LEASE_DETAIL_SIZE                                                      \
-	(PGN_MAX_LEASE_PATTERN + PGN_MAX_LEASE_REASON + 96)
+#define LEASE_DETAIL_SIZE (PGN_MAX_LEASE_PATTERN + PGN_MAX_LEASE_REASON + 96)
 
 static const char SQL_LEASES[] =
     "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
@@ -98,7 +97,8 @@ copy_col(char *dst, size_t max, pgn_stmt *st, int col)
 	if (t == NULL)
 		n = 0;
 	if (n >= max)
-		n = max - 1; /* stored values are checked; a bound all the same */
+		n = max -
+		    1; /* stored values are checked; a bound all the same */
 	if (n > 0)
 		memcpy(dst, t, n);
 	dst[n] = '\0';
@@ -285,8 +285,7 @@ check_patterns(pgn_db *db, const char *const *pats, size_t n,
 }
 
 static void
-lease_detail(char *out, size_t len, const char *verb,
-    const struct pgn_lease *l)
+lease_detail(char *out, size_t len, const char *verb, const struct pgn_lease *l)
 {
 	char at[32];
 
@@ -383,8 +382,8 @@ stamp_write(pgn_db *db, const int64_t slot[PGN_LEASE_STAMP_SLOTS])
 	pgn_status rc = PGN_OK;
 
 	if (!stamp_path(db->path, path, sizeof(path)))
-		return pgn_fail(db, PGN_EIO, "the lease stamp of '%.200s': too long",
-		    db->path);
+		return pgn_fail(db, PGN_EIO,
+		    "the lease stamp of '%.200s': too long", db->path);
 	if (stat(db->path, &sb) != 0)
 		return pgn_fail(db, PGN_EIO, "the lease stamp: %s: %s",
 		    db->path, strerror(errno));
@@ -395,8 +394,8 @@ stamp_write(pgn_db *db, const int64_t slot[PGN_LEASE_STAMP_SLOTS])
 	s.ino = (uint64_t)sb.st_ino;
 	memcpy(s.slot, slot, sizeof(s.slot));
 	s.sum = fnv1a(&s, offsetof(struct stamp, sum));
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
-	    0600);
+	fd = open(path,
+	    O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
 	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		rc = pgn_fail(db, PGN_EIO, "the lease stamp %.200s: %s", path,
 		    fd < 0 ? strerror(errno) : "not a regular file");
@@ -796,7 +795,8 @@ release_tx(pgn_db *db, void *arg)
 			    strcmp(s.all.v[k].norm, c->norms[i]) == 0;
 		if (!hit)
 			rc = pgn_fail_hint(db, PGN_ENOTFOUND, PGN_HINT_NONE,
-			    NULL, "agent '%s' holds no lease on '%s' in scope '%s'",
+			    NULL,
+			    "agent '%s' holds no lease on '%s' in scope '%s'",
 			    name, c->patterns[i], PGN_SCOPE_LABEL(db));
 	}
 	/* The agent's own, expired or not, are released; then the sweep. */
