@@ -132,7 +132,9 @@ warn_facets(const struct pgn_host_info *hi)
 
 	list[0] = '\0';
 	for (e = 0; e < PGN_NEVENTS; e++) {
-		if (hi->cells[e].cap == PGN_CAP_YES)
+		/* Before a tool nothing reaches the model but a denial. */
+		if (hi->cells[e].cap == PGN_CAP_YES ||
+		    e == PGN_EVENT_BEFORE_TOOL)
 			continue;
 		n = snprintf(list + k, sizeof(list) - k, "%s%s (%s)",
 		    k > 0 ? ", " : "", pgn_facet_name((pgn_event)e),
