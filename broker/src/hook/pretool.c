@@ -338,8 +338,8 @@ check(struct pretool *t)
 	int found;
 
 	memcpy(t->o->session, t->p->session, sizeof(t->o->session));
-	/* Not a write Pigeon judges: nothing to look up. */
-	if (!c->judged && c->why[0] == '\0')
+	/* A tool Pigeon knows that writes no path here (a plain command). */
+	if (c->judged && c->n == 0 && c->why[0] == '\0')
 		return PGN_OK;
 	st = pgn_scope_find(t->p->dir, &t->root);
 	if (st != PGN_OK)
@@ -352,6 +352,13 @@ check(struct pretool *t)
 		return PGN_OK;
 	if (c->why[0] != '\0') {
 		logf_pre(t, "pass", "%s; the call passes unjudged", c->why);
+		return PGN_OK;
+	}
+	/* Logged only while a lease lives: a read, a search, a new tool. */
+	if (!c->judged) {
+		logf_pre(t, "pass",
+		    "tool=%s is not a write Pigeon judges; the call passes",
+		    c->tool);
 		return PGN_OK;
 	}
 	st = open_db(t);
