@@ -9,16 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pigeon/lease.h"
 #include "pigeon/pigeon.h"
 
-/* Bytes of a lease pattern as given (without its NUL). */
-#define PGN_MAX_LEASE_PATTERN 512
-/*
- * Bytes of a normalized pattern with its NUL: normalizing adds at most
- * five bytes (a trailing slash gains two stars, an unanchored pattern a
- * leading '**' and its slash), so every valid pattern fits.
- */
-#define PGN_LEASE_NORM_SIZE (PGN_MAX_LEASE_PATTERN + 8)
+/* PGN_MAX_LEASE_PATTERN and PGN_LEASE_NORM_SIZE: pigeon/lease.h */
 
 /*
  * Check lease pattern 'pattern' and write its normal form to 'norm'

@@ -1,0 +1,1092 @@
+/*
+ * Path leases (docs/decisions/0155): take, renew, release and list an
+ * agent's leases on gitignore-style patterns of its scope; what blocks a
+ * write (the before-tool hook); and the lease stamp beside an SQLite
+ * database, the no-lease fast path that needs no open database.
+ *
+ * Every change runs in one write transaction (SQLite's BEGIN IMMEDIATE,
+ * PostgreSQL's writer lock), which sweeps the scope's expired leases and
+ * then decides overlap against every live lease of the scope with
+ * pgn_glob_overlap: two overlapping exclusive takes never both commit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgn_glob.h"
+#include "pgn_int.h"
+#include "pigeon/lease.h"
+#include "store_int.h"
+
+#define STAMP_MAGIC  0x31534c50u /* "PLS1" */
+#define STAMP_SUFFIX "-leases"
+
+/* A journal entry's text: the verb, the pattern, the mode, the time. */
+#define LEASE_DETAIL_SIZE (PGN_MAX_LEASE_PATTERN + PGN_MAX_LEASE_REASON + 96)
+
+static const char SQL_LEASES[] =
+    "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
+    "l.created_ms, l.expires_ms, l.agent_id FROM lease l "
+    "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1 "
+    "ORDER BY a.name, l.pattern, l.id";
+/* What may block a write: live, exclusive, not the actor's. */
+static const char SQL_BLOCKERS[] =
+    "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
+    "l.created_ms, l.expires_ms, l.agent_id FROM lease l "
+    "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1 "
+    "AND l.shared = 0 AND l.expires_ms > ?2 AND a.name <> ?3 "
+    "ORDER BY l.expires_ms DESC, l.id";
+static const char SQL_LEASE_ADD[] =
+    "INSERT INTO lease(scope_id, agent_id, pattern, norm, shared, reason, "
+    "created_ms, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+static const char SQL_LEASE_ADD_PG[] =
+    "INSERT INTO lease(scope_id, agent_id, pattern, norm, shared, reason, "
+    "created_ms, expires_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+    "RETURNING id";
+static const char SQL_LEASE_RENEW[] =
+    "UPDATE lease SET pattern = ?2, shared = ?3, reason = ?4, "
+    "expires_ms = ?5 WHERE id = ?1";
+static const char SQL_LEASE_DEL[] = "DELETE FROM lease WHERE id = ?1";
+/* The stamp: the latest live expiry of each scope of the database. */
+static const char SQL_STAMP[] =
+    "SELECT s.root, max(l.expires_ms) FROM lease l "
+    "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1 "
+    "GROUP BY s.root";
+/* The agent session ?1 is bound to, in whatever scope (0134). */
+static const char SQL_SESSION_AGENT[] =
+    "SELECT a.name FROM session s JOIN agent a ON a.id = s.agent_id "
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+
+/* ---- helpers -------------------------------------------------------- */
+
+void
+pgn_leases_release(struct pgn_leases *l)
+{
+	if (l == NULL)
+		return;
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+void
+pgn_lease_taken_release(struct pgn_lease_taken *t)
+{
+	if (t == NULL)
+		return;
+	pgn_leases_release(&t->leases);
+}
+
+int
+pgn_lease_live(const struct pgn_lease *l, int64_t now_ms)
+{
+	return l->expires_ms > now_ms;
+}
+
+static void
+copy_col(char *dst, size_t max, pgn_stmt *st, int col)
+{
+	size_t n;
+	const char *t = pgn_col_str(st, col, &n);
+
+	if (t == NULL)
+		n = 0;
+	if (n >= max)
+		n = max -
+		    1; /* stored values are checked; a bound all the same */
+	if (n > 0)
+		memcpy(dst, t, n);
+	dst[n] = '\0';
+}
+
+/* Row of SQL_LEASES or SQL_BLOCKERS into 'l'; its agent row to '*aid'. */
+static void
+read_lease(pgn_stmt *st, struct pgn_lease *l, int64_t *aid)
+{
+	memset(l, 0, sizeof(*l));
+	l->id = pgn_col_i64(st, 0);
+	copy_col(l->holder, sizeof(l->holder), st, 1);
+	copy_col(l->pattern, sizeof(l->pattern), st, 2);
+	copy_col(l->norm, sizeof(l->norm), st, 3);
+	copy_col(l->reason, sizeof(l->reason), st, 4);
+	l->shared = pgn_col_i64(st, 5) != 0;
+	l->created_ms = pgn_col_i64(st, 6);
+	l->expires_ms = pgn_col_i64(st, 7);
+	if (aid != NULL)
+		*aid = pgn_col_i64(st, 8);
+}
+
+static pgn_status
+push_lease(pgn_db *db, struct pgn_leases *out, const struct pgn_lease *l)
+{
+	if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v)))
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	out->v[out->n++] = *l;
+	return PGN_OK;
+}
+
+/* A scope's leases, every one (agent rows in 'aids', 'cap' of them). */
+struct scope_leases {
+	struct pgn_leases all;
+	int64_t *aids;
+	size_t acap;
+};
+
+static void
+scope_leases_release(struct scope_leases *s)
+{
+	pgn_leases_release(&s->all);
+	free(s->aids);
+	memset(s, 0, sizeof(*s));
+}
+
+static pgn_status
+load_leases(pgn_db *db, int64_t sid, struct scope_leases *s)
+{
+	struct pgn_lease l;
+	pgn_stmt *st = NULL;
+	int64_t aid;
+	pgn_status rc;
+
+	scope_leases_release(s);
+	rc = pgn_prepare(db, SQL_LEASES, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		read_lease(st, &l, &aid);
+		rc = push_lease(db, &s->all, &l);
+		if (rc == PGN_OK &&
+		    !pgn_vec_grow((void **)&s->aids, &s->acap, s->all.n - 1,
+		        sizeof(*s->aids)))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+		if (rc == PGN_OK)
+			s->aids[s->all.n - 1] = aid;
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+/* The agent session 'key' is bound to ("" if none) into 'name'. */
+static pgn_status
+session_agent(pgn_db *db, const char *key, char name[PGN_MAX_NAME + 1])
+{
+	pgn_stmt *st = NULL;
+	pgn_status rc;
+
+	name[0] = '\0';
+	rc = pgn_prepare(db, SQL_SESSION_AGENT, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_T(key));
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading the session");
+	if (rc == PGN_OK)
+		copy_col(name, PGN_MAX_NAME + 1, st, 0);
+	pgn_finish(db, st);
+	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
+}
+
+/*
+ * The acting agent (decision 0134's rules, as pgn_send's sender): its
+ * name into 'name', its row in scope 'sid' into '*aid'.
+ */
+static pgn_status
+find_actor(pgn_db *db, const struct pgn_lease_actor *who, int64_t sid,
+    char name[PGN_MAX_NAME + 1], int64_t *aid)
+{
+	char asked[PGN_MAX_NAME + 1] = "";
+	pgn_status rc;
+
+	*aid = 0;
+	name[0] = '\0';
+	if (who->agent != NULL) {
+		rc = pgn_check_name(db, "agent", who->agent, asked);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	if (who->session != NULL && who->session[0] != '\0') {
+		rc = session_agent(db, who->session, name);
+		if (rc != PGN_OK)
+			return rc;
+		if (name[0] != '\0' && asked[0] != '\0' &&
+		    strcmp(asked, name) != 0)
+			return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_DROP_FROM,
+			    NULL,
+			    "session '%.256s' acts as its agent '%s', not as '%s'",
+			    who->session, name, asked);
+	}
+	if (name[0] == '\0' && asked[0] != '\0')
+		memcpy(name, asked, sizeof(asked));
+	else if (name[0] == '\0' && who->agent_default != NULL &&
+	    who->agent_default[0] != '\0') {
+		rc = pgn_check_name(db, "agent", who->agent_default, name);
+		if (rc != PGN_OK)
+			return rc;
+	} else if (name[0] == '\0')
+		return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_SESSION, NULL,
+		    "no agent to hold the lease");
+	rc = pgn_agent_id(db, sid, name, 0, aid);
+	if (rc == PGN_ENOTFOUND)
+		return pgn_fail_unknown(db, sid, name, 0);
+	return rc;
+}
+
+/* A reason: bounded, UTF-8, one line. */
+static pgn_status
+check_reason(pgn_db *db, const char *r)
+{
+	size_t i, n;
+
+	if (r == NULL)
+		return PGN_OK;
+	n = strlen(r);
+	if (n > PGN_MAX_LEASE_REASON)
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "a lease's reason is over the limit of %d bytes",
+		    PGN_MAX_LEASE_REASON);
+	if (!pgn_utf8_valid(r, n))
+		return pgn_fail(db, PGN_EINVAL,
+		    "a lease's reason is not valid UTF-8");
+	for (i = 0; i < n; i++)
+		if ((unsigned char)r[i] < 0x20 || r[i] == 0x7f)
+			return pgn_fail(db, PGN_EINVAL,
+			    "a lease's reason is one line without control characters");
+	return PGN_OK;
+}
+
+/* Check the patterns; their normal forms into norms[i]. */
+static pgn_status
+check_patterns(pgn_db *db, const char *const *pats, size_t n,
+    char (*norms)[PGN_LEASE_NORM_SIZE])
+{
+	struct pgn_err e;
+	pgn_status rc;
+	size_t i;
+
+	if (n == 0)
+		return pgn_fail(db, PGN_EINVAL, "no lease pattern");
+	if (n > PGN_MAX_LEASE_PATTERNS)
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "%zu lease patterns, over the limit of %d at once", n,
+		    PGN_MAX_LEASE_PATTERNS);
+	for (i = 0; i < n; i++) {
+		pgn_err_clear(&e);
+		if (pats[i] == NULL)
+			return pgn_fail(db, PGN_EINVAL, "no lease pattern");
+		rc = pgn_glob_check(pats[i], norms[i], PGN_LEASE_NORM_SIZE, &e);
+		if (rc != PGN_OK)
+			return pgn_fail(db, rc, "%s", e.msg);
+	}
+	return PGN_OK;
+}
+
+static void
+lease_detail(char *out, size_t len, const char *verb, const struct pgn_lease *l)
+{
+	char at[32];
+
+	pgn_format_time(l->expires_ms, at, sizeof(at));
+	(void)snprintf(out, len, "%s '%s' %s until %s%s%s", verb, l->pattern,
+	    l->shared ? "shared" : "exclusive", at, l->reason[0] ? ": " : "",
+	    l->reason);
+}
+
+/* ---- the stamp ------------------------------------------------------ */
+
+/* The stamp as stored: native layout, this machine's files only. */
+struct stamp {
+	uint32_t magic;
+	uint32_t slots;
+	uint64_t dev;
+	uint64_t ino;
+	int64_t slot[PGN_LEASE_STAMP_SLOTS];
+	uint64_t sum; /* FNV-1a of everything before it: a torn stamp misses */
+};
+
+static uint64_t
+fnv1a(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n-- > 0) {
+		h ^= *s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static size_t
+slot_of(const char *scope)
+{
+	return (size_t)(fnv1a(scope, strlen(scope)) % PGN_LEASE_STAMP_SLOTS);
+}
+
+static int
+stamp_path(const char *db_path, char *buf, size_t len)
+{
+	size_t n = strlen(db_path);
+
+	if (n > PGN_MAX_PATH || n + sizeof(STAMP_SUFFIX) > len)
+		return 0;
+	memcpy(buf, db_path, n);
+	memcpy(buf + n, STAMP_SUFFIX, sizeof(STAMP_SUFFIX));
+	return 1;
+}
+
+/* Only an SQLite file has a stamp (decision 0155). */
+static int
+has_stamp(const pgn_db *db)
+{
+	return db->be->dialect == PGN_DIALECT_SQLITE && db->path != NULL &&
+	    db->path[0] != '\0';
+}
+
+/* The slots as the database holds them at 'now'. */
+static pgn_status
+stamp_compute(pgn_db *db, int64_t now, int64_t slot[PGN_LEASE_STAMP_SLOTS])
+{
+	pgn_stmt *st = NULL;
+	const char *root;
+	int64_t v;
+	size_t k;
+	pgn_status rc;
+
+	memset(slot, 0, sizeof(int64_t) * PGN_LEASE_STAMP_SLOTS);
+	rc = pgn_prepare(db, SQL_STAMP, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(now));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		root = pgn_col_str(st, 0, NULL);
+		k = slot_of(root != NULL ? root : "");
+		v = pgn_col_i64(st, 1);
+		if (v > slot[k])
+			slot[k] = v;
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+/* Write the stamp of 'db' with 'slot'; PGN_EIO when it cannot. */
+static pgn_status
+stamp_write(pgn_db *db, const int64_t slot[PGN_LEASE_STAMP_SLOTS])
+{
+	char path[PGN_MAX_PATH + sizeof(STAMP_SUFFIX)];
+	struct stamp s;
+	struct stat sb;
+	int fd = -1;
+	pgn_status rc = PGN_OK;
+
+	if (!stamp_path(db->path, path, sizeof(path)))
+		return pgn_fail(db, PGN_EIO,
+		    "the lease stamp of '%.200s': too long", db->path);
+	if (stat(db->path, &sb) != 0)
+		return pgn_fail(db, PGN_EIO, "the lease stamp: %s: %s",
+		    db->path, strerror(errno));
+	memset(&s, 0, sizeof(s));
+	s.magic = STAMP_MAGIC;
+	s.slots = PGN_LEASE_STAMP_SLOTS;
+	s.dev = (uint64_t)sb.st_dev;
+	s.ino = (uint64_t)sb.st_ino;
+	memcpy(s.slot, slot, sizeof(s.slot));
+	s.sum = fnv1a(&s, offsetof(struct stamp, sum));
+	fd = open(path,
+	    O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		rc = pgn_fail(db, PGN_EIO, "the lease stamp %.200s: %s", path,
+		    fd < 0 ? strerror(errno) : "not a regular file");
+		goto out;
+	}
+	/* Best effort beside that: never synced, a lost stamp is absent. */
+	if (pwrite(fd, &s, sizeof(s), 0) != (ssize_t)sizeof(s) ||
+	    (sb.st_size > (off_t)sizeof(s) && ftruncate(fd, sizeof(s)) != 0))
+		rc = pgn_fail(db, PGN_EIO, "writing the lease stamp %.200s: %s",
+		    path, strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int
+pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms)
+{
+	char path[PGN_MAX_PATH + sizeof(STAMP_SUFFIX)];
+	struct stamp s;
+	struct stat db, sb;
+	ssize_t n;
+	int fd;
+
+	if (db_path == NULL || scope == NULL || pgn_db_is_postgres(db_path) ||
+	    !stamp_path(db_path, path, sizeof(path)))
+		return 0;
+	if (stat(db_path, &db) != 0)
+		return errno == ENOENT; /* no database: no lease */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT; /* no lease was ever taken */
+	n = -1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0 &&
+	    sb.st_size == (off_t)sizeof(s))
+		n = pread(fd, &s, sizeof(s), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(s) || s.magic != STAMP_MAGIC ||
+	    s.slots != PGN_LEASE_STAMP_SLOTS ||
+	    s.sum != fnv1a(&s, offsetof(struct stamp, sum)) ||
+	    s.dev != (uint64_t)db.st_dev || s.ino != (uint64_t)db.st_ino)
+		return 0;
+	return s.slot[slot_of(scope)] <= now_ms;
+}
+
+/*
+ * Inside a change's transaction, before its commit: the stamp, never
+ * lower than before the change ('pre') or after it; '*lowered' says a
+ * lower one is due once the change has committed (restamp).
+ */
+static pgn_status
+stamp_in_tx(pgn_db *db, int64_t now, const int64_t *pre, int *lowered)
+{
+	int64_t post[PGN_LEASE_STAMP_SLOTS], out[PGN_LEASE_STAMP_SLOTS];
+	pgn_status rc;
+	size_t k;
+
+	*lowered = 0;
+	if (!has_stamp(db))
+		return PGN_OK;
+	rc = stamp_compute(db, now, post);
+	if (rc != PGN_OK)
+		return rc;
+	for (k = 0; k < PGN_LEASE_STAMP_SLOTS; k++) {
+		out[k] = pre[k] > post[k] ? pre[k] : post[k];
+		if (post[k] < out[k])
+			*lowered = 1;
+	}
+	return stamp_write(db, out);
+}
+
+static pgn_status
+restamp_tx(pgn_db *db, void *arg)
+{
+	int64_t slot[PGN_LEASE_STAMP_SLOTS];
+	pgn_status rc;
+
+	(void)arg;
+	rc = stamp_compute(db, pgn_now_ms(), slot);
+	if (rc == PGN_OK)
+		rc = stamp_write(db, slot);
+	return rc;
+}
+
+/*
+ * After a committed change that lowered a slot: the exact stamp, under
+ * the writer lock so no take's stamp is overwritten by an older state.
+ * A failure leaves the stamp higher than needed: only slower, never
+ * wrong, and not the change's failure.
+ */
+static void
+restamp(pgn_db *db)
+{
+	struct pgn_err saved = db->err;
+
+	if (pgn_tx(db, restamp_tx, NULL) != PGN_OK)
+		db->err = saved;
+}
+
+/* ---- sweeping ------------------------------------------------------- */
+
+/* Drop the scope's leases expired at 'now' (other than the actor's
+ * 'keep' list is not needed: an expired lease of anyone is swept),
+ * each a journal entry of its holder. */
+static pgn_status
+sweep(pgn_db *db, struct scope_leases *s, int64_t now)
+{
+	char detail[LEASE_DETAIL_SIZE];
+	pgn_status rc = PGN_OK;
+	size_t i, j;
+
+	for (i = 0; rc == PGN_OK && i < s->all.n; i++) {
+		if (pgn_lease_live(&s->all.v[i], now))
+			continue;
+		lease_detail(detail, sizeof(detail), "expired", &s->all.v[i]);
+		rc = pgn_exec(db, SQL_LEASE_DEL, "sweeping a lease",
+		    PGN_I(s->all.v[i].id));
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, s->aids[i], "lease", 0, NULL,
+			    detail, now);
+	}
+	/* keep the live ones, in order */
+	for (i = j = 0; rc == PGN_OK && i < s->all.n; i++) {
+		if (!pgn_lease_live(&s->all.v[i], now))
+			continue;
+		s->all.v[j] = s->all.v[i];
+		s->aids[j++] = s->aids[i];
+	}
+	if (rc == PGN_OK)
+		s->all.n = j;
+	return rc;
+}
+
+/* ---- take ----------------------------------------------------------- */
+
+struct take_ctx {
+	const struct pgn_lease_take *req;
+	char (*norms)[PGN_LEASE_NORM_SIZE];
+	int64_t ttl;
+	struct pgn_lease_taken *out;
+	int lowered;
+};
+
+/* Does 'norm' (taken shared or not) collide with lease 'l' of another? */
+static int
+collides(const char *norm, int shared, const struct pgn_lease *l)
+{
+	if (shared && l->shared)
+		return 0;
+	return pgn_glob_overlap(norm, l->norm);
+}
+
+static pgn_status
+take_tx(pgn_db *db, void *arg)
+{
+	struct take_ctx *c = arg;
+	const struct pgn_lease_take *req = c->req;
+	struct pgn_lease_taken *out = c->out;
+	int64_t pre[PGN_LEASE_STAMP_SLOTS];
+	struct scope_leases s;
+	char detail[LEASE_DETAIL_SIZE];
+	struct pgn_lease l;
+	int64_t now, sid, aid;
+	size_t i, j, k, fresh = 0;
+	int dup;
+	pgn_status rc;
+
+	memset(&s, 0, sizeof(s));
+	pgn_leases_release(&out->leases);
+	out->renewed = 0;
+	out->held = 0;
+	c->lowered = 0;
+	now = pgn_now_ms();
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		rc = pgn_scope_id(db, 1, &sid);
+	if (rc == PGN_OK)
+		rc = find_actor(db, &req->who, sid, out->agent, &aid);
+	if (rc == PGN_OK && has_stamp(db))
+		rc = stamp_compute(db, now, pre);
+	if (rc == PGN_OK)
+		rc = load_leases(db, sid, &s);
+	if (rc == PGN_OK)
+		rc = sweep(db, &s, now);
+	if (rc != PGN_OK)
+		goto out;
+	/* Who is in the way: the first other agent's lease that collides. */
+	for (i = 0; i < req->npatterns; i++)
+		for (k = 0; k < s.all.n; k++) {
+			if (s.aids[k] == aid ||
+			    !collides(c->norms[i], req->shared, &s.all.v[k]))
+				continue;
+			out->held = 1;
+			out->blocker = s.all.v[k];
+			(void)snprintf(out->wanted, sizeof(out->wanted), "%s",
+			    req->patterns[i]);
+			goto out; /* the sweep commits; nothing else */
+		}
+	for (i = 0; i < req->npatterns; i++) {
+		for (k = 0; k < s.all.n; k++)
+			if (s.aids[k] == aid &&
+			    strcmp(s.all.v[k].norm, c->norms[i]) == 0)
+				break;
+		for (dup = 0, j = 0; j < i; j++)
+			dup |= strcmp(c->norms[j], c->norms[i]) == 0;
+		if (k == s.all.n && !dup)
+			fresh++;
+	}
+	if (s.all.n + fresh > PGN_MAX_LEASES) {
+		rc = pgn_fail(db, PGN_ETOOBIG,
+		    "scope '%s' holds %zu leases: %zu more would pass the limit of %d",
+		    PGN_SCOPE_LABEL(db), s.all.n, fresh, PGN_MAX_LEASES);
+		goto out;
+	}
+	for (i = 0; rc == PGN_OK && i < req->npatterns; i++) {
+		for (dup = 0, j = 0; j < i; j++)
+			dup |= strcmp(c->norms[j], c->norms[i]) == 0;
+		if (dup)
+			continue;
+		for (k = 0; k < s.all.n; k++)
+			if (s.aids[k] == aid &&
+			    strcmp(s.all.v[k].norm, c->norms[i]) == 0)
+				break;
+		memset(&l, 0, sizeof(l));
+		(void)snprintf(l.holder, sizeof(l.holder), "%s", out->agent);
+		(void)snprintf(l.pattern, sizeof(l.pattern), "%s",
+		    req->patterns[i]);
+		memcpy(l.norm, c->norms[i], sizeof(l.norm));
+		(void)snprintf(l.reason, sizeof(l.reason), "%s",
+		    req->reason != NULL ? req->reason : "");
+		l.shared = req->shared != 0;
+		l.expires_ms = now + c->ttl;
+		if (k < s.all.n) {
+			l.id = s.all.v[k].id;
+			l.created_ms = s.all.v[k].created_ms;
+			rc = pgn_exec(db, SQL_LEASE_RENEW, "renewing a lease",
+			    PGN_I(l.id), PGN_T(l.pattern), PGN_I(l.shared),
+			    PGN_T(l.reason), PGN_I(l.expires_ms));
+			lease_detail(detail, sizeof(detail), "renewed", &l);
+			out->renewed++;
+		} else {
+			pgn_stmt *st = NULL;
+
+			l.created_ms = now;
+			rc = pgn_prepare(db,
+			    pgn_sql(db, SQL_LEASE_ADD, SQL_LEASE_ADD_PG), &st);
+			if (rc == PGN_OK)
+				rc = pgn_bind(db, st, PGN_I(sid), PGN_I(aid),
+				    PGN_T(l.pattern), PGN_T(l.norm),
+				    PGN_I(l.shared), PGN_T(l.reason),
+				    PGN_I(now), PGN_I(l.expires_ms));
+			if (rc == PGN_OK)
+				rc = pgn_step_done(db, st, "taking a lease");
+			if (rc == PGN_OK)
+				l.id = pgn_inserted_id(db, st);
+			pgn_finish(db, st);
+			lease_detail(detail, sizeof(detail), "took", &l);
+		}
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, aid, "lease", 0, NULL, detail,
+			    now);
+		if (rc == PGN_OK)
+			rc = push_lease(db, &out->leases, &l);
+	}
+out:
+	if (rc == PGN_OK && has_stamp(db))
+		rc = stamp_in_tx(db, now, pre, &c->lowered);
+	scope_leases_release(&s);
+	return rc;
+}
+
+/* Sleep on the backend's wake-up 'w' (or a timer) up to 'ms'. */
+static void
+lease_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
+{
+	struct timespec ts;
+	int64_t start = pgn_mono_ms(), gap;
+
+	if (ms <= 0)
+		return;
+	if (w != NULL && db->be->wait_sleep(db, w, ms) < 0)
+		return; /* a signal: the caller asks whether to stop */
+	/* at most PGN_WAIT_TICK_MS apart, however busy the database is */
+	gap = start + PGN_WAIT_TICK_MS - pgn_mono_ms();
+	if (gap > ms - (pgn_mono_ms() - start))
+		gap = ms - (pgn_mono_ms() - start);
+	if (gap <= 0)
+		return;
+	ts.tv_sec = (time_t)(gap / 1000);
+	ts.tv_nsec = (long)(gap % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+pgn_status
+pgn_lease_take(pgn_db *db, const struct pgn_lease_take *req,
+    struct pgn_lease_taken *out)
+{
+	static char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
+	struct pgn_waker *w = NULL;
+	struct take_ctx c;
+	int64_t until, now, left;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.norms = norms;
+	c.out = out;
+	c.ttl = req->ttl_ms != 0 ? req->ttl_ms : PGN_LEASE_TTL_DEFAULT_MS;
+	if (c.ttl < PGN_LEASE_TTL_MIN_MS || c.ttl > PGN_LEASE_TTL_MAX_MS)
+		return pgn_fail(db, PGN_EINVAL,
+		    "a lease lasts 1 s to 8 h, not %lld ms",
+		    (long long)req->ttl_ms);
+	if (req->wait_ms < 0 || req->wait_ms > PGN_WAIT_MAX_MS)
+		return pgn_fail(db, PGN_EINVAL,
+		    "a wait lasts 0 to %d ms, not %lld", PGN_WAIT_MAX_MS,
+		    (long long)req->wait_ms);
+	rc = check_patterns(db, req->patterns, req->npatterns, norms);
+	if (rc == PGN_OK)
+		rc = check_reason(db, req->reason);
+	if (rc != PGN_OK)
+		return rc;
+	until = pgn_mono_ms() + req->wait_ms;
+	for (;;) {
+		rc = pgn_tx(db, take_tx, &c);
+		if (rc == PGN_OK && c.lowered)
+			restamp(db);
+		if (rc != PGN_OK || !out->held || req->wait_ms == 0)
+			break;
+		if (req->cancel != NULL && req->cancel(req->cancel_arg))
+			break;
+		rc = pgn_db_check_file(db);
+		if (rc != PGN_OK)
+			break;
+		now = pgn_mono_ms();
+		if (now >= until)
+			break;
+		if (w == NULL)
+			w = db->be->wait_open(db, NULL);
+		left = until - now;
+		if (left > PGN_WAIT_POLL_MS)
+			left = PGN_WAIT_POLL_MS;
+		/* the blocker's expiry ends it too */
+		if (out->blocker.expires_ms - pgn_now_ms() + 1 < left)
+			left = out->blocker.expires_ms - pgn_now_ms() + 1;
+		lease_sleep(db, w, left);
+	}
+	if (w != NULL)
+		db->be->wait_close(db, w);
+	if (rc != PGN_OK)
+		pgn_lease_taken_release(out);
+	return rc;
+}
+
+/* ---- release -------------------------------------------------------- */
+
+struct release_ctx {
+	const struct pgn_lease_actor *who;
+	const char *const *patterns;
+	char (*norms)[PGN_LEASE_NORM_SIZE];
+	size_t n;
+	int all;
+	size_t released;
+	int lowered;
+};
+
+static pgn_status
+release_tx(pgn_db *db, void *arg)
+{
+	struct release_ctx *c = arg;
+	int64_t pre[PGN_LEASE_STAMP_SLOTS];
+	char name[PGN_MAX_NAME + 1], detail[LEASE_DETAIL_SIZE];
+	struct scope_leases s;
+	int64_t now, sid, aid;
+	size_t i, k;
+	int hit;
+	pgn_status rc;
+
+	memset(&s, 0, sizeof(s));
+	c->released = 0;
+	c->lowered = 0;
+	now = pgn_now_ms();
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		rc = pgn_scope_id(db, 1, &sid);
+	if (rc == PGN_OK)
+		rc = find_actor(db, c->who, sid, name, &aid);
+	if (rc == PGN_OK && has_stamp(db))
+		rc = stamp_compute(db, now, pre);
+	if (rc == PGN_OK)
+		rc = load_leases(db, sid, &s);
+	for (i = 0; rc == PGN_OK && !c->all && i < c->n; i++) {
+		for (hit = 0, k = 0; k < s.all.n; k++)
+			hit |= s.aids[k] == aid &&
+			    strcmp(s.all.v[k].norm, c->norms[i]) == 0;
+		if (!hit)
+			rc = pgn_fail_hint(db, PGN_ENOTFOUND, PGN_HINT_NONE,
+			    NULL,
+			    "agent '%s' holds no lease on '%s' in scope '%s'",
+			    name, c->patterns[i], PGN_SCOPE_LABEL(db));
+	}
+	/* The agent's own, expired or not, are released; then the sweep. */
+	for (k = 0; rc == PGN_OK && k < s.all.n; k++) {
+		if (s.aids[k] != aid)
+			continue;
+		for (hit = c->all, i = 0; !hit && i < c->n; i++)
+			hit = strcmp(s.all.v[k].norm, c->norms[i]) == 0;
+		if (!hit)
+			continue;
+		(void)snprintf(detail, sizeof(detail), "released '%s'",
+		    s.all.v[k].pattern);
+		rc = pgn_exec(db, SQL_LEASE_DEL, "releasing a lease",
+		    PGN_I(s.all.v[k].id));
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, aid, "lease", 0, NULL, detail,
+			    now);
+		/* no longer there for the sweep */
+		s.all.v[k].expires_ms = INT64_MAX;
+		c->released++;
+	}
+	for (k = 0; rc == PGN_OK && k < s.all.n; k++)
+		if (s.all.v[k].expires_ms == INT64_MAX)
+			s.aids[k] = 0;
+	if (rc == PGN_OK) {
+		/* swept: every expired lease not released just now */
+		for (k = 0; rc == PGN_OK && k < s.all.n; k++) {
+			if (s.aids[k] == 0 || pgn_lease_live(&s.all.v[k], now))
+				continue;
+			lease_detail(detail, sizeof(detail), "expired",
+			    &s.all.v[k]);
+			rc = pgn_exec(db, SQL_LEASE_DEL, "sweeping a lease",
+			    PGN_I(s.all.v[k].id));
+			if (rc == PGN_OK)
+				rc = pgn_journal_add(db, s.aids[k], "lease", 0,
+				    NULL, detail, now);
+		}
+	}
+	if (rc == PGN_OK && has_stamp(db))
+		rc = stamp_in_tx(db, now, pre, &c->lowered);
+	scope_leases_release(&s);
+	return rc;
+}
+
+pgn_status
+pgn_lease_release(pgn_db *db, const struct pgn_lease_actor *who,
+    const char *const *patterns, size_t npatterns, int all, size_t *released)
+{
+	static char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
+	struct release_ctx c;
+	pgn_status rc;
+
+	*released = 0;
+	memset(&c, 0, sizeof(c));
+	if (all && npatterns > 0)
+		return pgn_fail(db, PGN_EINVAL,
+		    "release either patterns or all of them, not both");
+	if (!all) {
+		rc = check_patterns(db, patterns, npatterns, norms);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	c.who = who;
+	c.patterns = patterns;
+	c.norms = norms;
+	c.n = all ? 0 : npatterns;
+	c.all = all;
+	rc = pgn_tx(db, release_tx, &c);
+	if (rc == PGN_OK && c.lowered)
+		restamp(db);
+	if (rc == PGN_OK)
+		*released = c.released;
+	return rc;
+}
+
+/* ---- list ----------------------------------------------------------- */
+
+struct list_ctx {
+	const char *agent; /* checked, or NULL */
+	int expired;
+	struct pgn_leases *out;
+};
+
+static pgn_status
+list_tx(pgn_db *db, void *arg)
+{
+	struct list_ctx *c = arg;
+	struct pgn_lease l;
+	pgn_stmt *st = NULL;
+	int64_t sid, aid, now = pgn_now_ms();
+	pgn_status rc;
+
+	pgn_leases_release(c->out);
+	if (c->agent != NULL) {
+		rc = pgn_need_agent(db, c->agent, 0, &aid);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK;
+	if (rc == PGN_OK)
+		rc = pgn_prepare(db, SQL_LEASES, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		read_lease(st, &l, NULL);
+		if (c->agent != NULL && strcmp(l.holder, c->agent) != 0)
+			continue;
+		if (!c->expired && !pgn_lease_live(&l, now))
+			continue;
+		rc = push_lease(db, c->out, &l);
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_lease_list(pgn_db *db, const char *agent, int expired,
+    struct pgn_leases *out)
+{
+	char name[PGN_MAX_NAME + 1];
+	struct list_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	c.agent = NULL;
+	c.expired = expired;
+	c.out = out;
+	if (agent != NULL) {
+		rc = pgn_check_name(db, "agent", agent, name);
+		if (rc != PGN_OK)
+			return rc;
+		c.agent = name;
+	}
+	rc = pgn_read(db, list_tx, &c);
+	if (rc != PGN_OK)
+		pgn_leases_release(out);
+	return rc;
+}
+
+/* ---- what blocks a write -------------------------------------------- */
+
+/*
+ * 'in' with empty and '.' components dropped and '..' resolved, into
+ * 'out'; 0 when it is empty, absolute, leaves the root or is too long.
+ */
+static int
+clean_path(const char *in, char *out, size_t len)
+{
+	size_t o = 0, n;
+	const char *p = in, *e;
+
+	if (in == NULL || in[0] == '/' || strlen(in) >= PGN_MAX_PATH ||
+	    strlen(in) >= len)
+		return 0;
+	while (*p != '\0') {
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (o == 0)
+				return 0; /* leaves the root */
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--; /* its slash */
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			if (o > 0)
+				out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
+		}
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	out[o] = '\0';
+	return o > 0;
+}
+
+struct block_ctx {
+	const char *agent; /* checked, or NULL */
+	const char *session;
+	const char *path; /* clean */
+	struct pgn_lease_hit *hit;
+	int *found;
+};
+
+static pgn_status
+block_tx(pgn_db *db, void *arg)
+{
+	struct block_ctx *c = arg;
+	char actor[PGN_MAX_NAME + 1] = "";
+	struct pgn_lease l;
+	pgn_stmt *st = NULL;
+	int64_t sid;
+	pgn_status rc;
+
+	*c->found = 0;
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK; /* no scope row: no lease */
+	if (rc == PGN_OK && c->agent != NULL)
+		memcpy(actor, c->agent, strlen(c->agent) + 1);
+	else if (rc == PGN_OK && c->session != NULL && c->session[0] != '\0')
+		rc = session_agent(db, c->session, actor);
+	if (rc == PGN_OK)
+		rc = pgn_prepare(db, SQL_BLOCKERS, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_I(pgn_now_ms()),
+		    PGN_T(actor));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		read_lease(st, &l, NULL);
+		if (!pgn_glob_match(l.norm, c->path))
+			continue;
+		c->hit->id = l.id;
+		memcpy(c->hit->holder, l.holder, sizeof(l.holder));
+		memcpy(c->hit->pattern, l.pattern, sizeof(l.pattern));
+		memcpy(c->hit->reason, l.reason, sizeof(l.reason));
+		c->hit->expires_ms = l.expires_ms;
+		*c->found = 1;
+		break;
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_lease_blocking(pgn_db *db, const char *agent, const char *session,
+    const char *path, struct pgn_lease_hit *hit, int *found)
+{
+	static char clean[PGN_MAX_PATH];
+	char name[PGN_MAX_NAME + 1];
+	struct block_ctx c;
+	pgn_status rc;
+
+	memset(hit, 0, sizeof(*hit));
+	*found = 0;
+	if (!clean_path(path, clean, sizeof(clean)))
+		return PGN_OK;
+	c.agent = NULL;
+	if (agent != NULL) {
+		rc = pgn_check_name(db, "agent", agent, name);
+		if (rc != PGN_OK)
+			return rc;
+		c.agent = name;
+	}
+	c.session = session;
+	c.path = clean;
+	c.hit = hit;
+	c.found = found;
+	rc = pgn_read(db, block_tx, &c);
+	if (rc != PGN_OK) {
+		memset(hit, 0, sizeof(*hit));
+		*found = 0;
+	}
+	return rc;
+}
+
+/* ---- paths ---------------------------------------------------------- */
+
+pgn_status
+pgn_lease_relative(const char *root, const char *in, char *out, size_t outlen,
+    struct pgn_err *err)
+{
+	size_t rl, n;
+	const char *rest = in;
+
+	if (in == NULL || root == NULL)
+		return pgn_err_set(err, PGN_EINVAL, "no pattern");
+	if (in[0] == '/') {
+		rl = strlen(root);
+		while (rl > 0 && root[rl - 1] == '/')
+			rl--;
+		if (root[0] == '\0' || strncmp(in, root, rl) != 0 ||
+		    (in[rl] != '\0' && in[rl] != '/'))
+			return pgn_err_set(err, PGN_EINVAL,
+			    "'%.512s' is outside the scope %s", in,
+			    root[0] != '\0' ? root : "(global)");
+		rest = in + rl;
+		while (*rest == '/')
+			rest++;
+		if (*rest == '\0')
+			rest = ".";
+	}
+	n = strlen(rest);
+	if (n + 1 > outlen)
+		return pgn_err_set(err, PGN_ETOOBIG,
+		    "'%.64s...' is over the limit of %zu bytes", rest,
+		    outlen - 1);
+	memcpy(out, rest, n + 1);
+	return PGN_OK;
+}
