@@ -101,7 +101,7 @@ add_permissions(cJSON *o, const struct pgn_install_state *s, int installed,
 		cJSON_AddStringToObject(p, "problem", s->perm_problem);
 	if (installed && !s->perm)
 		warn(
-		    "%s: the agent cannot run pigeon send|read|wait|status without asking (or outside its sandbox): run pigeon install %s%s",
+		    "%s: the agent cannot run pigeon send|read|wait|status|ack|lease|thread without asking (or outside its sandbox): run pigeon install %s%s",
 		    s->perm_path != NULL ? s->perm_path : s->path, host,
 		    project ? " --project DIR" : "");
 }

@@ -2176,7 +2176,7 @@ test_claude_rules_quote_the_cli_as_the_introduction_does(void)
 	got = h_read_file(path, &n);
 	CHECK_CONTAINS(got, "\"Bash(pigeon send:*)\"");
 	CHECK_INT(count(got, "my dir/pigeon'"), 0); /* the old rules went */
-	CHECK_INT(count(got, "Bash("), 4);
+	CHECK_INT(count(got, "Bash("), 7);
 	free(got);
 	perm_ok(PGN_HOST_CLAUDE, NULL, 1);
 	CHECK(absent(path));
@@ -2381,7 +2381,7 @@ test_codex_table_pigeon_made_goes_even_with_a_table_added_after_it(void)
 static void
 test_gemini_policy_is_pigeons_own_file(void)
 {
-	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 5];
+	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 8];
 	struct pgn_err err;
 	char settings[PATH_MAX], dir[PATH_MAX], *got;
 	struct pgn_install_result res;
@@ -2397,8 +2397,10 @@ test_gemini_policy_is_pigeons_own_file(void)
 	REQUIRE(got != NULL);
 	snprintf(want, sizeof(want),
 	    "commandPrefix = [\"%s/bin/pigeon send\", \"%s/bin/pigeon read\", "
-	    "\"%s/bin/pigeon wait\", \"%s/bin/pigeon status\"]\n",
-	    h_tmp, h_tmp, h_tmp, h_tmp);
+	    "\"%s/bin/pigeon wait\", \"%s/bin/pigeon status\", "
+	    "\"%s/bin/pigeon ack\", \"%s/bin/pigeon lease\", "
+	    "\"%s/bin/pigeon thread\"]\n",
+	    h_tmp, h_tmp, h_tmp, h_tmp, h_tmp, h_tmp, h_tmp);
 	CHECK_CONTAINS(got, want);
 	CHECK_CONTAINS(got, "toolName = \"run_shell_command\"\n");
 	CHECK_CONTAINS(got, "decision = \"allow\"\npriority = 100\n");

@@ -55,8 +55,8 @@ TOOL_HISTORY=1
 # The events `pigeon install` registers, and the files of its permission
 # edit (besides $HOST_CONFIG).
 case $HOST in
-gemini) EVENTS="SessionStart BeforeAgent AfterTool AfterAgent" ;;
-*) EVENTS="SessionStart UserPromptSubmit PostToolUse Stop" ;;
+gemini) EVENTS="SessionStart BeforeAgent AfterTool AfterAgent BeforeTool" ;;
+*) EVENTS="SessionStart UserPromptSubmit PostToolUse Stop PreToolUse" ;;
 esac
 POLICY=$HOME/.gemini/policies/pigeon.toml
 
@@ -483,7 +483,7 @@ test_case 'a broken database: the turn works, without Pigeon' '
 	cmp broken.orig broken.db &&
 	new_log "$n" >log.new &&
 	for ev in $EVENTS; do
-		case $ev in PostToolUse | AfterTool) continue ;; esac
+		case $ev in PostToolUse | AfterTool | PreToolUse | BeforeTool) continue ;; esac
 		test "$(grep -c " event=$ev .* status=corrupt " log.new)" = 1 ||
 			exit 1
 	done &&

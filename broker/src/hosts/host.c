@@ -35,13 +35,13 @@ static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
 
 /* Cursor: no permission edit, user or project. */
 #define CURSOR_PERM                                                            \
-	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there"
+	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait, status, ack, lease and thread there"
 /* opencode: its default permissions let the agent run bash (measured). */
 #define OPENCODE_PERM                                                          \
-	"none: opencode's default permissions let its agent run pigeon send, read, wait and status (bash is allowed; measured with opencode 1.18.33)"
+	"none: opencode's default permissions let its agent run pigeon send, read, wait, status, ack, lease and thread (bash is allowed; measured with opencode 1.18.33)"
 #define OPENCODE_PERM_BRIEF "opencode's default permissions allow bash"
 #define CURSOR_PERM_BRIEF                                                      \
-	"allow pigeon send, read, wait and status in Cursor's own settings"
+	"allow pigeon send, read, wait, status, ack, lease and thread in Cursor's own settings"
 
 /* Copilot CLI: its permissions are flags and prompts, not a file. */
 #define COPILOT_PERM                                                           \
