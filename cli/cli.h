@@ -174,6 +174,9 @@ int cmd_status(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
 int cmd_handoff(int argc, char **argv);
+/* pigeon lease take|release|list (cmd_lease.c) */
+int cmd_lease(int argc, char **argv);
+extern const struct cli_cmd cli_cmd_lease;
 /*
  * handoff --digest (cmd_transcript.c): append to text[0..*len) a blank
  * line and the digest of the current session ('session', else the

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pigeon/lease.h"
 
 #define WATCH_MIN_COLS  60 /* narrower: one line says so */
 #define WATCH_MIN_ROWS  12
@@ -34,7 +35,7 @@ const struct cli_cmd cli_cmd_watch = {
     .summary = "a live view of the scope in the terminal",
     .synopsis = {"[--db PATH] [--project DIR] [--color WHEN]"},
     .text =
-        "Show the scope live on the terminal's alternate screen: its agents with their hosts, state (new, active, mail, idle, idle+mail) and last seen, the queued messages, the newest deliveries and the open batons. It redraws when the database changes (it sleeps on the database's -wal file, as pigeon wait does, and wakes at least once a second for the ages), when the terminal is resized, and after the database file is replaced. q or Ctrl-C quits and gives the terminal back as it was; so does SIGTERM or SIGHUP.\n\n"
+        "Show the scope live on the terminal's alternate screen: its agents with their hosts, state (new, active, mail, idle, idle+mail) and last seen, the queued messages, the newest deliveries, the open batons and the live leases (holder, pattern, mode, time left, reason). It redraws when the database changes (it sleeps on the database's -wal file, as pigeon wait does, and wakes at least once a second for the ages), when the terminal is resized, and after the database file is replaced. q or Ctrl-C quits and gives the terminal back as it was; so does SIGTERM or SIGHUP.\n\n"
         "It needs a terminal on standard input and output of at least 60 columns and 12 lines, and an existing database. Text from messages is shown escaped, never raw.",
     .common = CLI_DB | CLI_PROJECT | CLI_COLOR,
 };
@@ -335,6 +336,32 @@ draw_batons(struct screen *s, const struct pgn_watch *w, int quota)
 	}
 }
 
+static void
+draw_leases(struct screen *s, const struct pgn_watch *w, int quota)
+{
+	const struct pgn_lease *l;
+	char left[32];
+	size_t i;
+
+	textf(s, CLI_SGR_BOLD, "LEASES %zu", w->nleases);
+	endline(s);
+	for (i = 0; i < w->nleases && (int)i < quota - 1; i++) {
+		l = &w->leases[i];
+		/* the time left, in the units of an age */
+		pgn_format_age(w->read_ms - (l->expires_ms - w->read_ms),
+		    w->read_ms, left, sizeof(left));
+		if (strlen(left) >= 4)
+			left[strlen(left) - 4] = '\0'; /* " ago" */
+		text(s, CLI_SGR_RESET, "  ");
+		textf(s, CLI_SGR_NAME, "%s", cli_safe(l->holder));
+		textf(s, CLI_SGR_RESET, " %s", cli_safe(l->pattern));
+		textf(s, CLI_SGR_DIM, " %s, %s left  ",
+		    l->shared ? "shared" : "exclusive", left);
+		text(s, CLI_SGR_RESET, cli_safe(l->reason));
+		endline(s);
+	}
+}
+
 /* One frame: the whole screen, from the top, in one write. */
 static void
 draw(struct screen *s, const struct pgn_watch *w, const char *scope,
@@ -360,13 +387,14 @@ draw(struct screen *s, const struct pgn_watch *w, const char *scope,
 		endline(s);
 		text(s, CLI_SGR_WARN, note != NULL ? note : "");
 		endline(s);
-		/* four sections share the lines below the two above */
+		/* five sections share the lines below the two above */
 		body = s->rows - 2;
-		quota = body / 4;
-		draw_agents(s, w, body - 3 * quota);
+		quota = body / 5;
+		draw_agents(s, w, body - 4 * quota);
 		draw_queued(s, w, quota);
 		draw_deliveries(s, w, quota);
 		draw_batons(s, w, quota);
+		draw_leases(s, w, quota);
 	}
 	raw(s, "\033[J", 3);
 	s->buf[s->len] = '\0';

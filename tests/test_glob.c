@@ -393,6 +393,22 @@ test_overlap_table_of_pattern_pairs(void)
 	    {"./*.sql", "./db/", 0},
 	    {"*.sql", "./db/m.sql", 1},
 	    {"./db/*.sql", "./*.sql", 0},
+	    /* what lease takes are made of (decision 0155) */
+	    {"src/", "tests/", 1}, /* src/tests/ and tests/src/ */
+	    {"./src/", "docs/", 1},
+	    {"./src/", "./docs/", 0},
+	    {"./src/", "./src", 0},
+	    {"src/api/", "src/**/*.c", 1},
+	    {"src/api/**", "./src/api/", 1},
+	    {"./src/api/", "./src/api.c", 0},
+	    {"./src/../docs/", "./docs/x.md", 1},
+	    {"./a/b/../../c/", "./c/", 1},
+	    {"./a/b/../../c/", "./a/", 0},
+	    {"src/API/", "src/api/", 0},
+	    {"./SRC/", "./src/**", 0},
+	    {"**/*.test.c", "./src/", 1},
+	    {"./src/*.c", "./src/**/*.c", 1},
+	    {"./src/*/", "./src/*.c", 0},
 	};
 	char na[PGN_LEASE_NORM_SIZE], nb[PGN_LEASE_NORM_SIZE];
 	size_t i;

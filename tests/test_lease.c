@@ -746,6 +746,86 @@ test_a_stamp_not_to_be_trusted_means_ask_the_database(void)
 	be_drop();
 }
 
+/* ---- the CLI's helpers -------------------------------------------- */
+
+static void
+test_durations_are_numbers_with_units(void)
+{
+	static const struct {
+		const char *s;
+		int64_t ms; /* -1: refused */
+	} t[] = {
+	    {"90s", 90000},
+	    {"30m", 1800000},
+	    {"2h", 7200000},
+	    {"1h30m", 5400000},
+	    {"1d", 86400000},
+	    {"45", 45000},
+	    {"0s", 0},
+	    {"999999999s", 999999999000LL},
+	    {"", -1},
+	    {"m", -1},
+	    {"1x", -1},
+	    {"1h30", -1},
+	    {"-5m", -1},
+	    {" 5m", -1},
+	    {"5m ", -1},
+	    {"1000000000s", -1},
+	    {"1.5h", -1},
+	};
+	int64_t ms;
+	size_t i;
+
+	for (i = 0; i < H_COUNT(t); i++) {
+		pgn_status st = pgn_parse_duration(t[i].s, &ms);
+
+		if (t[i].ms < 0) {
+			CHECK_INT(st, PGN_EINVAL);
+			CHECK_INT(ms, 0);
+		} else {
+			CHECK_INT(st, PGN_OK);
+			CHECK_INT(ms, t[i].ms);
+		}
+	}
+	CHECK_INT(pgn_parse_duration(NULL, &ms), PGN_EINVAL);
+}
+
+static void
+test_an_absolute_path_in_the_scope_names_that_place(void)
+{
+	char out[PGN_MAX_LEASE_PATTERN + 4];
+	struct pgn_err err;
+
+	pgn_err_clear(&err);
+	REQUIRE(pgn_lease_relative("/repo", "/repo/src/api/", out, sizeof(out),
+	            &err) == PGN_OK);
+	CHECK_STR(out, "./src/api/");
+	REQUIRE(pgn_lease_relative("/repo/", "/repo//docs", out, sizeof(out),
+	            &err) == PGN_OK);
+	CHECK_STR(out, "./docs");
+	REQUIRE(pgn_lease_relative("/repo", "/repo", out, sizeof(out), &err) ==
+	    PGN_OK);
+	CHECK_STR(out, ".");
+	REQUIRE(pgn_lease_relative("/repo", "src/**", out, sizeof(out), &err) ==
+	    PGN_OK);
+	CHECK_STR(out, "src/**");
+	CHECK_INT(pgn_lease_relative("/repo", "/repository/x", out, sizeof(out),
+	              &err),
+	    PGN_EINVAL);
+	CHECK_STR(err.msg, "'/repository/x' is outside the scope /repo");
+	CHECK_INT(pgn_lease_relative("/repo", "/etc/passwd", out, sizeof(out),
+	              &err),
+	    PGN_EINVAL);
+	CHECK_INT(pgn_lease_relative("", "/etc/passwd", out, sizeof(out), &err),
+	    PGN_EINVAL);
+	CHECK_CONTAINS(err.msg, "outside the scope (global)");
+	CHECK_INT(pgn_lease_relative("/repo", "abcdef", out, 6, &err),
+	    PGN_ETOOBIG);
+	REQUIRE(pgn_lease_relative("/repo", "abcde", out, 6, &err) == PGN_OK);
+	CHECK_INT(pgn_lease_relative("/repo", "/repo/abcd", out, 6, &err),
+	    PGN_ETOOBIG);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_lease_rules_on_sqlite),
     H_TEST(test_lease_rules_on_postgresql),
@@ -753,6 +833,8 @@ static const struct h_test tests[] = {
     H_TEST(test_the_stamp_follows_take_release_and_expiry),
     H_TEST(test_a_renewal_that_shortens_lowers_the_stamp),
     H_TEST(test_a_stamp_not_to_be_trusted_means_ask_the_database),
+    H_TEST(test_durations_are_numbers_with_units),
+    H_TEST(test_an_absolute_path_in_the_scope_names_that_place),
 };
 
 int

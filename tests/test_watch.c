@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "pgn_int.h"
+#include "pigeon/lease.h"
 #include "store_int.h"
 
 static pgn_db *db;
@@ -147,6 +148,33 @@ test_watch_lists_open_batons_only(void)
 }
 
 static void
+test_watch_lists_live_leases_not_expired_ones(void)
+{
+	struct pgn_lease_take req;
+	struct pgn_lease_taken t;
+	const char *p[2] = {"./src/", "*.sql"};
+	struct pgn_watch w;
+
+	setup();
+	memset(&req, 0, sizeof(req));
+	req.who.agent = "alice";
+	req.patterns = p;
+	req.npatterns = 2;
+	req.reason = "schema";
+	REQUIRE(pgn_lease_take(db, &req, &t) == PGN_OK);
+	REQUIRE(!t.held);
+	pgn_lease_taken_release(&t);
+	H_EXEC(raw, "UPDATE lease SET expires_ms = 1 WHERE pattern = '*.sql'");
+	REQUIRE(pgn_watch_read(db, 10, &w) == PGN_OK);
+	CHECK_INT(w.nleases, 1);
+	CHECK_STR(w.leases[0].holder, "alice");
+	CHECK_STR(w.leases[0].pattern, "./src/");
+	CHECK_STR(w.leases[0].reason, "schema");
+	pgn_watch_release(&w);
+	teardown();
+}
+
+static void
 test_agent_state_from_sighting_and_queue(void)
 {
 	struct pgn_agent a = {0};
@@ -196,6 +224,7 @@ static const struct h_test tests[] = {
     H_TEST(test_watch_reads_agents_queue_deliveries_newest_first),
     H_TEST(test_watch_rows_bound_cuts_lists_not_totals),
     H_TEST(test_watch_lists_open_batons_only),
+    H_TEST(test_watch_lists_live_leases_not_expired_ones),
     H_TEST(test_agent_state_from_sighting_and_queue),
     H_TEST(test_notifier_wakes_on_another_connections_write),
 };

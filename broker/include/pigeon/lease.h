@@ -84,7 +84,7 @@ struct pgn_lease_take {
 	const char *const *patterns;
 	size_t npatterns;
 	int64_t ttl_ms;     /* 0: PGN_LEASE_TTL_DEFAULT_MS */
-	const char *reason; /* NULL: none */
+	const char *reason; /* NULL: none (a renewal keeps its reason) */
 	int shared;
 	/*
 	 * 0: refuse at once when held; else wait up to this long (at most
@@ -199,8 +199,9 @@ int pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms);
 
 /*
  * Make 'in' (a pattern or a path) relative to scope root 'root': an
- * absolute 'in' inside the root loses the root and its '/' (the root
- * itself becomes "."), one outside it is refused (PGN_EINVAL: "'IN' is
+ * absolute 'in' inside the root loses the root and gains "./" (it names
+ * that place, not a name at any depth: "/repo/docs/" is "./docs/"; the
+ * root itself becomes "."), one outside it is refused (PGN_EINVAL: "'IN' is
  * outside the scope ROOT"); a relative 'in' is taken as it is. Only the
  * text is compared (no symbolic link is resolved). The global scope
  * (root "") takes no absolute path. Writes at most 'outlen' bytes with
@@ -208,5 +209,12 @@ int pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms);
  */
 PGN_NODISCARD pgn_status pgn_lease_relative(const char *root, const char *in,
     char *out, size_t outlen, struct pgn_err *err);
+
+/*
+ * A duration ("90s", "30m", "1h30m", "2h", "1d"; a bare number is
+ * seconds): one or more numbers of at most 9 digits, each followed by
+ * s, m, h or d, into '*ms'. Returns PGN_EINVAL for anything else.
+ */
+PGN_NODISCARD pgn_status pgn_parse_duration(const char *s, int64_t *ms);
 
 #endif /* PIGEON_LEASE_H */

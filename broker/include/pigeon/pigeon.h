@@ -672,6 +672,8 @@ PGN_NODISCARD pgn_status pgn_db_health(pgn_db *db, struct pgn_health *h);
 #define PGN_WATCH_MAX_AGENTS 1000   /* agents whose state is worked out */
 #define PGN_ACTIVE_MS        120000 /* seen this recently: active */
 
+struct pgn_lease; /* pigeon/lease.h */
+
 /* What an agent is doing, from its last sighting and its queue. */
 typedef enum pgn_agent_state_t {
 	PGN_AGENT_NEW,      /* never seen by a hook or a claim */
@@ -704,6 +706,9 @@ struct pgn_watch {
 	struct pgn_watch_baton *batons;   /* open ones, newest first */
 	size_t nbatons;
 	int64_t batons_total;
+	/* live leases, by holder then pattern (pigeon/lease.h, 0155) */
+	struct pgn_lease *leases;
+	size_t nleases;
 };
 
 /*

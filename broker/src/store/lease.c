@@ -214,8 +214,7 @@ find_actor(pgn_db *db, const struct pgn_lease_actor *who, int64_t sid,
 			return rc;
 		if (name[0] != '\0' && asked[0] != '\0' &&
 		    strcmp(asked, name) != 0)
-			return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_DROP_FROM,
-			    NULL,
+			return pgn_fail(db, PGN_EINVAL,
 			    "session '%.256s' acts as its agent '%s', not as '%s'",
 			    who->session, name, asked);
 	}
@@ -499,9 +498,10 @@ restamp(pgn_db *db)
 
 /* ---- sweeping ------------------------------------------------------- */
 
-/* Drop the scope's leases expired at 'now' (other than the actor's
- * 'keep' list is not needed: an expired lease of anyone is swept),
- * each a journal entry of its holder. */
+/*
+ * Drop the scope's leases expired at 'now', whoever holds them, each a
+ * journal entry of its holder; 's' keeps the live ones.
+ */
 static pgn_status
 sweep(pgn_db *db, struct scope_leases *s, int64_t now)
 {
@@ -633,6 +633,10 @@ take_tx(pgn_db *db, void *arg)
 		if (k < s.all.n) {
 			l.id = s.all.v[k].id;
 			l.created_ms = s.all.v[k].created_ms;
+			/* a renewal without a reason keeps the one it had */
+			if (req->reason == NULL)
+				memcpy(l.reason, s.all.v[k].reason,
+				    sizeof(l.reason));
 			rc = pgn_exec(db, SQL_LEASE_RENEW, "renewing a lease",
 			    PGN_I(l.id), PGN_T(l.pattern), PGN_I(l.shared),
 			    PGN_T(l.reason), PGN_I(l.expires_ms));
@@ -1062,8 +1066,8 @@ pgn_status
 pgn_lease_relative(const char *root, const char *in, char *out, size_t outlen,
     struct pgn_err *err)
 {
+	const char *rest = in, *anchor = "";
 	size_t rl, n;
-	const char *rest = in;
 
 	if (in == NULL || root == NULL)
 		return pgn_err_set(err, PGN_EINVAL, "no pattern");
@@ -1081,12 +1085,64 @@ pgn_lease_relative(const char *root, const char *in, char *out, size_t outlen,
 			rest++;
 		if (*rest == '\0')
 			rest = ".";
+		else
+			anchor = "./"; /* that place, not any depth */
 	}
 	n = strlen(rest);
-	if (n + 1 > outlen)
+	if (strlen(anchor) + n + 1 > outlen)
 		return pgn_err_set(err, PGN_ETOOBIG,
 		    "'%.64s...' is over the limit of %zu bytes", rest,
 		    outlen - 1);
-	memcpy(out, rest, n + 1);
+	memcpy(out, anchor, strlen(anchor));
+	memcpy(out + strlen(anchor), rest, n + 1);
+	return PGN_OK;
+}
+
+pgn_status
+pgn_parse_duration(const char *s, int64_t *ms)
+{
+	int64_t total = 0, v, unit;
+	size_t digits;
+
+	*ms = 0;
+	if (s == NULL || *s == '\0')
+		return PGN_EINVAL;
+	while (*s != '\0') {
+		for (v = 0, digits = 0; *s >= '0' && *s <= '9'; s++, digits++)
+			if (digits < 9)
+				v = v * 10 + (*s - '0');
+		if (digits == 0 || digits > 9)
+			return PGN_EINVAL;
+		switch (*s) {
+		case '\0':
+			if (total != 0)
+				return PGN_EINVAL; /* "1h30": 30 what? */
+			unit = 1000;
+			break;
+		case 's':
+			unit = 1000;
+			s++;
+			break;
+		case 'm':
+			unit = 60 * 1000;
+			s++;
+			break;
+		case 'h':
+			unit = 60 * 60 * 1000;
+			s++;
+			break;
+		case 'd':
+			unit = 24 * 60 * 60 * 1000;
+			s++;
+			break;
+		default:
+			return PGN_EINVAL;
+		}
+		/* 9 digits of days is about 8.6e19 ms: cap each term first */
+		if (v > INT64_MAX / unit || total > INT64_MAX - v * unit)
+			return PGN_EINVAL;
+		total += v * unit;
+	}
+	*ms = total;
 	return PGN_OK;
 }

@@ -1,14 +1,15 @@
 /*
  * What pigeon watch shows (docs/decisions/0125): one read of the scope
  * (agents, the newest queued messages, the newest deliveries, the open
- * batons), and a change notifier the caller can poll beside its own
- * descriptors: the backend's wake-up (SQLite: inotify on the -wal file
+ * batons, the live leases), and a change notifier the caller can poll beside
+ * its own descriptors: the backend's wake-up (SQLite: inotify on the -wal file
  * and the database's directory, as pgn_wait sleeps on).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pgn_int.h"
+#include "pigeon/lease.h"
 #include "store_int.h"
 
 static const char SQL_QUEUED_COUNT[] =
@@ -45,6 +46,7 @@ pgn_watch_release(struct pgn_watch *w)
 		free(w->batons[i].body);
 	}
 	free(w->batons);
+	free(w->leases);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -170,6 +172,13 @@ pgn_watch_read(pgn_db *db, size_t rows, struct pgn_watch *out)
 		memset(&f, 0, sizeof(f));
 		f.limit = rows;
 		rc = pgn_audit_list(db, &f, &out->deliveries);
+	}
+	if (rc == PGN_OK) {
+		struct pgn_leases l;
+
+		rc = pgn_lease_list(db, NULL, 0, &l);
+		out->leases = l.v;
+		out->nleases = l.n;
 	}
 	if (rc != PGN_OK) {
 		pgn_watch_release(out);
