@@ -333,6 +333,7 @@ check(struct pretool *t)
 	struct pgn_lease_hit hit;
 	struct pgn_err err;
 	char abs[PGN_MAX_PATH], rel[PGN_MAX_PATH];
+	const char *r;
 	pgn_status st;
 	size_t i;
 	int found;
@@ -371,10 +372,12 @@ check(struct pretool *t)
 		    pgn_lease_relative(t->root, abs, rel, sizeof(rel), &err) !=
 		        PGN_OK)
 			continue; /* outside the scope: not Pigeon's to judge */
-		st = pgn_lease_blocking(t->db, NULL, t->p->session, rel, &hit,
+		/* Shown as the agent would name it: no "./" (it anchors). */
+		r = strncmp(rel, "./", 2) == 0 ? rel + 2 : rel;
+		st = pgn_lease_blocking(t->db, NULL, t->p->session, r, &hit,
 		    &found);
 		if (st == PGN_OK && found)
-			return deny(t, rel, &hit);
+			return deny(t, r, &hit);
 	}
 	return st;
 }
