@@ -184,14 +184,44 @@ struct pretool {
 static void logf_pre(struct pretool *t, const char *status, const char *fmt,
     ...) PGN_PRINTF(3, 4);
 
+/*
+ * One hook.log line in the grammar of docs/hook-protocol.md ("host=H
+ * event=E session=S status=STATUS ms=MS DETAIL"), into o->log. Written
+ * here, not by turn.c's pgn_hook_vlog: turn.c calls this file, and the
+ * layer rule wants no two files calling each other.
+ */
 static void
 logf_pre(struct pretool *t, const char *status, const char *fmt, ...)
 {
+	const struct pgn_host_info *hi = pgn_host_get(t->o->host);
+	struct pgn_hook_out *o = t->o;
+	struct pgn_buf b, d;
 	va_list ap;
+	size_t n;
 
+	if (o->nlog == PGN_HOOK_MAX_LOG)
+		return;
+	pgn_buf_init(&d, PGN_HOOK_LOG_LINE);
 	va_start(ap, fmt);
-	pgn_hook_vlog(t->o, NULL, t->start, status, fmt, ap);
+	pgn_buf_vaddf(&d, fmt, ap);
 	va_end(ap);
+	pgn_buf_init(&b, PGN_HOOK_LOG_LINE - 1);
+	pgn_buf_addf(&b, "host=%s event=%s session=%s status=%s ms=%lld",
+	    hi != NULL ? hi->name : "-",
+	    hi != NULL ? hi->events[PGN_EVENT_BEFORE_TOOL] : "-",
+	    o->session[0] != '\0' ? o->session : "-", status,
+	    (long long)(pgn_mono_ms() - t->start));
+	if (d.data != NULL && d.len > 0) {
+		pgn_buf_adds(&b, " ");
+		pgn_render_safe(&b, d.data, PGN_HOOK_LOG_LINE);
+	}
+	n = b.data != NULL ? b.len : 0;
+	if (n > 0)
+		memcpy(o->log[o->nlog], b.data, n);
+	o->log[o->nlog][n] = '\0';
+	o->nlog++;
+	pgn_buf_release(&d);
+	pgn_buf_release(&b);
 }
 
 /*
