@@ -101,7 +101,7 @@ add_permissions(cJSON *o, const struct pgn_install_state *s, int installed,
 		cJSON_AddStringToObject(p, "problem", s->perm_problem);
 	if (installed && !s->perm)
 		warn(
-		    "%s: the agent cannot run pigeon send|read|wait|status without asking (or outside its sandbox): run pigeon install %s%s",
+		    "%s: the agent cannot run pigeon send|read|wait|status|ack|lease|thread without asking (or outside its sandbox): run pigeon install %s%s",
 		    s->perm_path != NULL ? s->perm_path : s->path, host,
 		    project ? " --project DIR" : "");
 }
@@ -132,7 +132,9 @@ warn_facets(const struct pgn_host_info *hi)
 
 	list[0] = '\0';
 	for (e = 0; e < PGN_NEVENTS; e++) {
-		if (hi->cells[e].cap == PGN_CAP_YES)
+		/* Before a tool nothing reaches the model but a denial. */
+		if (hi->cells[e].cap == PGN_CAP_YES ||
+		    e == PGN_EVENT_BEFORE_TOOL)
 			continue;
 		n = snprintf(list + k, sizeof(list) - k, "%s%s (%s)",
 		    k > 0 ? ", " : "", pgn_facet_name((pgn_event)e),

@@ -17,7 +17,7 @@ const struct cli_cmd cli_cmd_hosts = {
 
 /* The column heads of the facets, in pgn_event order. */
 static const char *const heads[PGN_NEVENTS] = {"SESSION-START", "PROMPT",
-    "AFTER-TOOL", "STOP", "IDLE-WAKE"};
+    "AFTER-TOOL", "STOP", "IDLE-WAKE", "BEFORE-TOOL"};
 
 /* Where the row's config is, for people: "~/.x/y" (or "FILE" for a block). */
 static void
@@ -109,7 +109,7 @@ cmd_hosts(int argc, char **argv)
 	printf("%-13s %-13s %-*s", "HOST", "MECHANISM", cw, "CONFIG");
 	for (e = 0; e < PGN_NEVENTS; e++)
 		printf(e + 1 < PGN_NEVENTS ? " %-*s" : " %.*s%s\n",
-		    e == 0 ? 13 : 10, heads[e], "");
+		    e == 0 ? 13 : 11, heads[e], "");
 	for (i = 0; i < n; i++) {
 		hi = pgn_host_row(i);
 		config_of(hi, 0, path, sizeof(path));
@@ -117,7 +117,7 @@ cmd_hosts(int argc, char **argv)
 		    pgn_mechanism_name(hi->mechanism), cw, path);
 		for (e = 0; e < PGN_NEVENTS; e++)
 			printf(e + 1 < PGN_NEVENTS ? " %-*s" : " %.*s%s\n",
-			    e == 0 ? 13 : 10, pgn_cap_name(hi->cells[e].cap),
+			    e == 0 ? 13 : 11, pgn_cap_name(hi->cells[e].cap),
 			    "");
 	}
 	printf("\nevidence:\n");

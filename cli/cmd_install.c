@@ -24,10 +24,11 @@ const struct cli_cmd cli_cmd_install = {
     .synopsis =
         {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake]"},
     .text =
-        "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop) in the config of HOST: cursor, claude, codex, gemini or copilot; for opencode, write Pigeon's plugin (below). Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
-        "It also lets HOST's agent run pigeon send, read, wait and status without an approval prompt and inside its default sandbox:\n\n"
+        "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop, and before each tool call, where path leases are enforced) in the config of HOST: cursor, claude, codex, gemini or copilot; for opencode, write Pigeon's plugin (below). Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
+        "It also lets HOST's agent run pigeon send, read, wait, status, ack, lease and thread without an approval prompt and inside its default sandbox:\n\n"
         "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
-        "           wait, status) in the same settings.json, PIGEON as the hook\n"
+        "           wait, status, ack, lease, thread) in the same settings.json,\n"
+        "           PIGEON as the hook\n"
         "           names it to the agent\n"
         "  codex    Pigeon's state directory in [sandbox_workspace_write]\n"
         "           writable_roots of config.toml beside hooks.json\n"
@@ -36,7 +37,7 @@ const struct cli_cmd cli_cmd_install = {
         "  cursor   none: allow the commands in Cursor's own settings\n"
         "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n"
         "  opencode none: its default permissions allow them\n\n"
-        "opencode has no command hooks: install writes the plugin ~/.config/opencode/plugin/pigeon.js ($XDG_CONFIG_HOME/opencode/...; DIR/.opencode/plugin/pigeon.js with --project), which runs pigeon-hook at session start, on each message, after each tool and when the session goes idle, each call under its own 5 s timeout. A pigeon.js that is not Pigeon's, or a plugin directory that is a symbolic link or read-only, is refused.\n\n"
+        "opencode has no command hooks: install writes the plugin ~/.config/opencode/plugin/pigeon.js ($XDG_CONFIG_HOME/opencode/...; DIR/.opencode/plugin/pigeon.js with --project), which runs pigeon-hook at session start, on each message, before and after each tool and when the session goes idle, each call under its own 5 s timeout. A pigeon.js that is not Pigeon's, or a plugin directory that is a symbolic link or read-only, is refused.\n\n"
         "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an absolute path) names another.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
                  "the user's config (default): ~/.cursor/hooks.json, $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, $CODEX_HOME/hooks.json or ~/.codex/hooks.json, ~/.gemini/settings.json, $COPILOT_HOME/hooks/pigeon.json or ~/.copilot/hooks/pigeon.json"},

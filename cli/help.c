@@ -211,16 +211,21 @@ static void
 host_events(FILE *f)
 {
 	const struct pgn_host_info *hi;
-	int h, e;
+	int h, e, col;
 
 	fputs("  HOST EVENT\n", f);
 	for (h = 0; h < PGN_NHOSTS; h++) {
 		if ((hi = cli_hook_host(h)) == NULL)
 			continue;
-		fprintf(f, "    %-7s", hi->name);
-		for (e = 0; e < PGN_NEVENTS; e++)
-			if (hi->events[e] != NULL)
-				fprintf(f, " %s", hi->events[e]);
+		col = fprintf(f, "    %-7s", hi->name);
+		for (e = 0; e < PGN_NEVENTS; e++) {
+			if (hi->events[e] == NULL)
+				continue;
+			/* Within 80 columns: a long list goes on, indented. */
+			if (col + 1 + (int)strlen(hi->events[e]) > 79)
+				col = fprintf(f, "\n%12s", "") - 1;
+			col += fprintf(f, " %s", hi->events[e]);
+		}
 		fputc('\n', f);
 	}
 }

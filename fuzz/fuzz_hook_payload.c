@@ -106,9 +106,12 @@ check_input(const struct hook_opts *o, const struct pgn_payload *in,
 	check(strlen(in->session) > n + 1 &&
 	    strlen(in->session) <= PGN_MAX_SESSION_KEY);
 	n = strlen(hi->events[in->event]);
-	/* Tool, stop, idle events have no turn key; the others always one. */
+	/*
+	 * Tool (before or after), stop, idle events have no turn key; the
+	 * others always one.
+	 */
 	if (in->event == PGN_EVENT_AFTER_TOOL || in->event == PGN_EVENT_STOP ||
-	    in->event == PGN_EVENT_IDLE)
+	    in->event == PGN_EVENT_IDLE || in->event == PGN_EVENT_BEFORE_TOOL)
 		check(in->turn[0] == '\0' && in->turn_window_ms == 0);
 	else
 		check(strncmp(in->turn, hi->events[in->event], n) == 0 &&

@@ -22,8 +22,8 @@ test_case 'installed hooks point at this pigeon-hook' '
 	pigeon install cursor >/dev/null &&
 	(cd proj && pigeon install claude --project . >/dev/null) &&
 	(cd proj && expect_code 0 pigeon doctor >../out) &&
-	grep -q "cursor  *user .*installed (sessionStart, beforeSubmitPrompt, postToolUse, stop) -> $HOOK" out &&
-	grep -q "claude  *project $TEST_DIR/proj/.claude/settings.json: installed (SessionStart, UserPromptSubmit, PostToolUse, Stop) -> $HOOK" out &&
+	grep -q "cursor  *user .*installed (sessionStart, beforeSubmitPrompt, postToolUse, stop, preToolUse) -> $HOOK" out &&
+	grep -q "claude  *project $TEST_DIR/proj/.claude/settings.json: installed (SessionStart, UserPromptSubmit, PostToolUse, Stop, PreToolUse) -> $HOOK" out &&
 	grep -q "installed for both Claude Code and Cursor" out
 '
 

@@ -33,7 +33,7 @@ test_case 'install writes the plugin, uninstall leaves HOME as it was' '
 		select(.host == \"opencode\" and .level == \"user\") |
 		.path == \$p and .installed and .hook == \$h and
 		(.events | join(\",\")) ==
-		\"session.created,chat.message,tool.execute.after,session.idle\"" \
+		\"session.created,chat.message,tool.execute.after,session.idle,tool.execute.before\"" \
 		doc.json >/dev/null &&
 	pigeon uninstall opencode >out &&
 	grep -q "^removed Pigeon${SQ}s plugin for opencode: deleted $PLUGIN" out &&

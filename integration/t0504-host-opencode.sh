@@ -108,6 +108,35 @@ test_case 'opencode run --continue: what came between arrives at its start, once
 	test "$(sql "SELECT count(*) FROM session WHERE host = ${SQ}opencode${SQ}")" = 1
 '
 
+# write_of FILE TEXT: the mock's call of opencode's write tool (a new
+# file: opencode's edit and write of an existing one first want it read).
+write_of() {
+	printf "%s\n" "mock-tool: write {\"filePath\":\"$PROJ/lease/$1\",\"content\":\"$2\"}"
+}
+
+test_case 'the plugin'"'"'s tool.execute.before: a write under another'"'"'s lease is denied; the holder'"'"'s, a read and after release pass' '
+	mkdir -p "$PROJ/lease" &&
+	"$PIG" agent add --project "$PROJ" lena >/dev/null &&
+	(cd "$PROJ" && "$PIG" lease take --agent lena --reason PGN-LEASE-WHY \
+	    lease/ >/dev/null) &&
+	AGENT=olaf &&
+	host_run l1 "$PROJ" new "$(write_of g.txt olaf)" &&
+	test ! -e "$PROJ/lease/g.txt" &&
+	seen l1 "lease/g.txt is leased by lena" >seen.out &&
+	head -n 1 seen.out | grep -qx "0 0" &&
+	awk "\$2 > 0 { ok = 1 } END { exit !ok }" seen.out &&
+	requests l1 | grep -q PGN-LEASE-WHY &&
+	AGENT=lena &&
+	host_run l2 "$PROJ" new "$(write_of h.txt lena)" &&
+	test "$(cat "$PROJ/lease/h.txt")" = lena &&
+	AGENT=olaf &&
+	host_run l3 "$PROJ" new "mock-tool: read {\"filePath\":\"$PROJ/lease/h.txt\"}" &&
+	requests l3 | grep -q lena && ! requests l3 | grep -q "is leased by" &&
+	(cd "$PROJ" && "$PIG" lease release --agent lena --all >/dev/null) &&
+	host_run l4 "$PROJ" new "$(write_of g.txt olaf)" &&
+	test "$(cat "$PROJ/lease/g.txt")" = olaf
+'
+
 # serve_start: opencode serve in $PROJ on a free port of 127.0.0.1, the
 # environment host_exec gives its turns, its sessions agent
 # ${SERVE_AGENT:-dora}'s; SERVE is its address.

@@ -139,7 +139,7 @@ test_case 'zsh: the file parses; TAB completes in a real terminal' '
 	term_type "pigeon journal --fol" && term_keys Tab &&
 	term_wait "an option" "pigeon journal --follow" &&
 	term_keys C-u &&
-	term_type "pigeon-hook gemini Bef" && term_keys Tab &&
+	term_type "pigeon-hook gemini BeforeA" && term_keys Tab &&
 	term_wait "event" "pigeon-hook gemini BeforeAgent" &&
 	term_stop
 '

@@ -148,7 +148,9 @@ test_envelopes_escape_special_characters(void)
 		if (pgn_host_get((pgn_host)h)->mechanism != PGN_MECH_COMMAND)
 			continue;
 		for (e = 0; e < PGN_NEVENTS; e++) {
-			if (pgn_host_get((pgn_host)h)->events[e] == NULL)
+			/* A denial, not context: its own tests below. */
+			if (pgn_host_get((pgn_host)h)->events[e] == NULL ||
+			    e == PGN_EVENT_BEFORE_TOOL)
 				continue;
 			s = pgn_envelope((pgn_host)h, (pgn_event)e, ctx, &st);
 			REQUIRE(s != NULL);
@@ -198,7 +200,77 @@ test_envelopes_escape_special_characters(void)
 	}
 }
 
+/* ---- before a tool: the denial in each host's form ----------------- */
+
+static void
+test_denials_take_each_hosts_own_form(void)
+{
+	static const struct {
+		pgn_host h;
+		const char *want;
+	} rows[] = {
+	    {PGN_HOST_CLAUDE,
+	        "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+	        "\"permissionDecision\":\"deny\","
+	        "\"permissionDecisionReason\":\"no\"}}"},
+	    {PGN_HOST_CODEX,
+	        "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+	        "\"permissionDecision\":\"deny\","
+	        "\"permissionDecisionReason\":\"no\"}}"},
+	    {PGN_HOST_GEMINI, "{\"decision\":\"deny\",\"reason\":\"no\"}"},
+	    {PGN_HOST_CURSOR,
+	        "{\"permission\":\"deny\",\"user_message\":\"no\","
+	        "\"agent_message\":\"no\"}"},
+	    {PGN_HOST_COPILOT,
+	        "{\"permissionDecision\":\"deny\","
+	        "\"permissionDecisionReason\":\"no\"}"},
+	    {PGN_HOST_OPENCODE, "{\"deny\":\"no\"}"},
+	};
+	size_t i;
+
+	CHECK_INT(H_COUNT(rows), PGN_NHOSTS);
+	for (i = 0; i < H_COUNT(rows); i++)
+		check_envelope(rows[i].h, PGN_EVENT_BEFORE_TOOL, "no",
+		    rows[i].want);
+}
+
+/* An explicit allow is not neutral (it skips Claude's own prompt). */
+static void
+test_nothing_to_deny_prints_nothing(void)
+{
+	int h;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		check_envelope((pgn_host)h, PGN_EVENT_BEFORE_TOOL, NULL, NULL);
+		check_envelope((pgn_host)h, PGN_EVENT_BEFORE_TOOL, "", NULL);
+	}
+}
+
+static void
+test_a_denial_is_one_escaped_line(void)
+{
+	static const char why[] = "a \"b\"\nc\x01 \xe2\x9c\x93";
+	pgn_status st;
+	cJSON *root;
+	char *s;
+	int h;
+
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		s = pgn_envelope((pgn_host)h, PGN_EVENT_BEFORE_TOOL, why, &st);
+		REQUIRE(s != NULL);
+		CHECK(strchr(s, '\n') == NULL);
+		root = cJSON_Parse(s);
+		CHECK(root != NULL);
+		CHECK(strstr(s, "\\u0001") != NULL);
+		cJSON_Delete(root);
+		free(s);
+	}
+}
+
 static const struct h_test tests[] = {
+    H_TEST(test_denials_take_each_hosts_own_form),
+    H_TEST(test_nothing_to_deny_prints_nothing),
+    H_TEST(test_a_denial_is_one_escaped_line),
     H_TEST(test_envelopes_golden),
     H_TEST(test_envelopes_of_tool_and_stop_events),
     H_TEST(test_envelopes_refuse_unknown_host_or_event),

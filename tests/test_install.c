@@ -429,7 +429,9 @@ test_second_install_keeps_bytes_even_if_reformatted(void)
 	    "\"PostToolUse\":[{\"hooks\":[{\"type\":\"command\","
 	    "\"command\":\"" HOOK " claude PostToolUse\",\"timeout\":5}]}],"
 	    "\"Stop\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"" HOOK " claude Stop\",\"timeout\":5}]}]}}";
+	    "\"command\":\"" HOOK " claude Stop\",\"timeout\":5}]}],"
+	    "\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\","
+	    "\"command\":\"" HOOK " claude PreToolUse\",\"timeout\":5}]}]}}";
 	cJSON *root;
 	char *fresh, *compact, *out;
 	int changed, h;
@@ -468,7 +470,9 @@ test_up_to_date_entry_keeps_its_place_after_a_reorder(void)
 	    "\"stop\":[{\"command\":\"" HOOK " cursor stop\",\"timeout\":5},"
 	    "{\"command\":\"c\",\"loop_limit\":3}],"
 	    "\"postToolUse\":[{\"command\":\"a\"},{\"command\":\"" HOOK
-	    " cursor postToolUse\",\"timeout\":5}]}}";
+	    " cursor postToolUse\",\"timeout\":5}],"
+	    "\"preToolUse\":[{\"command\":\"" HOOK
+	    " cursor preToolUse\",\"timeout\":5}]}}";
 	char *out;
 	int changed;
 
@@ -534,7 +538,7 @@ test_install_removes_pigeon_entries_from_other_events(void)
 }
 
 static void
-test_install_writes_only_the_hosts_four_events(void)
+test_install_writes_only_the_hosts_five_events(void)
 {
 	const struct pgn_host_info *hi;
 	cJSON *root, *hooks, *ev, *cmd;
@@ -547,17 +551,25 @@ test_install_writes_only_the_hosts_four_events(void)
 		hi = pgn_host_get((pgn_host)h);
 		if (hi->mechanism != PGN_MECH_COMMAND)
 			continue;
-		/* Four, and no fifth: none of these has an idle event. */
-		CHECK_INT(pgn_host_nevents((pgn_host)h), 4);
+		/*
+		 * Five, and no sixth: none of these has an idle event; each
+		 * has its before-tool one (decision 0156).
+		 */
+		CHECK_INT(pgn_host_nevents((pgn_host)h), 5);
 		CHECK(hi->events[PGN_EVENT_IDLE] == NULL);
+		CHECK(hi->events[PGN_EVENT_BEFORE_TOOL] != NULL);
 		out = merge_in((pgn_host)h, NULL, HOOK, &changed);
 		root = cJSON_Parse(out);
 		hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
 		/* The host's events, in the table's order, one entry each. */
 		n = 0;
+		e = -1;
 		cJSON_ArrayForEach(ev, hooks)
 		{
-			e = n++;
+			n++;
+			/* The next event the host has, in the table's order. */
+			for (e++; e < PGN_NEVENTS && hi->events[e] == NULL; e++)
+				;
 			if (!CHECK(e < PGN_NEVENTS))
 				break;
 			CHECK_STR(ev->string, hi->events[e]);
@@ -2164,7 +2176,7 @@ test_claude_rules_quote_the_cli_as_the_introduction_does(void)
 	got = h_read_file(path, &n);
 	CHECK_CONTAINS(got, "\"Bash(pigeon send:*)\"");
 	CHECK_INT(count(got, "my dir/pigeon'"), 0); /* the old rules went */
-	CHECK_INT(count(got, "Bash("), 4);
+	CHECK_INT(count(got, "Bash("), 7);
 	free(got);
 	perm_ok(PGN_HOST_CLAUDE, NULL, 1);
 	CHECK(absent(path));
@@ -2369,7 +2381,7 @@ test_codex_table_pigeon_made_goes_even_with_a_table_added_after_it(void)
 static void
 test_gemini_policy_is_pigeons_own_file(void)
 {
-	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 5];
+	char home[PATH_MAX], hook[PATH_MAX], pol[PATH_MAX], want[PATH_MAX * 8];
 	struct pgn_err err;
 	char settings[PATH_MAX], dir[PATH_MAX], *got;
 	struct pgn_install_result res;
@@ -2385,8 +2397,10 @@ test_gemini_policy_is_pigeons_own_file(void)
 	REQUIRE(got != NULL);
 	snprintf(want, sizeof(want),
 	    "commandPrefix = [\"%s/bin/pigeon send\", \"%s/bin/pigeon read\", "
-	    "\"%s/bin/pigeon wait\", \"%s/bin/pigeon status\"]\n",
-	    h_tmp, h_tmp, h_tmp, h_tmp);
+	    "\"%s/bin/pigeon wait\", \"%s/bin/pigeon status\", "
+	    "\"%s/bin/pigeon ack\", \"%s/bin/pigeon lease\", "
+	    "\"%s/bin/pigeon thread\"]\n",
+	    h_tmp, h_tmp, h_tmp, h_tmp, h_tmp, h_tmp, h_tmp);
 	CHECK_CONTAINS(got, want);
 	CHECK_CONTAINS(got, "toolName = \"run_shell_command\"\n");
 	CHECK_CONTAINS(got, "decision = \"allow\"\npriority = 100\n");
@@ -2654,7 +2668,7 @@ static const struct h_test tests[] = {
     H_TEST(test_up_to_date_entry_keeps_its_place_after_a_reorder),
     H_TEST(test_install_replaces_an_old_pigeon_entry),
     H_TEST(test_install_removes_pigeon_entries_from_other_events),
-    H_TEST(test_install_writes_only_the_hosts_four_events),
+    H_TEST(test_install_writes_only_the_hosts_five_events),
     H_TEST(test_hook_path_is_quoted_only_when_needed),
     H_TEST(test_install_refuses_a_hook_that_is_not_an_absolute_pigeon_hook),
     H_TEST(test_invalid_json_is_refused_saying_where),

@@ -180,7 +180,7 @@ check_fixture(pgn_host host, const char *name)
 	 * de-duplication); the host's id where it has one; else a hash.
 	 */
 	if (ev == PGN_EVENT_AFTER_TOOL || ev == PGN_EVENT_STOP ||
-	    ev == PGN_EVENT_IDLE) {
+	    ev == PGN_EVENT_IDLE || ev == PGN_EVENT_BEFORE_TOOL) {
 		CHECK_STR(in.turn, "");
 		CHECK_INT(in.turn_window_ms, 0);
 	} else if (tid != NULL) {
@@ -239,19 +239,19 @@ check_host_fixtures(pgn_host host, size_t want_handled)
 static void
 test_payloads_claude(void)
 {
-	check_host_fixtures(PGN_HOST_CLAUDE, 11);
+	check_host_fixtures(PGN_HOST_CLAUDE, 14);
 }
 
 static void
 test_payloads_codex(void)
 {
-	check_host_fixtures(PGN_HOST_CODEX, 11);
+	check_host_fixtures(PGN_HOST_CODEX, 13);
 }
 
 static void
 test_payloads_gemini(void)
 {
-	check_host_fixtures(PGN_HOST_GEMINI, 11);
+	check_host_fixtures(PGN_HOST_GEMINI, 14);
 }
 
 static void

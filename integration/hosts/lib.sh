@@ -200,6 +200,8 @@ host_exec() {
 		    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
 		    timeout $he_limit "$HOST_BIN" -p
 		[ -n "${HOST_MODE:-}" ] || set -- "$@" --allowedTools Bash
+		# shellcheck disable=SC2086 # HOST_ARGS is words
+		set -- "$@" ${HOST_ARGS:-}
 		case $he_mode in
 		resume) set -- "$@" --continue -- "$he_prompt" ;;
 		live) set -- "$@" --input-format stream-json \

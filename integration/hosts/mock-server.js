@@ -28,6 +28,10 @@
 //                          text replaced by TO and TEXT: a model that
 //                          follows the introduction (none found: the
 //                          text reply).
+//   mock-tool: NAME ARGS   a call of the host's tool NAME with ARGS (a
+//                          JSON object on one line; "\n" in its strings
+//                          for a patch): an edit or a write the host's
+//                          before-tool hook may deny.
 //   mock-before-reply: COMMAND   run COMMAND here (sh -c, synchronously,
 //                          at most 10 s) before answering with text: mail
 //                          queued after the turn's last hook, before its
@@ -172,6 +176,19 @@ function shellCommand(body) {
   return null;
 }
 
+// The tool call of a "mock-tool: NAME ARGS" line new in this request,
+// as { name, args }, or null (none, or ARGS not a JSON object).
+function toolCall(body) {
+  const spec = directive(body, 'tool');
+  const m = spec === null ? null : /^(\S+) (\{.*\})$/.exec(spec);
+  if (!m) return null;
+  try {
+    return { name: m[1], args: JSON.parse(m[2]) };
+  } catch (e) {
+    return null;
+  }
+}
+
 function toolNames(body) {
   const names = [];
   for (const t of body.tools || []) {
@@ -191,12 +208,17 @@ function anthropic(res, body) {
   const message = { id, type: 'message', role: 'assistant', model,
     content: [{ type: 'text', text: REPLY }], stop_reason: 'end_turn',
     stop_sequence: null, usage };
-  const cmd = shellCommand(body);
-  if (cmd !== null) {
-    const input = { command: cmd, description: 'mock-shell' };
+  const tool = toolCall(body);
+  const cmd = tool === null ? shellCommand(body) : null;
+  if (cmd !== null || tool !== null) {
+    let input = { command: cmd, description: 'mock-shell' };
     // Claude Code's shell tool is Bash, Copilot CLI's and opencode's bash.
     const names = toolNames(body);
-    const name = !names.includes('Bash') && names.includes('bash') ? 'bash' : 'Bash';
+    let name = !names.includes('Bash') && names.includes('bash') ? 'bash' : 'Bash';
+    if (tool !== null) {
+      name = tool.name;
+      input = tool.args;
+    }
     const use = { type: 'tool_use', id: `toolu_mock_${seq}`, name, input };
     if (!body.stream)
       return json(res, 200, { ...message, content: [use], stop_reason: 'tool_use' });
@@ -247,12 +269,15 @@ function responses(res, body) {
   const format = body && body.text && body.text.format;
   const schema = format && format.type === 'json_schema' ? format.schema : null;
   if (schema) item.content[0].text = JSON.stringify(fromSchema(schema));
-  const cmd = schema ? null : shellCommand(body);
-  if (cmd !== null) {
+  const tool = schema ? null : toolCall(body);
+  const cmd = schema || tool !== null ? null : shellCommand(body);
+  if (cmd !== null || tool !== null) {
     const names = toolNames(body);
-    const call = names.includes('exec_command')
-      ? { name: 'exec_command', arguments: JSON.stringify({ cmd }) }
-      : { name: 'shell', arguments: JSON.stringify({ command: ['sh', '-c', cmd] }) };
+    const call = tool !== null
+      ? { name: tool.name, arguments: JSON.stringify(tool.args) }
+      : names.includes('exec_command')
+        ? { name: 'exec_command', arguments: JSON.stringify({ cmd }) }
+        : { name: 'shell', arguments: JSON.stringify({ command: ['sh', '-c', cmd] }) };
     const fc = { type: 'function_call', id: `fc_mock_${seq}`,
       call_id: `call_mock_${seq}`, status: 'completed', ...call };
     return sse(res, [
@@ -310,10 +335,13 @@ function fromSchema(s) {
 function geminiAnswer(body) {
   const gc = (body && body.generationConfig) || {};
   const schema = gc.responseJsonSchema || gc.responseSchema;
-  const cmd = schema ? null : shellCommand(body);
-  const part = cmd !== null
-    ? { functionCall: { name: 'run_shell_command', args: { command: cmd } } }
-    : { text: schema ? JSON.stringify(fromSchema(schema)) : REPLY };
+  const tool = schema ? null : toolCall(body);
+  const cmd = schema || tool !== null ? null : shellCommand(body);
+  const part = tool !== null
+    ? { functionCall: { name: tool.name, args: tool.args } }
+    : cmd !== null
+      ? { functionCall: { name: 'run_shell_command', args: { command: cmd } } }
+      : { text: schema ? JSON.stringify(fromSchema(schema)) : REPLY };
   return {
     candidates: [{ content: { role: 'model', parts: [part] },
       finishReason: 'STOP', index: 0 }],

@@ -55,8 +55,8 @@ TOOL_HISTORY=1
 # The events `pigeon install` registers, and the files of its permission
 # edit (besides $HOST_CONFIG).
 case $HOST in
-gemini) EVENTS="SessionStart BeforeAgent AfterTool AfterAgent" ;;
-*) EVENTS="SessionStart UserPromptSubmit PostToolUse Stop" ;;
+gemini) EVENTS="SessionStart BeforeAgent AfterTool AfterAgent BeforeTool" ;;
+*) EVENTS="SessionStart UserPromptSubmit PostToolUse Stop PreToolUse" ;;
 esac
 POLICY=$HOME/.gemini/policies/pigeon.toml
 
@@ -473,6 +473,69 @@ test_case 'a baton left through the shell is taken by the next new session, not 
 	baton_scenario
 '
 
+# ---- path leases, enforced before each tool call (decision 0156) --------
+
+# The host's edit of $PROJ/lease/f.txt (its text made NEW), and its read
+# of it, as one mock tool call: Claude's Edit and Read, Codex's
+# apply_patch heredoc through its shell tool (it offers no apply_patch
+# tool to a model it does not know), Gemini's replace and read_file.
+lease_edit() {
+	case $HOST in
+	claude) printf "%s\n" "mock-tool: Edit {\"file_path\":\"$PROJ/lease/f.txt\",\"old_string\":\"$1\",\"new_string\":\"$2\"}" ;;
+	codex) printf "%s\n" "mock-tool: exec_command {\"cmd\":\"apply_patch <<'EOF'\\n*** Begin Patch\\n*** Update File: f.txt\\n@@\\n-$1\\n+$2\\n*** End Patch\\nEOF\\n\"}" ;;
+	gemini) printf "%s\n" "mock-tool: replace {\"file_path\":\"$PROJ/lease/f.txt\",\"old_string\":\"$1\",\"new_string\":\"$2\",\"instruction\":\"edit\"}" ;;
+	esac
+}
+lease_read() {
+	case $HOST in
+	claude) printf "%s\n" "mock-tool: Read {\"file_path\":\"$PROJ/lease/f.txt\"}" ;;
+	codex) printf "%s\n" "mock-shell: cat f.txt" ;;
+	gemini) printf "%s\n" "mock-tool: read_file {\"file_path\":\"$PROJ/lease/f.txt\"}" ;;
+	esac
+}
+# denied_in NAME TEXT: TEXT is in no part of the first model request of
+# turn NAME, and new in a later one (the tool call's denial).
+denied_in() {
+	counts "$1" "$2" >counts.out || return 1
+	awk 'NR == 1 { if ($1 != 0) bad = 1; next } $2 > 0 { seen = 1 }
+		END { exit bad || !seen }' counts.out && return 0
+	show "$1" "$2"
+	return 1
+}
+# Claude -p edits files only in acceptEdits mode (a test's choice, not
+# something Pigeon installs).
+LEASE_ARGS=
+[ "$HOST" != claude ] || LEASE_ARGS="--permission-mode acceptEdits"
+
+test_case 'a write of a file another agent leased is denied: the reason in the next request, the file unchanged' '
+	mkdir -p "$PROJ/lease" && echo one >"$PROJ/lease/f.txt" &&
+	"$PIG" agent add --project "$PROJ" lena >/dev/null &&
+	(cd "$PROJ" && "$PIG" lease take --agent lena --reason "PGN-LEASE-WHY" \
+	    lease/ >/dev/null) &&
+	AGENT=olaf HOST_ARGS=$LEASE_ARGS &&
+	host_run l1 "$PROJ/lease" new "$(lease_edit one two)" &&
+	test "$(cat "$PROJ/lease/f.txt")" = one &&
+	denied_in l1 "lease/f.txt is leased by lena" &&
+	requests l1 | grep -q "PGN-LEASE-WHY" &&
+	requests l1 | grep -qF "send --to lena" &&
+	grep -q " host=$HOST .* status=deny .*path=lease/f.txt holder=lena" \
+	    "$PIGEON_HOME/hook.log"
+'
+
+test_case 'the holder'"'"'s own edit and another'"'"'s read pass; after release the edit passes' '
+	AGENT=lena HOST_ARGS=$LEASE_ARGS &&
+	host_run l2 "$PROJ/lease" new "$(lease_edit one two)" &&
+	test "$(cat "$PROJ/lease/f.txt")" = two &&
+	AGENT=olaf &&
+	host_run l3 "$PROJ/lease" new "$(lease_read)" &&
+	requests l3 | grep -q "two" &&
+	absent l3 "is leased by" &&
+	(cd "$PROJ" && "$PIG" lease release --agent lena --all >/dev/null) &&
+	host_run l4 "$PROJ/lease" new "$(lease_edit two three)" &&
+	test "$(cat "$PROJ/lease/f.txt")" = three &&
+	absent l4 "is leased by"
+'
+
 test_case 'a broken database: the turn works, without Pigeon' '
 	rm -r "$PROJ/.pigeon" && mkdir "$PROJ/bd" &&
 	repeat 4096 "not a database! " >broken.db && cp broken.db broken.orig &&
@@ -483,7 +546,7 @@ test_case 'a broken database: the turn works, without Pigeon' '
 	cmp broken.orig broken.db &&
 	new_log "$n" >log.new &&
 	for ev in $EVENTS; do
-		case $ev in PostToolUse | AfterTool) continue ;; esac
+		case $ev in PostToolUse | AfterTool | PreToolUse | BeforeTool) continue ;; esac
 		test "$(grep -c " event=$ev .* status=corrupt " log.new)" = 1 ||
 			exit 1
 	done &&

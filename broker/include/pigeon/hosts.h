@@ -48,6 +48,11 @@ typedef enum pgn_event {
 	PGN_EVENT_AFTER_TOOL, /* after each tool call, inside a turn */
 	PGN_EVENT_STOP,       /* the agent is about to stop */
 	PGN_EVENT_IDLE,       /* its turn has ended: a new one may start */
+	/*
+	 * Before a tool runs: no context, a lease check (product.md §13,
+	 * decision 0156); it may deny the call, never anything else.
+	 */
+	PGN_EVENT_BEFORE_TOOL,
 	PGN_NEVENTS
 } pgn_event;
 
@@ -136,6 +141,51 @@ struct pgn_detect {
 	int fallback;
 };
 
+/*
+ * The before-tool event (decision 0156): how a tool call's name and
+ * arguments are found in the payload, which tools write which paths,
+ * and how the host is told no.
+ */
+#define PGN_HOST_TOOLS 10 /* write tools mapped per host */
+#define PGN_TOOL_KEYS  3  /* argument keys tried per tool */
+
+typedef enum pgn_tool_form {
+	PGN_TOOL_NONE,  /* the end of a row's map */
+	PGN_TOOL_PATH,  /* the argument is the path it writes */
+	PGN_TOOL_PATCH, /* the argument is a patch: its paths are written */
+	/*
+	 * A shell command: only an apply_patch heredoc in it is judged
+	 * (Codex with a model it does not know, decision 0156); any other
+	 * command passes.
+	 */
+	PGN_TOOL_SHELL
+} pgn_tool_form;
+
+struct pgn_tool_map {
+	const char *tool; /* the host's tool name, case-sensitive */
+	pgn_tool_form form;
+	const char *keys[PGN_TOOL_KEYS]; /* argument keys: every one present */
+};
+
+/* How a host is told to refuse a tool call. */
+typedef enum pgn_deny_form {
+	PGN_DENY_NONE, /* no before-tool event */
+	/* {"hookSpecificOutput":{hookEventName,permissionDecision:"deny",
+	 * permissionDecisionReason}} (Claude Code, Codex) */
+	PGN_DENY_SPECIFIC,
+	PGN_DENY_DECISION,   /* {"decision":"deny","reason"} (Gemini CLI) */
+	PGN_DENY_PERMISSION, /* {"permission":"deny",user_message,
+	                        agent_message} (Cursor) */
+	PGN_DENY_TOP,        /* {"permissionDecision":"deny",
+	                        "permissionDecisionReason"} (Copilot CLI) */
+	PGN_DENY_PLUGIN      /* {"deny":TEXT}: Pigeon's plugin throws it */
+} pgn_deny_form;
+
+struct pgn_tool_keys {
+	const char *name;  /* the payload key of the tool's name */
+	const char *input; /* of its arguments: an object, or JSON text */
+};
+
 struct pgn_host_info;
 
 /*
@@ -221,6 +271,10 @@ struct pgn_host_info {
 	const char *env_export;
 	/* Where its transcript is found when the payload names none. */
 	pgn_transcript_from transcript_from;
+	/* -- the before-tool event (decision 0156) -- */
+	struct pgn_tool_keys tool;
+	struct pgn_tool_map tools[PGN_HOST_TOOLS]; /* ends at PGN_TOOL_NONE */
+	pgn_deny_form deny;
 	/* -- pigeon hosts: a cell per facet -- */
 	struct pgn_cell cells[PGN_NEVENTS];
 };
@@ -279,9 +333,18 @@ pgn_host pgn_host_detect(const char *event,
     int (*has)(const char *key, void *arg), void *arg, int keys_only);
 
 /*
+ * The map entry of host 'h' for tool 'name', or NULL: a tool Pigeon
+ * does not judge (reads, searches, unknown tools).
+ */
+const struct pgn_tool_map *pgn_host_tool(pgn_host h, const char *name);
+
+/*
  * The one line a hook prints for host 'h' and event 'e': the row's
  * envelope around 'context', or the neutral output when 'context' is
- * NULL or empty. Returns a string the caller frees, or NULL when the
+ * NULL or empty. For PGN_EVENT_BEFORE_TOOL 'context' is the reason of a
+ * denial, put in the host's deny form (the row's 'deny'); the neutral
+ * output prints nothing (an explicit allow would skip the host's own
+ * permission prompt). Returns a string the caller frees, or NULL when the
  * host's neutral output is to print nothing; '*st' gets PGN_ENOMEM on
  * failure, PGN_EINVAL for a host or event out of range.
  */

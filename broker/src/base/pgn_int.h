@@ -48,6 +48,33 @@ int pgn_quiet_hit(const char *home, const char *session,
 void pgn_quiet_record(const char *home, const char *session,
     const struct pgn_quiet_snap *s, int64_t seen_ms);
 
+/* ---- the paths a patch names (patch.c) ------------------------------ */
+
+#define PGN_PATCH_BEGIN "*** Begin Patch"
+
+/* Called with each path a patch names (not NUL-terminated); non-OK stops. */
+typedef pgn_status pgn_patch_fn(void *arg, const char *path, size_t len);
+
+/*
+ * The files patch 'patch' touches, in either dialect: "*** Begin Patch"
+ * (Add, Update, Delete File, Move to), or a unified diff: a "--- X"
+ * line directly followed by "+++ Y" (a/ and b/ dropped, /dev/null
+ * skipped), "diff --git a/X b/X", "rename from", "rename to", "copy
+ * to". In a "*** Begin Patch" the unified headers are not read: a
+ * removed line "-- x" shows there as "--- x". Paths come as written
+ * (relative or absolute, surrounding blanks kept). Returns the first
+ * non-OK status of 'each', else PGN_OK.
+ */
+PGN_NODISCARD pgn_status pgn_patch_paths(const char *patch, pgn_patch_fn *each,
+    void *arg);
+
+/*
+ * The patch of an apply_patch heredoc in shell command 'cmd' (the word
+ * apply_patch as a command, then "<<", then "*** Begin Patch"): a
+ * pointer into 'cmd' at "*** Begin Patch", or NULL.
+ */
+const char *pgn_patch_in_shell(const char *cmd);
+
 /* ---- bounded string builder (buf.c) -------------------------------- */
 
 struct pgn_buf {

@@ -266,106 +266,18 @@ tr_file(struct pgn_transcript *t, const char *path, size_t len)
 	return PGN_OK;
 }
 
-/* A unified diff's path: "a/x" is x, a tab starts a date, /dev/null none. */
+/* pgn_patch_paths's callback: each path a file of the digest. */
 static pgn_status
-diff_path(struct pgn_transcript *t, const char *p, size_t len, char side)
+patch_file(void *arg, const char *path, size_t len)
 {
-	size_t n;
-
-	for (n = 0; n < len && p[n] != '\t'; n++)
-		;
-	len = n;
-	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' '))
-		len--;
-	if (len == 9 && memcmp(p, "/dev/null", 9) == 0)
-		return PGN_OK;
-	/* git quotes a path with unusual bytes; its escapes stay */
-	if (len >= 2 && p[0] == '"' && p[len - 1] == '"') {
-		p++;
-		len -= 2;
-	}
-	if (len > 2 && p[0] == side && p[1] == '/') {
-		p += 2;
-		len -= 2;
-	}
-	return tr_file(t, p, len);
+	return tr_file(arg, path, len);
 }
 
-/* "diff --git a/X b/X": X, when both sides name the same path. */
-static pgn_status
-git_header(struct pgn_transcript *t, const char *p, size_t len)
-{
-	size_t n;
-
-	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' '))
-		len--;
-	if (len < 7 || (len - 5) % 2 != 0 || strncmp(p, "a/", 2) != 0)
-		return PGN_OK;
-	n = (len - 5) / 2;
-	if (strncmp(p + 2 + n, " b/", 3) != 0 ||
-	    memcmp(p + 2, p + 5 + n, n) != 0)
-		return PGN_OK;
-	return tr_file(t, p + 2, n);
-}
-
-/* The length of the mark of 'list' that starts line[0..len), else 0. */
-static size_t
-mark_len(const char *line, size_t len, const char *const *list)
-{
-	size_t i, n;
-
-	for (i = 0; list[i] != NULL; i++) {
-		n = strlen(list[i]);
-		if (len > n && strncmp(line, list[i], n) == 0)
-			return n;
-	}
-	return 0;
-}
-
-/*
- * The files a patch touches, in either dialect: "*** Begin Patch" (Add,
- * Update, Delete File, Move to), or a unified diff: a "--- X" line
- * directly followed by "+++ Y", "diff --git a/X b/X", "rename from",
- * "rename to", "copy to". In a "*** Begin Patch" the unified headers are
- * not read: a removed line "-- x" shows there as "--- x".
- */
+/* The files a patch touches (base/patch.c reads both dialects). */
 pgn_status
 tr_patch(struct pgn_transcript *t, const char *patch)
 {
-	static const char *const marks[] = {"*** Add File: ",
-	    "*** Update File: ", "*** Delete File: ", "*** Move to: ", NULL};
-	static const char *const moves[] = {"rename from ", "rename to ",
-	    "copy to ", NULL};
-	const char *line, *nl;
-	size_t n, len;
-	pgn_status st = PGN_OK;
-	int begin = strstr(patch, "*** Begin Patch") != NULL;
-
-	for (line = patch; st == PGN_OK && line != NULL && *line != '\0';
-	     line = nl != NULL ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
-		n = mark_len(line, len, marks);
-		if (n == 0 && !begin)
-			n = mark_len(line, len, moves);
-		if (n > 0)
-			st = tr_file(t, line + n, len - n);
-		else if (begin)
-			continue;
-		else if (len > 11 && strncmp(line, "diff --git ", 11) == 0)
-			st = git_header(t, line + 11, len - 11);
-		else if (nl != NULL && len > 4 &&
-		    strncmp(line, "--- ", 4) == 0 &&
-		    strncmp(nl + 1, "+++ ", 4) == 0) {
-			st = diff_path(t, line + 4, len - 4, 'a');
-			line = nl + 1;
-			nl = strchr(line, '\n');
-			len = nl != NULL ? (size_t)(nl - line) : strlen(line);
-			if (st == PGN_OK)
-				st = diff_path(t, line + 4, len - 4, 'b');
-		}
-	}
-	return st;
+	return pgn_patch_paths(patch, patch_file, t);
 }
 
 pgn_status

@@ -30,6 +30,40 @@
  */
 #define PGN_HOOK_WAKE_ERROR 200
 
+/* ---- a tool call, before it runs (pretool.c, decision 0156) ------- */
+
+#define PGN_HOOK_MAX_TOOL_PATHS 64   /* paths one tool call is judged on */
+#define PGN_HOOK_MAX_TOOL_NAME  64   /* bytes of a tool's name kept */
+#define PGN_HOOK_DENY_MAX       2048 /* bytes of a denial's text */
+
+struct pgn_tool_call {
+	char tool[PGN_HOOK_MAX_TOOL_NAME + 1]; /* "" when none is named */
+	/* A write tool of the host's map (hosts.h): its paths are judged. */
+	int judged;
+	/*
+	 * Why the call cannot be judged though its tool is mapped (its
+	 * arguments malformed, a path not text, over the bound): it passes,
+	 * logged. "" otherwise.
+	 */
+	char why[PGN_MAX_ERRMSG];
+	char *paths[PGN_HOOK_MAX_TOOL_PATHS]; /* as written: absolute or not */
+	size_t n;
+};
+
+void pgn_tool_call_release(struct pgn_tool_call *c);
+
+/*
+ * Read the tool call of before-tool payload 'root' (a cJSON object) of
+ * host 'h' by the row's tool keys and map: its name, and for a write
+ * tool the paths it writes (a path argument; the files of a patch; the
+ * patch of an apply_patch heredoc in a shell command). Arguments given
+ * as JSON text are parsed. Never fails on bad input (c->why says it);
+ * PGN_ENOMEM.
+ */
+struct cJSON;
+PGN_NODISCARD pgn_status pgn_tool_call_read(const struct cJSON *root,
+    pgn_host h, struct pgn_tool_call *c);
+
 /* ---- payload (payload.c) ------------------------------------------ */
 
 struct pgn_payload {
@@ -58,6 +92,7 @@ struct pgn_payload {
 	 * start, and why (the plugin's wake_error); "" for a wake.
 	 */
 	char wake_error[PGN_HOOK_WAKE_ERROR + 1];
+	struct pgn_tool_call call; /* before a tool: its name and paths */
 };
 
 void pgn_payload_release(struct pgn_payload *p);
@@ -91,5 +126,17 @@ PGN_NODISCARD pgn_status pgn_payload_cursor_transcript(struct pgn_payload *p,
  * (docs/hook-protocol.md); PGN_HOST_NONE if it is not a JSON object.
  */
 pgn_host pgn_payload_detect(const char *buf, size_t len);
+
+/*
+ * The before-tool run (pretool.c): for payload 'p' (parsed, event
+ * PGN_EVENT_BEFORE_TOOL), deny the call in o->line when a path it
+ * writes is covered by a live exclusive lease of another agent; else
+ * leave o->line NULL (the call passes). With no live lease in the scope
+ * (the stamp, pgn_lease_none_live) no database is opened and nothing is
+ * written. Never fails the call: any error passes it, logged. 'start'
+ * is the run's start, for the log.
+ */
+pgn_status pgn_hook_pretool(const struct pgn_hook_in *in,
+    struct pgn_hook_out *o, const struct pgn_payload *p, int64_t start);
 
 #endif /* PGN_HOOK_INT_H */

@@ -23,6 +23,7 @@ pgn_payload_release(struct pgn_payload *p)
 	p->prompt = NULL;
 	free(p->transcript);
 	p->transcript = NULL;
+	pgn_tool_call_release(&p->call);
 }
 
 /* A string field, or NULL when absent, not a string, or empty. */
@@ -260,8 +261,14 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 	if (p->event == PGN_EVENT_IDLE && field(root, "wake_error") != NULL)
 		snprintf(p->wake_error, sizeof(p->wake_error), "%s",
 		    field(root, "wake_error"));
+	/* Before a tool: what it is, and the paths it would write. */
+	if (p->event == PGN_EVENT_BEFORE_TOOL &&
+	    pgn_tool_call_read(root, p->host, &p->call) != PGN_OK) {
+		rc = PGN_ENOMEM;
+		goto out;
+	}
 	if (p->event == PGN_EVENT_AFTER_TOOL || p->event == PGN_EVENT_STOP ||
-	    p->event == PGN_EVENT_IDLE) {
+	    p->event == PGN_EVENT_IDLE || p->event == PGN_EVENT_BEFORE_TOOL) {
 		/*
 		 * Many a turn: no turn key, no de-duplication. A second
 		 * registration finds the mail claimed: each message once.

@@ -673,6 +673,8 @@ run(struct turn *t)
 	}
 	if (t->p.skip || t->p.ignore)
 		return PGN_OK;
+	if (t->p.event == PGN_EVENT_BEFORE_TOOL) /* a lease check, no mail */
+		return pgn_hook_pretool(in, o, &t->p, t->start);
 	st = pgn_payload_cursor_transcript(&t->p, in->user_home);
 	if (st != PGN_OK)
 		goto dberr;

@@ -26,20 +26,22 @@ static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
 #define T_GEMINI "Gemini CLI 0.61.0, integration/t0503-host-gemini"
 #define DOC_COPILOT                                                            \
 	"github/docs:content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md@927566b (2026-12-01)"
-#define T_COPILOT  "Copilot CLI 1.0.102, integration/t0505-host-copilot"
-#define T_OPENCODE "opencode 1.18.33, integration/t0504-host-opencode"
+#define T_COPILOT     "Copilot CLI 1.0.102, integration/t0505-host-copilot"
+#define T_OPENCODE    "opencode 1.18.33, integration/t0504-host-opencode"
+#define T_CURSOR_PRE  "cursor simulator, integration/t0210-hook-before-tool"
+#define T_COPILOT_PRE "copilot simulator, integration/t0210-hook-before-tool"
 #define SRC_OPENCODE                                                           \
 	"@opencode-ai/plugin 1.18.33, dist/index.d.ts, interface Hooks (2026-12-01)"
 
 /* Cursor: no permission edit, user or project. */
 #define CURSOR_PERM                                                            \
-	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait and status there"
+	"none: Cursor keeps its agent's command allow-list in its own settings (a ~/.cursor/permissions.json terminalAllowlist would replace that list); allow pigeon send, read, wait, status, ack, lease and thread there"
 /* opencode: its default permissions let the agent run bash (measured). */
 #define OPENCODE_PERM                                                          \
-	"none: opencode's default permissions let its agent run pigeon send, read, wait and status (bash is allowed; measured with opencode 1.18.33)"
+	"none: opencode's default permissions let its agent run pigeon send, read, wait, status, ack, lease and thread (bash is allowed; measured with opencode 1.18.33)"
 #define OPENCODE_PERM_BRIEF "opencode's default permissions allow bash"
 #define CURSOR_PERM_BRIEF                                                      \
-	"allow pigeon send, read, wait and status in Cursor's own settings"
+	"allow pigeon send, read, wait, status, ack, lease and thread in Cursor's own settings"
 
 /* Copilot CLI: its permissions are flags and prompts, not a file. */
 #define COPILOT_PERM                                                           \
@@ -59,7 +61,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .perm_none = {CURSOR_PERM, CURSOR_PERM},
             .perm_brief = {CURSOR_PERM_BRIEF, CURSOR_PERM_BRIEF},
             .events = {"sessionStart", "beforeSubmitPrompt", "postToolUse",
-                "stop", NULL},
+                "stop", NULL, "preToolUse"},
             .keys =
                 {
                     .session = {"conversation_id", "session_id"},
@@ -81,6 +83,18 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .replay_note =
                 "Cursor also runs Claude's hooks when third-party hooks are on; Pigeon ignores those runs (their payload has cursor_version), so each prompt is injected once",
             .envelope = envelope_cursor,
+            .tool = {"tool_name", "tool_input"},
+            .tools =
+                {
+                    {"Write", PGN_TOOL_PATH, {"file_path", "path"}},
+                    {"Edit", PGN_TOOL_PATH, {"file_path", "path"}},
+                    {"MultiEdit", PGN_TOOL_PATH, {"file_path", "path"}},
+                    {"StrReplace", PGN_TOOL_PATH, {"path", "file_path"}},
+                    {"Delete", PGN_TOOL_PATH, {"path", "file_path"}},
+                    {"ApplyPatch", PGN_TOOL_PATCH,
+                        {"patch", "input", "command"}},
+                },
+            .deny = PGN_DENY_PERMISSION,
             .cells =
                 {
                     {PGN_CAP_YES, DOC_CURSOR "; " T_CURSOR},
@@ -94,6 +108,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_CURSOR
                         ": no event or API starts a turn of a local session from outside"},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_CURSOR ": preToolUse permission deny with agent_message; " T_CURSOR_PRE},
                 },
         },
     [PGN_HOST_CLAUDE] =
@@ -108,7 +123,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .project_path = ".claude/settings.json",
             .perm = {PGN_PERM_RULES, PGN_PERM_RULES},
             .events = {"SessionStart", "UserPromptSubmit", "PostToolUse",
-                "Stop", NULL},
+                "Stop", NULL, "PreToolUse"},
             .keys =
                 {
                     .session = {"session_id"},
@@ -125,6 +140,16 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .rewake = 1,
             .continuation_prefix = "<task-notification>",
             .env_export = "CLAUDE_ENV_FILE",
+            .tool = {"tool_name", "tool_input"},
+            .tools =
+                {
+                    {"Edit", PGN_TOOL_PATH, {"file_path"}},
+                    {"Write", PGN_TOOL_PATH, {"file_path"}},
+                    {"MultiEdit", PGN_TOOL_PATH, {"file_path"}},
+                    {"NotebookEdit", PGN_TOOL_PATH,
+                        {"notebook_path", "file_path"}},
+                },
+            .deny = PGN_DENY_SPECIFIC,
             .cells =
                 {
                     {PGN_CAP_YES, T_CLAUDE},
@@ -134,6 +159,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_PARTIAL,
                         T_CLAUDE
                         ": opt-in, pigeon install claude --rewake: an asyncRewake Stop hook waits up to reach.rewakeWaitS after each turn (interactive and stream-json sessions; not plain -p; docs/decisions/0081)"},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CLAUDE},
                 },
         },
     [PGN_HOST_CODEX] =
@@ -154,7 +180,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     "Codex runs hooks only once they are trusted (and project hooks only in a trusted project): open codex and review them with /hooks (\"Trust all and continue\"), or pass --dangerously-bypass-hook-trust",
                 },
             .events = {"SessionStart", "UserPromptSubmit", "PostToolUse",
-                "Stop", NULL},
+                "Stop", NULL, "PreToolUse"},
             .keys =
                 {
                     .session = {"session_id"},
@@ -172,6 +198,14 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                 },
             .envelope = envelope_specific,
             .stop_decision = "block",
+            .tool = {"tool_name", "tool_input"},
+            .tools =
+                {
+                    {"apply_patch", PGN_TOOL_PATCH,
+                        {"command", "input", "patch"}},
+                    {"Bash", PGN_TOOL_SHELL, {"command"}},
+                },
+            .deny = PGN_DENY_SPECIFIC,
             .cells =
                 {
                     {PGN_CAP_YES, T_CODEX},
@@ -181,6 +215,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_CODEX
                         ": no hook runs once a turn has ended; codex queue (experimental app-server) is not used"},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CODEX " (apply_patch, and its heredoc through Bash)"},
                 },
         },
     [PGN_HOST_GEMINI] =
@@ -205,7 +240,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     "Gemini CLI reads no project policies; the user policy covers it",
                 },
             .events = {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent",
-                NULL},
+                NULL, "BeforeTool"},
             .keys =
                 {
                     .session = {"session_id"},
@@ -223,6 +258,13 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                 },
             .envelope = envelope_specific,
             .stop_decision = "deny",
+            .tool = {"tool_name", "tool_input"},
+            .tools =
+                {
+                    {"write_file", PGN_TOOL_PATH, {"file_path"}},
+                    {"replace", PGN_TOOL_PATH, {"file_path"}},
+                },
+            .deny = PGN_DENY_DECISION,
             .cells =
                 {
                     {PGN_CAP_YES, T_GEMINI},
@@ -232,6 +274,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_GEMINI
                         ": no event after AfterAgent, and nothing starts a turn from outside"},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_GEMINI},
                 },
         },
     [PGN_HOST_COPILOT] =
@@ -254,7 +297,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     "Copilot CLI loads a repository's .github/hooks only in a folder you trusted (its trust prompt; copilot -p: --trust-folder)",
                 },
             .events = {"sessionStart", "userPromptSubmitted", "postToolUse",
-                "agentStop", NULL},
+                "agentStop", NULL, "preToolUse"},
             .keys =
                 {
                     .session = {"sessionId", "session_id"},
@@ -280,6 +323,14 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                 "Copilot CLI also runs Claude's hooks (.claude/settings.json, settings.local.json) with its own payload; Pigeon ignores those runs (their payload has Copilot's timestamp), so its copilot hook injects each event once",
             .envelope = envelope_copilot,
             .stop_decision = "block",
+            .tool = {"toolName", "toolArgs"},
+            .tools =
+                {
+                    {"create", PGN_TOOL_PATH, {"path"}},
+                    {"edit", PGN_TOOL_PATH, {"path"}},
+                    {"apply_patch", PGN_TOOL_PATCH, {"input", "patch"}},
+                },
+            .deny = PGN_DENY_TOP,
             .cells =
                 {
                     {PGN_CAP_YES, T_COPILOT},
@@ -291,6 +342,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_COPILOT
                         ": agentStop ends the turn; notification's additionalContext follows only the CLI's own notifications, nothing starts a turn from outside"},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_COPILOT ": preToolUse permissionDecision deny; " T_COPILOT_PRE},
                 },
         },
     [PGN_HOST_OPENCODE] =
@@ -308,7 +360,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .perm_brief = {OPENCODE_PERM_BRIEF, OPENCODE_PERM_BRIEF},
             /* What the plugin passes: opencode's own names. */
             .events = {"session.created", "chat.message",
-                "tool.execute.after", NULL, "session.idle"},
+                "tool.execute.after", NULL, "session.idle",
+                "tool.execute.before"},
             .keys =
                 {
                     .session = {"session_id"},
@@ -322,6 +375,16 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .detect = {.rank = 1, .own_event = 1},
             .envelope = envelope_opencode,
             .wake_prompt = 1,
+            .tool = {"tool_name", "tool_input"},
+            .tools =
+                {
+                    {"edit", PGN_TOOL_PATH, {"filePath"}},
+                    {"write", PGN_TOOL_PATH, {"filePath"}},
+                    {"multiedit", PGN_TOOL_PATH, {"filePath"}},
+                    {"patch", PGN_TOOL_PATCH, {"patchText"}},
+                    {"apply_patch", PGN_TOOL_PATCH, {"patchText"}},
+                },
+            .deny = PGN_DENY_PLUGIN,
             .cells =
                 {
                     {PGN_CAP_YES, T_OPENCODE},
@@ -331,6 +394,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         SRC_OPENCODE
                         ": no plugin hook runs before the agent stops; session.idle comes after"},
                     {PGN_CAP_YES, T_OPENCODE},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_OPENCODE " (the plugin throws the denial)"},
                 },
         },
 };
@@ -381,6 +445,8 @@ static const struct pgn_host_info others[] = {
                     DOC_GROK ": tool hooks' output is discarded the same way"},
                 {PGN_CAP_NO, DOC_GROK ": no stop hook whose output is read"},
                 {PGN_CAP_NO, DOC_GROK ": nothing starts a turn from outside"},
+                [PGN_EVENT_BEFORE_TOOL] = NOT_YET(DOC_GROK,
+                    "no before-tool hook whose output is read"),
             },
     },
     {
@@ -398,6 +464,8 @@ static const struct pgn_host_info others[] = {
                 {PGN_CAP_NO, DOC_WINDSURF ": no stop event"},
                 {PGN_CAP_NO,
                     DOC_WINDSURF ": nothing starts a turn from outside"},
+                [PGN_EVENT_BEFORE_TOOL] = NOT_YET(DOC_WINDSURF,
+                    "pre_write_code blocks by exit 2 only"),
             },
     },
     {
@@ -413,6 +481,8 @@ static const struct pgn_host_info others[] = {
                 {PGN_CAP_NO,
                     DOC_CLINE ": no hook makes a finishing task go on"},
                 {PGN_CAP_NO, DOC_CLINE ": nothing starts a task from outside"},
+                [PGN_EVENT_BEFORE_TOOL] =
+                    NOT_YET(DOC_CLINE, "PreToolUse hooks exist"),
             },
     },
     {
@@ -427,6 +497,8 @@ static const struct pgn_host_info others[] = {
                 NOT_YET(DOC_KIRO, "postToolUse hooks exist"),
                 {PGN_CAP_NO, DOC_KIRO ": a stop hook cannot make it go on"},
                 {PGN_CAP_NO, DOC_KIRO ": nothing starts a turn from outside"},
+                [PGN_EVENT_BEFORE_TOOL] =
+                    NOT_YET(DOC_KIRO, "preToolUse hooks exist"),
             },
     },
     {
@@ -441,6 +513,8 @@ static const struct pgn_host_info others[] = {
                 NOT_YET(DOC_QWEN, "PostToolUse speaks Claude's protocol"),
                 NOT_YET(DOC_QWEN, "Stop speaks Claude's protocol"),
                 {PGN_CAP_NO, DOC_QWEN ": nothing starts a turn from outside"},
+                [PGN_EVENT_BEFORE_TOOL] =
+                    NOT_YET(DOC_QWEN, "PreToolUse speaks Claude's protocol"),
             },
     },
     {
@@ -457,6 +531,8 @@ static const struct pgn_host_info others[] = {
                 {PGN_CAP_NO,
                     DOC_DOCKER
                     ": follow-up queue drains fire hooks, but nothing of Pigeon's queues one"},
+                [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_NO,
+                    DOC_DOCKER ": no pre-tool deny documented"},
             },
     },
     {
@@ -474,6 +550,8 @@ static const struct pgn_host_info others[] = {
                 {PGN_CAP_NO, DOC_AMP ": no stop hook"},
                 NOT_YET(DOC_AMP,
                     "a PluginThread can append a user message to the thread"),
+                [PGN_EVENT_BEFORE_TOOL] =
+                    NOT_YET(DOC_AMP, "tool:pre-execute hooks exist"),
             },
     },
     {
@@ -488,6 +566,8 @@ static const struct pgn_host_info others[] = {
                 NOT_YET(DOC_DROID, "PostToolUse speaks Claude's protocol"),
                 NOT_YET(DOC_DROID, "Stop speaks Claude's protocol"),
                 {PGN_CAP_NO, DOC_DROID ": nothing starts a turn from outside"},
+                [PGN_EVENT_BEFORE_TOOL] =
+                    NOT_YET(DOC_DROID, "PreToolUse speaks Claude's protocol"),
             },
     },
 };
@@ -566,6 +646,7 @@ static const char *const facets[PGN_NEVENTS] = {
     [PGN_EVENT_AFTER_TOOL] = "after-tool",
     [PGN_EVENT_STOP] = "stop",
     [PGN_EVENT_IDLE] = "idle",
+    [PGN_EVENT_BEFORE_TOOL] = "before-tool",
 };
 
 const struct pgn_host_info *
@@ -904,6 +985,73 @@ envelope_opencode(const struct pgn_host_info *hi, pgn_event e,
 	return out;
 }
 
+/*
+ * The denial of a tool call, in the row's deny form (hosts.h) with
+ * 'reason' as the text the model reads: one JSON object.
+ */
+static char *
+envelope_deny(const struct pgn_host_info *hi, const char *reason,
+    pgn_status *st)
+{
+	cJSON *root, *in;
+	char *out;
+	int ok = 0;
+
+	*st = PGN_OK;
+	root = cJSON_CreateObject();
+	if (root == NULL)
+		goto nomem;
+	switch (hi->deny) {
+	case PGN_DENY_SPECIFIC:
+		in = cJSON_AddObjectToObject(root, "hookSpecificOutput");
+		ok = in != NULL &&
+		    cJSON_AddStringToObject(in, "hookEventName",
+		        hi->events[PGN_EVENT_BEFORE_TOOL]) != NULL &&
+		    cJSON_AddStringToObject(in, "permissionDecision", "deny") !=
+		        NULL &&
+		    cJSON_AddStringToObject(in, "permissionDecisionReason",
+		        reason) != NULL;
+		break;
+	case PGN_DENY_DECISION:
+		ok =
+		    cJSON_AddStringToObject(root, "decision", "deny") != NULL &&
+		    cJSON_AddStringToObject(root, "reason", reason) != NULL;
+		break;
+	case PGN_DENY_PERMISSION:
+		ok = cJSON_AddStringToObject(root, "permission", "deny") !=
+		        NULL &&
+		    cJSON_AddStringToObject(root, "user_message", reason) !=
+		        NULL &&
+		    cJSON_AddStringToObject(root, "agent_message", reason) !=
+		        NULL;
+		break;
+	case PGN_DENY_TOP:
+		ok = cJSON_AddStringToObject(root, "permissionDecision",
+		         "deny") != NULL &&
+		    cJSON_AddStringToObject(root, "permissionDecisionReason",
+		        reason) != NULL;
+		break;
+	case PGN_DENY_PLUGIN:
+		ok = cJSON_AddStringToObject(root, "deny", reason) != NULL;
+		break;
+	default:
+		cJSON_Delete(root);
+		*st = PGN_EINVAL;
+		return NULL;
+	}
+	if (!ok)
+		goto nomem;
+	out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	if (out == NULL)
+		*st = PGN_ENOMEM;
+	return out;
+nomem:
+	cJSON_Delete(root);
+	*st = PGN_ENOMEM;
+	return NULL;
+}
+
 char *
 pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 {
@@ -915,7 +1063,26 @@ pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 		*st = PGN_EINVAL;
 		return NULL;
 	}
+	if (e == PGN_EVENT_BEFORE_TOOL)
+		return context == NULL || *context == '\0' ?
+		    NULL :
+		    envelope_deny(hi, context, st);
 	return hi->envelope(hi, e, context, st);
+}
+
+const struct pgn_tool_map *
+pgn_host_tool(pgn_host h, const char *name)
+{
+	const struct pgn_host_info *hi = pgn_host_get(h);
+	int i;
+
+	if (hi == NULL || name == NULL)
+		return NULL;
+	for (i = 0; i < PGN_HOST_TOOLS && hi->tools[i].form != PGN_TOOL_NONE;
+	     i++)
+		if (strcmp(hi->tools[i].tool, name) == 0)
+			return &hi->tools[i];
+	return NULL;
 }
 
 /* The config file of host 'h': in 'project', env override, or $HOME. */

@@ -1,11 +1,13 @@
 // Written by pigeon install opencode; pigeon uninstall opencode removes it.
 // Pigeon's bridge into opencode (Pigeon's docs/hook-protocol.md, "opencode"):
 // opencode has no command hooks, so this plugin runs pigeon-hook with a
-// JSON payload on stdin at session start, on each message, after each
-// tool and when the session goes idle, and puts what it prints in front
-// of the model. Every call has its own timeout (opencode gives plugin
-// hooks none) and nothing here ever throws (a throwing hook fails the
-// prompt): a failing, slow or missing pigeon-hook only means no mail.
+// JSON payload on stdin at session start, on each message, before and
+// after each tool and when the session goes idle, and puts what it
+// prints in front of the model. Every call has its own timeout (opencode
+// gives plugin hooks none) and nothing here throws but a denial (a
+// throwing hook fails the prompt, or before a tool the tool call): a
+// failing, slow or missing pigeon-hook only means no mail, and no lease
+// enforced.
 const HOOK = @PIGEON_HOOK@;
 const MADE = @PIGEON_MADE@;
 const TIMEOUT_MS = @PIGEON_TIMEOUT_MS@;
@@ -231,6 +233,27 @@ export const PigeonPlugin = async (input) => {
       } catch (e) {
         // never throw into opencode
       }
+    },
+
+    // Before a tool: the hook answers {"deny": TEXT} when the call would
+    // write a path another agent leases; opencode fails the tool call
+    // with the error thrown here and shows its message to the model.
+    "tool.execute.before": async (hin, output) => {
+      let deny = "";
+      try {
+        const id = hin && hin.sessionID;
+        if (!ours(id) || !output) return;
+        deny = text(await hook("tool.execute.before", {
+          hook_event_name: "tool.execute.before",
+          session_id: id,
+          tool_name: hin.tool,
+          tool_input: output.args,
+          cwd: directory,
+        }), "deny");
+      } catch (e) {
+        deny = "";
+      }
+      if (deny !== "") throw new Error(deny);
     },
 
     "tool.execute.after": async (hin, output) => {

@@ -18,8 +18,9 @@
 
 /* ---- permissions: what the agent may run (decision 0073) ------------ */
 
+/* What an agent runs itself: mail, and coordination (decision 0156). */
 static const char *const perm_subs[PERM_NSUBS] = {"send", "read", "wait",
-    "status"};
+    "status", "ack", "lease", "thread"};
 
 /* The word the installed hook will show for the pigeon CLI. */
 void
@@ -255,7 +256,7 @@ policy_text(const char *word, int made)
 	if (made)
 		pgn_buf_adds(&b, POLICY_DIR_MARK "\n");
 	pgn_buf_adds(&b,
-	    "# Lets the agent run Pigeon's send, read, wait and status.\n"
+	    "# Lets the agent run Pigeon's send, read, wait, status, ack, lease and thread.\n"
 	    "[[rule]]\n"
 	    "toolName = \"run_shell_command\"\n"
 	    "commandPrefix = [");
@@ -401,7 +402,7 @@ ins_perm_plan_make(const struct pgn_install *req, const char *hooks_path,
 			pgn_buf_addf(&b, "Pigeon's policy %s", p->path);
 		else
 			pgn_buf_addf(&b,
-			    "the policy %s allows run_shell_command for %s send|read|wait|status",
+			    "the policy %s allows run_shell_command for %s send|read|wait|status|ack|lease|thread",
 			    p->path, word);
 		if (p->exists &&
 		    (p->len < strlen(POLICY_MARK) ||
@@ -500,12 +501,12 @@ ins_perm_describe(const struct pgn_install *req, struct pgn_install_result *res,
 	switch (ins_perm_kind(req)) {
 	case PGN_PERM_RULES:
 		pgn_buf_addf(&b,
-		    "permissions.allow holds Bash(%s send:*) and the same for read, wait, status in %s",
+		    "permissions.allow holds Bash(%s send:*) and the same for read, wait, status, ack, lease, thread in %s",
 		    req->remove ? "pigeon" : word, res->path);
 		if (req->remove) {
 			pgn_buf_reset(&b);
 			pgn_buf_addf(&b,
-			    "Pigeon's Bash(... pigeon send|read|wait|status:*) rules in permissions.allow of %s",
+			    "Pigeon's Bash(... pigeon send|read|wait|status|ack|lease|thread:*) rules in permissions.allow of %s",
 			    res->path);
 		}
 		break;

@@ -333,6 +333,19 @@ struct found {
 	int ours;
 };
 
+/* Does text 'in' hold '"NAME"'? */
+static int
+quoted_in(const char *in, size_t len, const char *name)
+{
+	size_t n = strlen(name), i;
+
+	for (i = 0; in != NULL && i + n + 2 <= len; i++)
+		if (in[i] == '"' && memcmp(in + i + 1, name, n) == 0 &&
+		    in[i + 1 + n] == '"')
+			return 1;
+	return 0;
+}
+
 static pgn_status
 look(const char *tmpl, const char *path, struct found *f, struct pgn_err *err)
 {
@@ -518,8 +531,13 @@ pgn_plugin_inspect(pgn_host h, const char *project, struct pgn_install_state *s)
 	}
 	s->exists = f.exists;
 	if (rc == PGN_OK && f.ours) {
+		/*
+		 * An event the plugin handles names it, quoted: one written by
+		 * an older install may lack a newer one (the before-tool).
+		 */
 		for (e = 0; e < PGN_NEVENTS; e++)
-			s->entries[e] = hi->events[e] != NULL;
+			s->entries[e] = hi->events[e] != NULL &&
+			    quoted_in(f.in, f.len, hi->events[e]);
 		hook = plugin_const(f.in, f.len, "HOOK");
 		if (cJSON_IsString(hook)) {
 			s->hook = pgn_strdup(hook->valuestring);

@@ -93,7 +93,7 @@ int ins_bak_matches(pgn_host h, const char *bak, size_t baklen,
 #define WORD_MAX (PGN_HOOK_MAX_SHOWN + 3)
 /* A Claude rule: "Bash(" WORD " " SUB ":*)". */
 #define RULE_MAX   (WORD_MAX + 32)
-#define PERM_NSUBS 4 /* send, read, wait, status */
+#define PERM_NSUBS 7 /* send, read, wait, status, ack, lease, thread */
 
 /* What a permission edit in its own file will do. */
 struct perm_plan {

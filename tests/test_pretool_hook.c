@@ -1,0 +1,400 @@
+/*
+ * The before-tool hook end to end (pgn_hook_turn, decision 0156): a
+ * write of a path another agent's live exclusive lease covers is denied
+ * in the host's form with one line naming path, holder, reason, expiry
+ * and the command to ask; the holder's own calls, reads, shell commands,
+ * paths outside the scope and a released lease pass; a bad payload
+ * passes, logged; with no live lease nothing is opened or written.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "harness.h"
+#include "hook_int.h"
+#include "pgn_int.h"
+#include "pigeon/hook.h"
+#include "pigeon/hosts.h"
+#include "pigeon/lease.h"
+
+static char dbpath[PATH_MAX], home[PATH_MAX], root[PATH_MAX];
+
+static void
+setup(void)
+{
+	char git[PATH_MAX + 8];
+
+	H_PATH(dbpath, "pigeon.db");
+	H_PATH(home, "home");
+	H_PATH(root, "proj");
+	REQUIRE(mkdir(home, 0700) == 0);
+	REQUIRE(mkdir(root, 0700) == 0);
+	snprintf(git, sizeof(git), "%s/.git", root);
+	REQUIRE(mkdir(git, 0700) == 0);
+	REQUIRE(sodium_init() >= 0);
+}
+
+static void
+run(struct pgn_hook_out *o, pgn_host h, pgn_event e, const char *json,
+    const char *agent)
+{
+	struct pgn_hook_in in;
+
+	memset(&in, 0, sizeof(in));
+	in.payload = json;
+	in.len = strlen(json);
+	in.host = h;
+	in.event = e;
+	in.agent_env = agent;
+	in.home = home;
+	in.user_home = home;
+	in.db_path = dbpath;
+	in.db_create = 1;
+	in.pigeon = "pigeon";
+	in.deadline = pgn_mono_ms() + 10000;
+	pgn_hook_turn(&in, o);
+}
+
+/* Claude session 'sid' starts, bound to 'agent'. */
+static void
+start(const char *sid, const char *agent)
+{
+	struct pgn_hook_out o;
+	char json[PATH_MAX + 256];
+
+	snprintf(json, sizeof(json),
+	    "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"%s\","
+	    "\"cwd\":\"%s\",\"source\":\"startup\"}",
+	    sid, root);
+	run(&o, PGN_HOST_CLAUDE, PGN_EVENT_SESSION_START, json, agent);
+	CHECK_INT(o.st, PGN_OK);
+	pgn_hook_out_release(&o);
+}
+
+/* A Claude PreToolUse of session 'sid': tool 'tool', its input 'input'. */
+static void
+claude_tool(struct pgn_hook_out *o, const char *sid, const char *tool,
+    const char *input)
+{
+	char json[2 * PATH_MAX + 512];
+
+	snprintf(json, sizeof(json),
+	    "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"%s\","
+	    "\"cwd\":\"%s\",\"tool_name\":\"%s\",\"tool_input\":%s}",
+	    sid, root, tool, input);
+	run(o, PGN_HOST_CLAUDE, PGN_EVENT_BEFORE_TOOL, json, NULL);
+}
+
+/* A Write of 'rel' under the project (or of 'rel' itself if absolute). */
+static void
+write_of(struct pgn_hook_out *o, const char *sid, const char *rel)
+{
+	char input[PATH_MAX + 64];
+
+	if (rel[0] == '/')
+		snprintf(input, sizeof(input), "{\"file_path\":\"%s\"}", rel);
+	else
+		snprintf(input, sizeof(input), "{\"file_path\":\"%s/%s\"}",
+		    root, rel);
+	claude_tool(o, sid, "Write", input);
+}
+
+/* The denial's reason in a Claude envelope, or "" (caller frees). */
+static char *
+reason_of(const struct pgn_hook_out *o)
+{
+	cJSON *r, *inner, *v;
+	char *s;
+
+	if (o->line == NULL)
+		return strdup("");
+	CHECK(o->len > 0 && o->line[o->len - 1] == '\n');
+	r = cJSON_ParseWithLength(o->line, o->len);
+	REQUIRE(r != NULL);
+	inner = cJSON_GetObjectItemCaseSensitive(r, "hookSpecificOutput");
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(inner,
+	              "permissionDecision")),
+	    "deny");
+	v = cJSON_GetObjectItemCaseSensitive(inner, "permissionDecisionReason");
+	REQUIRE(cJSON_IsString(v));
+	s = strdup(v->valuestring);
+	cJSON_Delete(r);
+	REQUIRE(s != NULL);
+	return s;
+}
+
+/* 'agent' takes an exclusive lease on 'pattern' with 'reason'. */
+static void
+take(const char *agent, const char *pattern, const char *reason)
+{
+	struct pgn_lease_taken t;
+	struct pgn_lease_take req;
+	const char *p[1] = {pattern};
+	pgn_db *db = NULL;
+
+	REQUIRE(pgn_db_open(dbpath, 0, 5000, &db) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.who.agent = agent;
+	req.patterns = p;
+	req.npatterns = 1;
+	req.reason = reason;
+	REQUIRE(pgn_lease_take(db, &req, &t) == PGN_OK);
+	CHECK(!t.held);
+	pgn_lease_taken_release(&t);
+	pgn_db_close(db);
+}
+
+static void
+release_all(const char *agent)
+{
+	struct pgn_lease_actor who;
+	pgn_db *db = NULL;
+	size_t n = 0;
+
+	REQUIRE(pgn_db_open(dbpath, 0, 5000, &db) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	memset(&who, 0, sizeof(who));
+	who.agent = agent;
+	REQUIRE(pgn_lease_release(db, &who, NULL, 0, 1, &n) == PGN_OK);
+	pgn_db_close(db);
+}
+
+static void
+test_no_live_lease_passes_without_a_word(void)
+{
+	struct pgn_hook_out o;
+
+	setup();
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	write_of(&o, "s-bob", "src/a.c");
+	CHECK_INT(o.st, PGN_OK);
+	CHECK(o.line == NULL);
+	CHECK_INT(o.nlog, 0);
+	pgn_hook_out_release(&o);
+	/* No lease was ever taken: the fast path says so without a stamp. */
+	CHECK(pgn_lease_none_live(dbpath, root, pgn_now_ms()));
+}
+
+static void
+test_a_write_under_anothers_lease_is_denied_with_one_line(void)
+{
+	struct pgn_hook_out o;
+	char *why;
+
+	setup();
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", "refactoring the parser");
+	write_of(&o, "s-bob", "src/a.c");
+	CHECK_INT(o.st, PGN_OK);
+	why = reason_of(&o);
+	CHECK(strchr(why, '\n') == NULL);
+	CHECK(strstr(why, "src/a.c is leased by alice") != NULL);
+	CHECK(strstr(why, "src/**") != NULL);
+	CHECK(strstr(why, "refactoring the parser") != NULL);
+	CHECK(strstr(why, " until 20") != NULL);
+	CHECK(strstr(why, "pigeon send --to alice 'May I edit src/a.c?'") !=
+	    NULL);
+	if (o.nlog > 0)
+		CHECK(strstr(o.log[0], "status=deny") != NULL);
+	CHECK_INT(o.nlog, 1);
+	free(why);
+	pgn_hook_out_release(&o);
+}
+
+static void
+test_what_is_not_a_write_under_anothers_lease_passes(void)
+{
+	struct pgn_hook_out o;
+	char input[PATH_MAX + 64];
+
+	setup();
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", NULL);
+	/* The holder's own write. */
+	write_of(&o, "s-alice", "src/a.c");
+	CHECK(o.line == NULL);
+	CHECK_INT(o.st, PGN_OK);
+	pgn_hook_out_release(&o);
+	/* A path the lease does not cover; one outside the scope. */
+	write_of(&o, "s-bob", "docs/a.md");
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	write_of(&o, "s-bob", "/elsewhere/src/a.c");
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	/* A read; a shell command (logged: a lease lives). */
+	snprintf(input, sizeof(input), "{\"file_path\":\"%s/src/a.c\"}", root);
+	claude_tool(&o, "s-bob", "Read", input);
+	CHECK(o.line == NULL);
+	CHECK_INT(o.nlog, 1);
+	if (o.nlog > 0)
+		CHECK(strstr(o.log[0], "tool=Read is not a write") != NULL);
+	pgn_hook_out_release(&o);
+	claude_tool(&o, "s-bob", "Bash", "{\"command\":\"rm src/a.c\"}");
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	/* Released: the same write passes. */
+	write_of(&o, "s-bob", "src/a.c");
+	CHECK(o.line != NULL);
+	pgn_hook_out_release(&o);
+	release_all("alice");
+	write_of(&o, "s-bob", "src/a.c");
+	CHECK(o.line == NULL);
+	CHECK_INT(o.st, PGN_OK);
+	pgn_hook_out_release(&o);
+}
+
+/* '..' and '.' are resolved by the text before the lease is asked. */
+static void
+test_dotted_paths_are_judged_as_what_they_name(void)
+{
+	struct pgn_hook_out o;
+	char *why;
+
+	setup();
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", NULL);
+	write_of(&o, "s-bob", "lib/../src/./b.c");
+	why = reason_of(&o);
+	CHECK(strstr(why, "src/b.c is leased by alice") != NULL);
+	free(why);
+	pgn_hook_out_release(&o);
+	write_of(&o, "s-bob", "src/../lib/b.c");
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+}
+
+/* Codex: the apply_patch heredoc through Bash, paths relative to cwd. */
+static void
+test_codex_heredoc_patch_is_denied(void)
+{
+	struct pgn_hook_out o;
+	char json[PATH_MAX + 512];
+
+	setup();
+
+	start("s-alice", "alice");
+	take("alice", "*.sql", "migration");
+	snprintf(json, sizeof(json),
+	    "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"c1\","
+	    "\"turn_id\":\"t1\",\"cwd\":\"%s\",\"tool_name\":\"Bash\","
+	    "\"tool_input\":{\"command\":\"apply_patch <<'EOF'\\n"
+	    "*** Begin Patch\\n*** Add File: db/001.sql\\n+x\\n"
+	    "*** End Patch\\nEOF\\n\"}}",
+	    root);
+	run(&o, PGN_HOST_CODEX, PGN_EVENT_BEFORE_TOOL, json, "bob");
+	CHECK_INT(o.st, PGN_OK);
+	REQUIRE(o.line != NULL);
+	CHECK(strstr(o.line, "\"permissionDecision\":\"deny\"") != NULL);
+	CHECK(strstr(o.line, "db/001.sql is leased by alice") != NULL);
+	pgn_hook_out_release(&o);
+}
+
+/* Each host's payload, denied in its own form (no session bound). */
+static void
+test_every_host_denies_in_its_own_form(void)
+{
+	static const struct {
+		pgn_host h;
+		const char *a, *b, *c; /* a ROOT b ROOT c */
+		const char *key;       /* the deny key of the host's form */
+	} rows[] = {
+	    {PGN_HOST_CLAUDE,
+	        "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"x1\","
+	        "\"cwd\":\"",
+	        "\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"",
+	        "/src/k.c\"}}", "\"permissionDecision\":\"deny\""},
+	    {PGN_HOST_GEMINI,
+	        "{\"hook_event_name\":\"BeforeTool\",\"session_id\":\"x2\","
+	        "\"cwd\":\"",
+	        "\",\"tool_name\":\"replace\",\"tool_input\":{\"file_path\":\"",
+	        "/src/k.c\"}}", "\"decision\":\"deny\""},
+	    {PGN_HOST_CURSOR,
+	        "{\"hook_event_name\":\"preToolUse\",\"conversation_id\":\"x3\","
+	        "\"cursor_version\":\"2\",\"workspace_roots\":[\"",
+	        "\"],\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"",
+	        "/src/k.c\"}}", "\"permission\":\"deny\""},
+	    {PGN_HOST_COPILOT,
+	        "{\"sessionId\":\"x4\",\"timestamp\":1,\"cwd\":\"",
+	        "\",\"toolName\":\"edit\",\"toolArgs\":\"{\\\"path\\\":\\\"",
+	        "/src/k.c\\\"}\"}", "\"permissionDecision\":\"deny\""},
+	    {PGN_HOST_OPENCODE,
+	        "{\"hook_event_name\":\"tool.execute.before\",\"session_id\":"
+	        "\"x5\",\"cwd\":\"",
+	        "\",\"tool_name\":\"write\",\"tool_input\":{\"filePath\":\"",
+	        "/src/k.c\"}}",
+	        "\"deny\":\"Pigeon: src/k.c is leased by alice"},
+	};
+	struct pgn_hook_out o;
+	char json[2 * PATH_MAX + 512];
+	size_t i;
+
+	setup();
+
+	start("s-alice", "alice");
+	take("alice", "src/", NULL);
+	for (i = 0; i < H_COUNT(rows); i++) {
+		snprintf(json, sizeof(json), "%s%s%s%s%s", rows[i].a, root,
+		    rows[i].b, root, rows[i].c);
+		run(&o, rows[i].h, PGN_EVENT_BEFORE_TOOL, json, NULL);
+		CHECK_INT(o.st, PGN_OK);
+		if (!CHECK(o.line != NULL && strstr(o.line, rows[i].key)))
+			printf("  %s: %s\n", pgn_host_get(rows[i].h)->name,
+			    o.line != NULL ? o.line : "(nothing)");
+		pgn_hook_out_release(&o);
+	}
+}
+
+static void
+test_a_bad_call_passes_logged_while_a_lease_lives(void)
+{
+	struct pgn_hook_out o;
+
+	setup();
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", NULL);
+	claude_tool(&o, "s-bob", "Write", "[1,2]");
+	CHECK(o.line == NULL);
+	CHECK_INT(o.st, PGN_OK);
+	CHECK_INT(o.nlog, 1);
+	if (o.nlog > 0)
+		CHECK(strstr(o.log[0], "passes unjudged") != NULL);
+	pgn_hook_out_release(&o);
+	/* Not JSON at all: the neutral output and why. */
+	run(&o, PGN_HOST_CLAUDE, PGN_EVENT_BEFORE_TOOL, "{not json", NULL);
+	CHECK(o.line == NULL);
+	CHECK(o.st != PGN_OK);
+	CHECK_INT(o.nlog, 1);
+	pgn_hook_out_release(&o);
+}
+
+static const struct h_test tests[] = {
+    H_TEST(test_no_live_lease_passes_without_a_word),
+    H_TEST(test_a_write_under_anothers_lease_is_denied_with_one_line),
+    H_TEST(test_what_is_not_a_write_under_anothers_lease_passes),
+    H_TEST(test_dotted_paths_are_judged_as_what_they_name),
+    H_TEST(test_codex_heredoc_patch_is_denied),
+    H_TEST(test_every_host_denies_in_its_own_form),
+    H_TEST(test_a_bad_call_passes_logged_while_a_lease_lives),
+};
+
+int
+main(void)
+{
+	return h_run(tests, H_COUNT(tests));
+}
