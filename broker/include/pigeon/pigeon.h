@@ -647,6 +647,7 @@ struct pgn_delivery {
 	char *route;
 	char *body;
 	unsigned char hash[PGN_HASH_BYTES];
+	int64_t thread; /* its message's thread (0157); 0: unknown */
 };
 
 struct pgn_deliveries {
