@@ -7,6 +7,7 @@
  * delivery), wait --ack, a thread's listing and its bound. A second
  * connection asserts what the database holds.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -510,9 +511,85 @@ test_rules_on_postgresql(void)
 		be_rules(1, rules, H_COUNT(rules), setup, teardown);
 }
 
+/* psql -f on this pass's database for each schema/pg file below 'v'. */
+static void
+pg_schema_below(int v)
+{
+	char cmd[2 * PATH_MAX + 256];
+	const char *fix = getenv("PGN_TEST_FIXTURES");
+	int i;
+
+	REQUIRE(fix != NULL);
+	for (i = 1; i < v; i++) {
+		(void)snprintf(cmd, sizeof(cmd),
+		    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$(ls "
+		    "'%s'/../../schema/pg/%04d_*.sql)\" >/dev/null",
+		    be_where, fix, i);
+		REQUIRE(be_sh(cmd) == 0);
+	}
+}
+
+/*
+ * PostgreSQL's version 3 moves to 4 (SQLite's 7): old replies join
+ * their first message's thread, the journal admits the new kinds.
+ */
+static void
+test_postgresql_migration_threads_old_replies(void)
+{
+	char cmd[PATH_MAX + 1024];
+	pgn_db *d;
+
+	if (!be_have_pg())
+		return;
+	be_on_pg = 1;
+	be_store("pgn_ackmig", h_tmp);
+	pg_schema_below(4);
+	(void)snprintf(cmd, sizeof(cmd),
+	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \""
+	    "INSERT INTO pigeon_schema VALUES (1, 3);"
+	    "INSERT INTO scope(id, root) VALUES (1, '');"
+	    "INSERT INTO agent(id, scope_id, name, created_ms) VALUES "
+	    "(1, 1, 'bob', 1), (2, 1, 'alice', 1);"
+	    "INSERT INTO message(id, scope_id, sender, recipient_id, body, "
+	    "created_ms, reply_to) VALUES (1, 1, 'alice', 1, 'a', 1, NULL), "
+	    "(2, 1, 'bob', 2, 'b', 2, 1), (3, 1, 'alice', 1, 'c', 3, 2), "
+	    "(4, 1, 'alice', 1, 'd', 4, NULL);"
+	    "INSERT INTO journal(agent_id, at_ms, kind) VALUES (1, 1, "
+	    "'created');\" >/dev/null",
+	    be_where);
+	REQUIRE(be_sh(cmd) == 0);
+	d = h_open_path(be_where, 0);
+	chk = h_open_path(be_where, 0);
+	REQUIRE(d != NULL && chk != NULL);
+	CHECK_INT(count("SELECT version FROM pigeon_schema"),
+	    pgn_pg_schema_version());
+	CHECK_INT(count("SELECT count(*) FROM message WHERE id IN (1, 4) AND "
+	                "thread IS NULL"),
+	    2);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE id IN (2, 3) AND "
+	                "thread = 1"),
+	    2);
+	CHECK_INT(count("SELECT count(*) FROM journal"), 1);
+	CHECK_INT(pgn_exec(chk,
+	              "INSERT INTO journal(agent_id, at_ms, kind) VALUES "
+	              "(1, 2, 'acked'), (1, 2, 'reminded')",
+	              "journal", PGN_NONE),
+	    PGN_OK);
+	CHECK_INT(pgn_exec(chk,
+	              "INSERT INTO journal(agent_id, at_ms, kind) VALUES "
+	              "(1, 2, 'sideways')",
+	              "journal", PGN_NONE),
+	    PGN_EDB);
+	pgn_db_close(d);
+	pgn_db_close(chk);
+	chk = NULL;
+	(void)be_drop();
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_rules_on_sqlite),
     H_TEST(test_rules_on_postgresql),
+    H_TEST(test_postgresql_migration_threads_old_replies),
 };
 
 int
