@@ -200,8 +200,8 @@ cJSON *cli_json_status(const struct pgn_msg_status *s);
  * A duration option ("90s", "15m", "2h", "7d") 'name' within [min, max]
  * ms into '*ms': 0, or the usage exit code after its line.
  */
-int cli_duration(struct cli *c, const char *name, const char *arg,
-    int64_t min, int64_t max, int64_t *ms);
+int cli_duration(struct cli *c, const char *name, const char *arg, int64_t min,
+    int64_t max, int64_t *ms);
 
 /* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
 int cli_timeout(struct cli *c, const char *arg, int64_t *ms);

@@ -139,7 +139,8 @@ cmd_ack(int argc, char **argv)
 		}
 		code = cli_json_print(j);
 	} else if (out.already) {
-		printf("#%lld was already acknowledged at %s: the first acknowledgement is kept\n",
+		printf(
+		    "#%lld was already acknowledged at %s: the first acknowledgement is kept\n",
 		    (long long)id, at);
 	} else {
 		printf("acknowledged #%lld from %s\n", (long long)id,
@@ -189,8 +190,8 @@ cmd_thread(int argc, char **argv)
 	} else {
 		now = pgn_now_ms();
 		printf("thread #%lld: %zu message%s%s\n",
-		    (long long)(n > 0 ? v[0].thread : id), n,
-		    n == 1 ? "" : "s", more ? " (the first ones: more follow)" : "");
+		    (long long)(n > 0 ? v[0].thread : id), n, n == 1 ? "" : "s",
+		    more ? " (the first ones: more follow)" : "");
 		for (i = 0; i < n; i++) {
 			cli_print_status(&v[i], now);
 			if (v[i].body != NULL)

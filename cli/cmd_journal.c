@@ -109,7 +109,8 @@ print_entry(const struct pgn_entry *e)
 		printf("%s %-9s #%lld by a reply\n", at, e->kind,
 		    (long long)e->message_id);
 	else if (strcmp(e->kind, "reminded") == 0)
-		printf("%s %-9s #%lld from %s via %s: its acknowledgement is overdue\n",
+		printf(
+		    "%s %-9s #%lld from %s via %s: its acknowledgement is overdue\n",
 		    at, e->kind, (long long)e->message_id, cli_safe(e->peer),
 		    cli_safe(e->detail));
 	else if (e->detail[0] != '\0')

@@ -236,8 +236,8 @@ cmd_wait(int argc, char **argv)
 		return code;
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
-	if (o.ack != 0 && (o.agent != NULL || o.from != NULL ||
-	                      o.reply_to != 0))
+	if (o.ack != 0 &&
+	    (o.agent != NULL || o.from != NULL || o.reply_to != 0))
 		return cli_usage(&c,
 		    "--ack waits for one acknowledgement: it goes with --timeout only");
 	if (o.ack != 0)
@@ -380,7 +380,8 @@ print_ack(const struct pgn_msg_status *s, int64_t now)
 		return;
 	}
 	if (s->delivered_ms == 0) {
-		printf("; asks for an acknowledgement within %lld s of delivery",
+		printf(
+		    "; asks for an acknowledgement within %lld s of delivery",
 		    (long long)(s->ack_ms / 1000));
 		return;
 	}

@@ -48,8 +48,8 @@ count(const char *sql)
 
 /* Send 'body' from 'from' to 'to'; its id, or 0 with '*st' the status. */
 static int64_t
-send_ack(const char *from, const char *to, const char *body,
-    int64_t reply_to, int64_t ack_ms, pgn_status *st)
+send_ack(const char *from, const char *to, const char *body, int64_t reply_to,
+    int64_t ack_ms, pgn_status *st)
 {
 	struct pgn_send req;
 	struct pgn_sent sent[1];

@@ -261,19 +261,23 @@ test_migration_to_version_7_threads_old_replies_and_keeps_the_journal(void)
 	pgn_db_close(db);
 	raw = h_raw_open(path);
 	CHECK_INT(H_INT(raw, "PRAGMA user_version"), pgn_schema_version());
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message WHERE id IN (1, 4) "
-	                     "AND thread IS NULL"),
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE id IN (1, 4) "
+	              "AND thread IS NULL"),
 	    2);
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message WHERE id IN (2, 3) "
-	                     "AND thread = 1"),
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE id IN (2, 3) "
+	              "AND thread = 1"),
 	    2);
 	CHECK_INT(H_INT(raw, "SELECT thread FROM message WHERE id = 5"), 4);
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message WHERE ack_ms IS "
-	                     "NOT NULL OR acked_ms IS NOT NULL"),
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE ack_ms IS "
+	              "NOT NULL OR acked_ms IS NOT NULL"),
 	    0);
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM journal WHERE (id = 1 AND "
-	                     "kind = 'created' AND detail = 'x') OR (id = 2 "
-	                     "AND kind = 'sent' AND message_id = 1)"),
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE (id = 1 AND "
+	              "kind = 'created' AND detail = 'x') OR (id = 2 "
+	              "AND kind = 'sent' AND message_id = 1)"),
 	    2);
 	CHECK(H_EXEC(raw,
 	    "INSERT INTO journal(agent_id, at_ms, kind, message_id) VALUES "
@@ -282,9 +286,10 @@ test_migration_to_version_7_threads_old_replies_and_keeps_the_journal(void)
 	          "INSERT INTO journal(agent_id, at_ms, kind) VALUES (1, 9, "
 	          "'sideways')",
 	          NULL, NULL, NULL) != SQLITE_OK);
-	CHECK_INT(H_INT(raw, "SELECT count(*) FROM sqlite_schema WHERE name IN "
-	                     "('journal_agent', 'message_thread', "
-	                     "'message_unacked', 'journal_new')"),
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM sqlite_schema WHERE name IN "
+	              "('journal_agent', 'message_thread', "
+	              "'message_unacked', 'journal_new')"),
 	    3);
 	sqlite3_close(raw);
 }

@@ -465,8 +465,8 @@ struct pgn_ack {
 struct pgn_acked {
 	char agent[PGN_MAX_NAME + 1];  /* who acknowledged */
 	char sender[PGN_MAX_NAME + 1]; /* the message's sender */
-	int already;       /* acknowledged before: the first one is kept */
-	int64_t acked_ms;  /* the acknowledgement kept */
+	int already;      /* acknowledged before: the first one is kept */
+	int64_t acked_ms; /* the acknowledgement kept */
 };
 
 /*
@@ -538,14 +538,14 @@ struct pgn_msg_status {
 	char host[PGN_MAX_NAME + 1];           /* delivered: "" if none */
 	char route[PGN_MAX_NAME + 1];          /* delivered: "cli", ... */
 	/* Acknowledgements and threads (decision 0157): */
-	int64_t thread;     /* its thread: its first message's id */
-	int64_t ack_ms;     /* 0: no acknowledgement asked */
-	int64_t acked_ms;   /* 0: not acknowledged */
-	int64_t ack_reply;  /* acknowledged by this reply, or 0 */
+	int64_t thread;      /* its thread: its first message's id */
+	int64_t ack_ms;      /* 0: no acknowledgement asked */
+	int64_t acked_ms;    /* 0: not acknowledged */
+	int64_t ack_reply;   /* acknowledged by this reply, or 0 */
 	int64_t reminded_ms; /* 0: no reminder shown */
-	int overdue;        /* asked, delivered, not acknowledged in time */
-	char *ack_text;     /* NULL: none; free() (pgn_msg_status_release) */
-	char *body;         /* pgn_thread only, else NULL; freed the same */
+	int overdue;         /* asked, delivered, not acknowledged in time */
+	char *ack_text;      /* NULL: none; free() (pgn_msg_status_release) */
+	char *body;          /* pgn_thread only, else NULL; freed the same */
 };
 
 /*
@@ -569,8 +569,7 @@ void pgn_msg_status_release(struct pgn_msg_status *out, size_t n);
  * PGN_EBUSY, PGN_EDB.
  */
 PGN_NODISCARD pgn_status pgn_wait_ack(pgn_db *db, int64_t id,
-    int64_t timeout_ms, int (*cancel)(void *arg), void *cancel_arg,
-    int *acked);
+    int64_t timeout_ms, int (*cancel)(void *arg), void *cancel_arg, int *acked);
 
 /*
  * The conversation message 'id' belongs to, in the current scope: its

@@ -479,10 +479,12 @@ render_try(const struct pgn_render *r, size_t n, size_t nrem, size_t max,
 		pgn_buf_adds(&tail, ".\n");
 	}
 	if (r->reminder != NULL && r->reminder[0] != '\0')
-		add_section(&tail, r->intro || n > 0 || has_baton(r) || nrem > 0,
+		add_section(&tail,
+		    r->intro || n > 0 || has_baton(r) || nrem > 0,
 		    "Project reminder: ", r->reminder);
 	if (provider && r->provider != NULL && r->provider[0] != '\0')
-		add_section(&tail, r->intro || n > 0 || has_baton(r) || nrem > 0,
+		add_section(&tail,
+		    r->intro || n > 0 || has_baton(r) || nrem > 0,
 		    "Project context (from this project's prompt-context provider):\n",
 		    r->provider);
 	if (tail.err != PGN_OK) {

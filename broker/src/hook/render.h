@@ -43,10 +43,10 @@ struct pgn_render {
 	const struct pgn_msgs *msgs;    /* candidates, oldest first */
 	/* overdue acknowledgements, shown once more (0157), or NULL */
 	const struct pgn_msgs *reminders;
-	size_t *reminded; /* out: how many of them were shown, or NULL */
-	size_t held;                    /* of msgs->left: senders' share */
-	const char *reminder;           /* the project's, or NULL */
-	const char *provider;           /* provider context, or NULL */
+	size_t *reminded;     /* out: how many of them were shown, or NULL */
+	size_t held;          /* of msgs->left: senders' share */
+	const char *reminder; /* the project's, or NULL */
+	const char *provider; /* provider context, or NULL */
 	int64_t now_ms;
 };
 

@@ -35,7 +35,7 @@ struct turn {
 	char *context;
 	struct pgn_quiet_snap snap; /* after-tool: the files before the read */
 	int snapped;
-	char *found; /* the pigeon beside in->self */
+	char *found;     /* the pigeon beside in->self */
 	size_t reminded; /* the render's: reminders it showed (0157) */
 };
 
@@ -532,8 +532,8 @@ claim(struct turn *t)
 				    out.held);
 			if (out.reminders.n > 0)
 				snprintf(held + strlen(held),
-				    sizeof(held) - strlen(held), " reminded=%zu",
-				    out.reminders.n);
+				    sizeof(held) - strlen(held),
+				    " reminded=%zu", out.reminders.n);
 			logf_turn(t, "ok",
 			    "agent=%s delivered=%zu waiting=%zu bytes=%zu%s%s",
 			    out.agent, out.msgs.n, out.msgs.left,

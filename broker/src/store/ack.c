@@ -35,8 +35,8 @@ static const char SQL_THREAD_OF[] =
 static const char SQL_THREAD[] =
     "SELECT m.sender, coalesce(d.recipient, a.name), m.created_ms, "
     "coalesce(m.reply_to, 0), coalesce(m.delivered_ms, 0), "
-    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, ''), "
-    PGN_STATUS_ACK_COLS ", m.id, m.body "
+    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, ''), " PGN_STATUS_ACK_COLS
+    ", m.id, m.body "
     "FROM message m JOIN agent a ON a.id = m.recipient_id "
     "LEFT JOIN delivery d ON d.message_id = m.id "
     "WHERE (m.id = ?1 OR m.thread = ?1) AND m.scope_id = ?2 "

@@ -38,7 +38,7 @@ static const char SQL_DELIVERY_ADD[] =
 #define DELIVERY_COLS                                                          \
 	"id, message_id, scope, sender, recipient, body, created_ms, "         \
 	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
-	"hash, (SELECT coalesce(m.thread, m.id) FROM message m "              \
+	"hash, (SELECT coalesce(m.thread, m.id) FROM message m "               \
 	"WHERE m.id = delivery.message_id)"
 static const char SQL_DELIVERY_LIST[] =
     "SELECT " DELIVERY_COLS " FROM delivery WHERE scope = ?1 "

@@ -41,8 +41,8 @@ static const char SQL_SESSION_GET[] =
  * holds only what may still need one: nothing, in the common case.
  */
 #define PEEK_REMIND                                                            \
-	"EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "        \
-	"AND m.ack_ms IS NOT NULL AND m.acked_ms IS NULL "                    \
+	"EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "         \
+	"AND m.ack_ms IS NOT NULL AND m.acked_ms IS NULL "                     \
 	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?2) "
 /*
  * A turn's first look: the bound session's agent and scope, when it was
@@ -628,8 +628,8 @@ record_turn(pgn_db *db, int64_t session, const char *turn, int64_t now,
  * messages it delivers leave of the budget (none: no bound).
  */
 static pgn_status
-reminders(pgn_db *db, const struct pgn_claim *claim, int64_t aid,
-    int64_t now, struct pgn_turn_out *out)
+reminders(pgn_db *db, const struct pgn_claim *claim, int64_t aid, int64_t now,
+    struct pgn_turn_out *out)
 {
 	size_t left = claim->budget != 0 ? claim->budget : (size_t)-1, k, i;
 

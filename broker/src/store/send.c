@@ -319,8 +319,7 @@ ack_by_reply(pgn_db *db, int64_t id, int64_t from_id, int64_t now)
 		n = pgn_changes(db, st);
 	pgn_finish(db, st);
 	if (rc == PGN_OK && n == 1)
-		rc = pgn_journal_add(db, from_id, "acked", id, NULL, NULL,
-		    now);
+		rc = pgn_journal_add(db, from_id, "acked", id, NULL, NULL, now);
 	return rc;
 }
 

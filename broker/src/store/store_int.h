@@ -363,26 +363,25 @@ PGN_NODISCARD pgn_status pgn_fresh_name(pgn_db *db, int64_t sid,
  * 'from_default'. PGN_EINVAL when none.
  */
 PGN_NODISCARD pgn_status pgn_actor_in_tx(pgn_db *db, const char *asked,
-    const char *session, const char *from_default,
-    char from[PGN_MAX_NAME + 1]);
+    const char *session, const char *from_default, char from[PGN_MAX_NAME + 1]);
 
 /*
  * A message's status row (wait.c, decision 0157): SQL_STATUS's first
  * eight columns ('m' the message, 'a' its recipient, 'd' its delivery),
  * then these, read by pgn_status_row.
  */
-#define PGN_STATUS_ACK_COLS                                                   \
-	"coalesce(m.thread, m.id), coalesce(m.ack_ms, 0), "                   \
-	"coalesce(m.acked_ms, 0), m.ack_text, coalesce(m.reminded_ms, 0), "   \
-	"CASE WHEN m.acked_ms IS NULL OR m.ack_text IS NOT NULL THEN 0 "     \
+#define PGN_STATUS_ACK_COLS                                                    \
+	"coalesce(m.thread, m.id), coalesce(m.ack_ms, 0), "                    \
+	"coalesce(m.acked_ms, 0), m.ack_text, coalesce(m.reminded_ms, 0), "    \
+	"CASE WHEN m.acked_ms IS NULL OR m.ack_text IS NOT NULL THEN 0 "       \
 	"ELSE coalesce((SELECT min(r.id) "                                     \
-	"FROM message r WHERE r.thread = coalesce(m.thread, m.id) "           \
+	"FROM message r WHERE r.thread = coalesce(m.thread, m.id) "            \
 	"AND r.reply_to = m.id AND r.sender = a.name), 0) END "
 /* Keep the first 'n' messages of 'm', freeing the rest. */
 void pgn_msgs_truncate(struct pgn_msgs *m, size_t n);
 /* pgn_wait's sleep on the backend's wake-up 'w' (NULL: a plain sleep). */
-void pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms,
-    int64_t last, int64_t until);
+void pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
+    int64_t until);
 /* Fill 's' from the current row (its ack_text the caller's); ENOMEM. */
 PGN_NODISCARD pgn_status pgn_status_row(pgn_db *db, pgn_stmt *st,
     struct pgn_msg_status *s, int64_t now);

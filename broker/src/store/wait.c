@@ -30,8 +30,7 @@ static const char SQL_REPLIER[] =
 static const char SQL_STATUS[] =
     "SELECT m.sender, coalesce(d.recipient, a.name), m.created_ms, "
     "coalesce(m.reply_to, 0), coalesce(m.delivered_ms, 0), "
-    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, ''), "
-    PGN_STATUS_ACK_COLS
+    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, ''), " PGN_STATUS_ACK_COLS
     "FROM message m JOIN agent a ON a.id = m.recipient_id "
     "LEFT JOIN delivery d ON d.message_id = m.id "
     "WHERE m.id = ?1 AND m.scope_id = ?2";
@@ -284,8 +283,7 @@ status_tx(pgn_db *db, void *arg)
 }
 
 pgn_status
-pgn_status_row(pgn_db *db, pgn_stmt *st, struct pgn_msg_status *s,
-    int64_t now)
+pgn_status_row(pgn_db *db, pgn_stmt *st, struct pgn_msg_status *s, int64_t now)
 {
 	const char *t;
 	size_t len;
