@@ -99,7 +99,8 @@ print_delivery(const struct pgn_delivery *d, int full)
 	printf(", message #%lld", (long long)d->message_id);
 	if (d->reply_to != 0)
 		printf(" re #%lld", (long long)d->reply_to);
-	if (d->thread != 0 && d->thread != d->message_id)
+	if (d->thread != 0 && d->thread != d->message_id &&
+	    d->thread != d->reply_to)
 		printf(", thread #%lld", (long long)d->thread);
 	printf(", %lld bytes\n", (long long)d->bytes);
 	if (full) {

@@ -160,8 +160,12 @@ add_header(struct pgn_buf *b, const struct pgn_msg *m, int64_t now)
 	pgn_buf_addf(b, ", %s", age);
 	if (m->reply_to != 0)
 		pgn_buf_addf(b, ", re #%lld", (long long)m->reply_to);
-	/* A reply names its thread: the conversation's first message. */
-	if (m->thread != 0 && m->thread != m->id)
+	/*
+	 * A reply names its thread, the conversation's first message, when
+	 * that is not the message it answers (decision 0157).
+	 */
+	if (m->thread != 0 && m->thread != m->id &&
+	    m->thread != m->reply_to)
 		pgn_buf_addf(b, ", thread #%lld", (long long)m->thread);
 	pgn_buf_adds(b, "]\n");
 }
