@@ -321,12 +321,8 @@ cli_json_status(const struct pgn_msg_status *s)
 		return o;
 	}
 	cJSON_AddStringToObject(o, "state", state_word(s));
-	cJSON_AddNumberToObject(o, "thread", (double)s->thread);
-	json_ack(o, s);
 	cJSON_AddStringToObject(o, "from", s->sender);
 	cJSON_AddStringToObject(o, "to", s->recipient);
-	if (s->body != NULL)
-		cJSON_AddStringToObject(o, "body", s->body);
 	cli_json_time(o, "created", s->created_ms);
 	if (s->reply_to != 0)
 		cJSON_AddNumberToObject(o, "reply_to", (double)s->reply_to);
@@ -337,18 +333,23 @@ cli_json_status(const struct pgn_msg_status *s)
 		cJSON_AddNullToObject(o, "route");
 		cJSON_AddNullToObject(o, "session");
 		cJSON_AddNullToObject(o, "host");
-		return o;
+	} else {
+		cli_json_time(o, "delivered", s->delivered_ms);
+		cJSON_AddStringToObject(o, "route", s->route);
+		if (s->session[0] != '\0')
+			cJSON_AddStringToObject(o, "session", s->session);
+		else
+			cJSON_AddNullToObject(o, "session");
+		if (s->host[0] != '\0')
+			cJSON_AddStringToObject(o, "host", s->host);
+		else
+			cJSON_AddNullToObject(o, "host");
 	}
-	cli_json_time(o, "delivered", s->delivered_ms);
-	cJSON_AddStringToObject(o, "route", s->route);
-	if (s->session[0] != '\0')
-		cJSON_AddStringToObject(o, "session", s->session);
-	else
-		cJSON_AddNullToObject(o, "session");
-	if (s->host[0] != '\0')
-		cJSON_AddStringToObject(o, "host", s->host);
-	else
-		cJSON_AddNullToObject(o, "host");
+	/* Decision 0157: its thread and acknowledgement; a thread's text. */
+	cJSON_AddNumberToObject(o, "thread", (double)s->thread);
+	json_ack(o, s);
+	if (s->body != NULL)
+		cJSON_AddStringToObject(o, "body", s->body);
 	return o;
 }
 
