@@ -93,11 +93,23 @@ body_cost(const char *body, size_t len)
 	return len + lines * (sizeof(BODY_INDENT) - 1 + 1);
 }
 
+/*
+ * A reply names its thread, the conversation's first message, when that
+ * is not the message it answers (decision 0157).
+ */
+static int
+names_thread(const struct pgn_msg *m)
+{
+	return m->thread != 0 && m->thread != m->id &&
+	    m->thread != m->reply_to;
+}
+
 size_t
 pgn_render_cost(const struct pgn_msg *m, void *arg)
 {
 	(void)arg;
 	return PGN_RENDER_MAX_HEADER + body_cost(m->body, m->body_len) +
+	    (names_thread(m) ? PGN_RENDER_MAX_THREAD : 0) +
 	    (m->ack_ms != 0 ? PGN_RENDER_MAX_ACK : 0) +
 	    (m->reminder ? PGN_RENDER_MAX_REMIND : 0);
 }
@@ -160,12 +172,7 @@ add_header(struct pgn_buf *b, const struct pgn_msg *m, int64_t now)
 	pgn_buf_addf(b, ", %s", age);
 	if (m->reply_to != 0)
 		pgn_buf_addf(b, ", re #%lld", (long long)m->reply_to);
-	/*
-	 * A reply names its thread, the conversation's first message, when
-	 * that is not the message it answers (decision 0157).
-	 */
-	if (m->thread != 0 && m->thread != m->id &&
-	    m->thread != m->reply_to)
+	if (names_thread(m))
 		pgn_buf_addf(b, ", thread #%lld", (long long)m->thread);
 	pgn_buf_adds(b, "]\n");
 }

@@ -13,8 +13,10 @@
 
 /* The session introduction, whatever the lengths of paths and names. */
 #define PGN_MAX_INTRO 2000
-/* "[#id from NAME, AGE, re #id, thread #id]\n", a 64-character name. */
-#define PGN_RENDER_MAX_HEADER 200
+/* "[#id from NAME, AGE, re #id]\n" with a 64-character name. */
+#define PGN_RENDER_MAX_HEADER 160
+/* ", thread #id" in a header, where a reply names its thread (0157). */
+#define PGN_RENDER_MAX_THREAD 32
 /* A cut note: "[cut: ... read it whole with: PIGEON journal NAME]". */
 #define PGN_RENDER_MAX_NOTE (PGN_HOOK_MAX_SHOWN + PGN_MAX_NAME + 160)
 /* "Pigeon: a handoff baton for this new conversation: ..." */
