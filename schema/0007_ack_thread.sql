@@ -21,13 +21,14 @@ WITH RECURSIVE t(id, root) AS (SELECT id, id FROM message WHERE reply_to
 	WHERE t.id = message.id) WHERE reply_to IS NOT NULL;
 -- The journal's kinds grow (an acknowledgement, a reminder); SQLite
 -- cannot change a CHECK in place: the table is rebuilt, rows kept.
+-- 'lease' is version 6's (decision 0155), kept by this rebuild.
 CREATE TABLE journal_new (
 	id		INTEGER PRIMARY KEY,
 	agent_id	INTEGER NOT NULL REFERENCES agent(id),
 	at_ms		INTEGER NOT NULL,
 	kind		TEXT NOT NULL CHECK (kind IN ('created', 'sent',
 			    'delivered', 'bound', 'renamed', 'removed',
-			    'handoff', 'acked', 'reminded')),
+			    'handoff', 'lease', 'acked', 'reminded')),
 	message_id	INTEGER REFERENCES message(id),
 	peer		TEXT NOT NULL DEFAULT '',
 	detail		TEXT NOT NULL DEFAULT ''

@@ -10,7 +10,8 @@ WITH RECURSIVE t(id, root) AS (SELECT id, id FROM message WHERE reply_to
 	IS NULL UNION ALL SELECT m.id, t.root FROM message m JOIN t ON
 	m.reply_to = t.id) UPDATE message SET thread = t.root FROM t
 	WHERE t.id = message.id AND message.reply_to IS NOT NULL;
+-- The journal's kinds: version 3's 'lease' (0155) and these two.
 ALTER TABLE journal DROP CONSTRAINT journal_kind_check;
 ALTER TABLE journal ADD CONSTRAINT journal_kind_check CHECK (kind IN
 	('created', 'sent', 'delivered', 'bound', 'renamed', 'removed',
-	'handoff', 'acked', 'reminded'));
+	'handoff', 'lease', 'acked', 'reminded'));
