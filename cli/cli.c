@@ -501,8 +501,7 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 	    cli_sgr(CLI_SGR_RESET), age);
 	if (m->reply_to != 0)
 		fprintf(f, ", re #%lld", (long long)m->reply_to);
-	if (m->thread != 0 && m->thread != m->id &&
-	    m->thread != m->reply_to)
+	if (m->thread != 0 && m->thread != m->id && m->thread != m->reply_to)
 		fprintf(f, ", thread #%lld", (long long)m->thread);
 	if (m->ack_ms != 0)
 		fprintf(f, ", asks for an acknowledgement");

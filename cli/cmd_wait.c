@@ -403,8 +403,7 @@ cli_print_status(const struct pgn_msg_status *s, int64_t now)
 	 * A reply names its thread, the conversation's first message, when
 	 * that is not the message it answers (decision 0157).
 	 */
-	if (s->thread != 0 && s->thread != s->id &&
-	    s->thread != s->reply_to)
+	if (s->thread != 0 && s->thread != s->id && s->thread != s->reply_to)
 		printf(", thread #%lld", (long long)s->thread);
 	if (s->delivered_ms == 0) {
 		pgn_format_time(s->created_ms, at, sizeof(at));

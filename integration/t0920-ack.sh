@@ -160,6 +160,18 @@ test_case 'a reply from the recipient acknowledges; the thread names it' '
 	    .[0].state == \"acknowledged\" and .[0].ack.reply == $r" >/dev/null
 '
 
+test_case 'inside its session the agent acknowledges as itself (0134)' '
+	pigeon send --from alice --to bob --ack "via the session" >out &&
+	id=$(sed -n "s/^queued #\([0-9]*\) for bob$/\1/p" out) &&
+	rows >before &&
+	PIGEON_SESSION=claude:s1 expect_error 2 "sends as its agent ${SQ}bob${SQ}" \
+	    pigeon ack --from carol "$id" &&
+	rows >after && test_cmp before after &&
+	PIGEON_SESSION=claude:s1 PIGEON_AGENT=carol pigeon ack "#$id" seen >out &&
+	grep -q "^acknowledged #$id from alice$" out &&
+	sql_is "SELECT ack_text FROM message WHERE id = $id" seen
+'
+
 test_case 'thread and status of bad ids: exit 2' '
 	expect_error 2 "no message 99" pigeon thread 99 &&
 	expect_error 2 "not a message id" pigeon thread abc &&

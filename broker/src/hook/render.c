@@ -100,8 +100,7 @@ body_cost(const char *body, size_t len)
 static int
 names_thread(const struct pgn_msg *m)
 {
-	return m->thread != 0 && m->thread != m->id &&
-	    m->thread != m->reply_to;
+	return m->thread != 0 && m->thread != m->id && m->thread != m->reply_to;
 }
 
 size_t

@@ -324,6 +324,35 @@ pgn_thread(pgn_db *db, int64_t id, struct pgn_msg_status **out, size_t *n,
 	return PGN_OK;
 }
 
+/*
+ * Append the current row of SQL_DUE, read here and not by
+ * pgn_msgs_push: the queue's columns may grow without it.
+ */
+static pgn_status
+push_due(pgn_db *db, struct pgn_msgs *m, pgn_stmt *st)
+{
+	struct pgn_msg *x;
+
+	if (!pgn_vec_grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	x = &m->v[m->n];
+	memset(x, 0, sizeof(*x));
+	x->id = pgn_col_i64(st, 0);
+	x->sender = pgn_col_text(st, 1);
+	x->recipient = pgn_col_text(st, 2);
+	x->body = pgn_col_text(st, 3);
+	(void)pgn_col_str(st, 3, &x->body_len);
+	x->created_ms = pgn_col_i64(st, 4);
+	x->reply_to = pgn_col_i64(st, 5);
+	x->thread = pgn_col_i64(st, 6);
+	x->ack_ms = pgn_col_i64(st, 7);
+	x->reminder = 1;
+	m->n++;
+	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	return PGN_OK;
+}
+
 pgn_status
 pgn_reminders_in_tx(pgn_db *db, int64_t aid, int64_t now, size_t budget,
     pgn_cost_fn *cost, void *cost_arg, struct pgn_msgs *out)
@@ -338,10 +367,9 @@ pgn_reminders_in_tx(pgn_db *db, int64_t aid, int64_t now, size_t budget,
 		rc = pgn_bind(db, st, PGN_I(aid), PGN_I(now),
 		    PGN_I(PGN_MAX_REMINDERS));
 	while (pgn_next_row(db, st, &rc, "reading what is overdue")) {
-		rc = pgn_msgs_push(db, out, st);
+		rc = push_due(db, out, st);
 		if (rc != PGN_OK)
 			break;
-		out->v[out->n - 1].reminder = 1;
 		k = cost != NULL ? cost(&out->v[out->n - 1], cost_arg) :
 		                   out->v[out->n - 1].body_len;
 		if (k > budget || spent > budget - k) {
