@@ -439,6 +439,12 @@ cli_json_msg(const struct pgn_msg *m)
 		cJSON_AddNumberToObject(o, "reply_to", (double)m->reply_to);
 	else
 		cJSON_AddNullToObject(o, "reply_to");
+	cJSON_AddNumberToObject(o, "thread",
+	    (double)(m->thread != 0 ? m->thread : m->id));
+	if (m->ack_ms != 0)
+		cJSON_AddNumberToObject(o, "ack_within_ms", (double)m->ack_ms);
+	else
+		cJSON_AddNullToObject(o, "ack_within_ms");
 	cJSON_AddStringToObject(o, "body", m->body);
 	return o;
 }
@@ -495,6 +501,10 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 	    cli_sgr(CLI_SGR_RESET), age);
 	if (m->reply_to != 0)
 		fprintf(f, ", re #%lld", (long long)m->reply_to);
+	if (m->thread != 0 && m->thread != m->id && m->thread != m->reply_to)
+		fprintf(f, ", thread #%lld", (long long)m->thread);
+	if (m->ack_ms != 0)
+		fprintf(f, ", asks for an acknowledgement");
 	fputc('\n', f);
 	cli_print_body(f, m->body);
 }

@@ -171,6 +171,8 @@ int cmd_hosts(int argc, char **argv);
 int cmd_uninstall_instructions(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_ack(int argc, char **argv);
+int cmd_thread(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
 int cmd_handoff(int argc, char **argv);
@@ -192,7 +194,17 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_journal, cli_cmd_install, cli_cmd_uninstall, cli_cmd_doctor,
     cli_cmd_provider, cli_cmd_install_instructions,
     cli_cmd_uninstall_instructions, cli_cmd_transcript, cli_cmd_handoff,
-    cli_cmd_hosts, cli_cmd_watch;
+    cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread;
+
+/* A message's status (cmd_wait.c): one line, or its JSON object. */
+void cli_print_status(const struct pgn_msg_status *s, int64_t now);
+cJSON *cli_json_status(const struct pgn_msg_status *s);
+/*
+ * A duration option ("90s", "15m", "2h", "7d") 'name' within [min, max]
+ * ms into '*ms': 0, or the usage exit code after its line.
+ */
+int cli_duration(struct cli *c, const char *name, const char *arg, int64_t min,
+    int64_t max, int64_t *ms);
 
 /* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
 int cli_timeout(struct cli *c, const char *arg, int64_t *ms);

@@ -72,6 +72,10 @@ json_delivery(const struct pgn_delivery *d)
 		cJSON_AddNumberToObject(o, "reply_to", (double)d->reply_to);
 	else
 		cJSON_AddNullToObject(o, "reply_to");
+	if (d->thread != 0)
+		cJSON_AddNumberToObject(o, "thread", (double)d->thread);
+	else
+		cJSON_AddNullToObject(o, "thread");
 	cJSON_AddStringToObject(o, "route", d->route);
 	cJSON_AddStringToObject(o, "host", d->host);
 	cJSON_AddStringToObject(o, "session", d->session);
@@ -95,6 +99,9 @@ print_delivery(const struct pgn_delivery *d, int full)
 	printf(", message #%lld", (long long)d->message_id);
 	if (d->reply_to != 0)
 		printf(" re #%lld", (long long)d->reply_to);
+	if (d->thread != 0 && d->thread != d->message_id &&
+	    d->thread != d->reply_to)
+		printf(", thread #%lld", (long long)d->thread);
 	printf(", %lld bytes\n", (long long)d->bytes);
 	if (full) {
 		pgn_format_time(d->created_ms, made, sizeof(made));

@@ -10,7 +10,9 @@ enum {
 	OPT_REPLY,
 	OPT_CREATE,
 	OPT_WAIT,
-	OPT_TIMEOUT
+	OPT_TIMEOUT,
+	OPT_ACK,
+	OPT_ACK_WITHIN
 };
 
 const struct cli_cmd cli_cmd_send = {
@@ -18,10 +20,11 @@ const struct cli_cmd cli_cmd_send = {
     .fn = cmd_send,
     .summary = "queue a message for one or more agents",
     .synopsis =
-        {"--to NAME[,NAME...] [--from NAME] [--reply-to ID] [--create] [--wait-reply [--timeout S]] [TEXT... | -]"},
+        {"--to NAME[,NAME...] [--from NAME] [--reply-to ID] [--create] [--ack [--ack-within D]] [--wait-reply [--timeout S]] [TEXT... | -]"},
     .text =
         "Queue a message (at most 4096 bytes of UTF-8) for each named agent of the scope; 'all' names every other agent. The body is TEXT, or standard input when TEXT is absent or '-'. Prints the id queued for each.\n\n"
         "Inside an agent's session ($PIGEON_SESSION names a session the database binds to an agent) the message is from that agent, and --from may name no other (exit 2).\n\n"
+        "With --ack the recipient is asked to acknowledge the message within D of its delivery (default 30m; 1s to 7d, as 90s, 15m, 2h, 7d): the text it is shown says how (pigeon ack ID [TEXT], or a reply with --reply-to ID). Past that without an acknowledgement, it is shown once more at its next prompt or session start, and pigeon status says overdue.\n\n"
         "With --wait-reply (one recipient, and the sender an agent), then wait for the reply to it from that recipient and claim and print it as pigeon wait does; exit 3 if none came within the timeout.",
     .opts = {{"to", OPT_TO, "NAME,...", CLI_K_AGENTS, NULL,
                  "recipients (repeatable)"},
@@ -34,7 +37,11 @@ const struct cli_cmd cli_cmd_send = {
         {"wait-reply", OPT_WAIT, NULL, CLI_K_NONE, NULL,
             "wait for the reply (the sender: as for --from, never 'user')"},
         {"timeout", OPT_TIMEOUT, "S", CLI_K_NONE, NULL,
-            "give up after S seconds (default 100, at most 3600)"}},
+            "give up after S seconds (default 100, at most 3600)"},
+        {"ack", OPT_ACK, NULL, CLI_K_NONE, NULL,
+            "ask the recipient to acknowledge it"},
+        {"ack-within", OPT_ACK_WITHIN, "D", CLI_K_NONE, NULL,
+            "within D of its delivery (default 30m, 1s to 7d)"}},
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
@@ -47,6 +54,8 @@ struct send_opts {
 	int create;
 	int wait_reply;
 	int64_t timeout_ms; /* 0: not given */
+	int ack;            /* --ack */
+	int64_t ack_ms;     /* --ack-within, 0: not given */
 };
 
 /* Split one --to value at commas into o->names. */
@@ -103,6 +112,12 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_TIMEOUT:
 		return cli_timeout(c, arg, &o->timeout_ms);
+	case OPT_ACK:
+		o->ack = 1;
+		return 0;
+	case OPT_ACK_WITHIN:
+		return cli_duration(c, "--ack-within", arg, PGN_ACK_MIN_MS,
+		    PGN_ACK_MAX_MS, &o->ack_ms);
 	}
 	return cli_usage(c, "unknown option");
 }
@@ -128,6 +143,10 @@ cmd_send(int argc, char **argv)
 		goto out;
 	if (o.nto == 0) {
 		code = cli_usage(&c, "no recipient: name one with --to NAME");
+		goto out;
+	}
+	if (o.ack_ms != 0 && !o.ack) {
+		code = cli_usage(&c, "--ack-within goes with --ack");
 		goto out;
 	}
 	if (o.timeout_ms != 0 && !o.wait_reply) {
@@ -175,6 +194,7 @@ cmd_send(int argc, char **argv)
 	req.body_len = len;
 	req.reply_to = o.reply_to;
 	req.create = o.create;
+	req.ack_ms = !o.ack ? 0 : o.ack_ms != 0 ? o.ack_ms : PGN_ACK_DEFAULT_MS;
 	st = pgn_send(c.db, &req, sent, sizeof(sent) / sizeof(sent[0]), &nsent);
 	if (st != PGN_OK) {
 		code = cli_fail(&c, st);

@@ -9,15 +9,17 @@
 
 #include "cli.h"
 
-enum { OPT_AGENT = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_TIMEOUT };
+enum { OPT_AGENT = OPT_CMD, OPT_FROM, OPT_REPLY, OPT_TIMEOUT, OPT_ACK };
 
 const struct cli_cmd cli_cmd_wait = {
     .name = "wait",
     .fn = cmd_wait,
     .summary = "wait for a message, then claim and print it",
-    .synopsis = {"[--agent NAME] [--from NAME] [--reply-to ID] [--timeout S]"},
+    .synopsis = {"[--agent NAME] [--from NAME] [--reply-to ID] [--timeout S]",
+        "--ack ID [--timeout S]"},
     .text =
-        "Block until a matching message is queued for the agent, then claim it and print it as pigeon read does (route 'cli'). Other mail stays queued. Exits 3 if nothing came within the timeout.",
+        "Block until a matching message is queued for the agent, then claim it and print it as pigeon read does (route 'cli'). Other mail stays queued. Exits 3 if nothing came within the timeout.\n\n"
+        "With --ack ID, wait instead until message ID is acknowledged (pigeon ack, or a reply from its recipient), then print its status as pigeon status does.",
     .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
                  "the agent (default: $PIGEON_AGENT)"},
         {"from", OPT_FROM, "NAME", CLI_K_AGENT, NULL,
@@ -25,17 +27,19 @@ const struct cli_cmd cli_cmd_wait = {
         {"reply-to", OPT_REPLY, "ID", CLI_K_NONE, NULL,
             "only a reply to message ID, from its recipient"},
         {"timeout", OPT_TIMEOUT, "S", CLI_K_NONE, NULL,
-            "give up after S seconds (default 100, at most 3600)"}},
+            "give up after S seconds (default 100, at most 3600)"},
+        {"ack", OPT_ACK, "ID", CLI_K_NONE, NULL,
+            "wait for message ID's acknowledgement"}},
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
 const struct cli_cmd cli_cmd_status = {
     .name = "status",
     .fn = cmd_status,
-    .summary = "where sent messages stand: queued or delivered",
+    .summary = "where sent messages stand: queued, delivered, acknowledged",
     .synopsis = {"ID..."},
     .text =
-        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route). An id the scope does not hold gets a line on standard error and exit 1.",
+        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always). An id the scope does not hold gets a line on standard error and exit 1.",
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
@@ -44,6 +48,7 @@ struct wait_opts {
 	const char *from;
 	int64_t reply_to;
 	int64_t timeout_ms;
+	int64_t ack; /* --ack ID, 0: none */
 };
 
 static volatile sig_atomic_t stop_sig;
@@ -84,6 +89,13 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_FROM:
 		o->from = arg;
+		return 0;
+	case OPT_ACK:
+		if (arg[0] == '#')
+			arg++;
+		if (pgn_parse_i64(arg, 1, INT64_MAX, &o->ack) != PGN_OK)
+			return cli_usage(c, "--ack '%s': not a message id",
+			    arg);
 		return 0;
 	case OPT_REPLY:
 		if (pgn_parse_i64(arg, 1, INT64_MAX, &o->reply_to) != PGN_OK)
@@ -157,6 +169,59 @@ out:
 	return code;
 }
 
+/* pigeon wait --ack ID: pgn_wait_ack, then the message's status. */
+static int
+wait_ack(struct cli *c, int64_t id, int64_t timeout_ms)
+{
+	struct sigaction sa, old_int, old_term;
+	struct pgn_msg_status s;
+	pgn_status st;
+	int code, acked = 0;
+
+	memset(&s, 0, sizeof(s));
+	code = cli_open(c);
+	if (code != EXIT_OK)
+		goto out;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	stop_sig = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	st = pgn_wait_ack(c->db, id, timeout_ms, cancelled, NULL, &acked);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (st != PGN_OK) {
+		code = cli_fail(c, st);
+		goto out;
+	}
+	if (!acked && stop_sig != 0) {
+		code = 128 + stop_sig;
+		goto out;
+	}
+	if (!acked) {
+		code = cli_err(EXIT_TIMEOUT,
+		    "message #%lld was not acknowledged within %lld s: wait longer with --timeout S (at most %d), or see pigeon status %lld",
+		    (long long)id, (long long)(timeout_ms / 1000),
+		    PGN_WAIT_MAX_MS / 1000, (long long)id);
+		goto out;
+	}
+	st = pgn_msg_status(c->db, &id, 1, &s);
+	if (st != PGN_OK) {
+		code = cli_fail(c, st);
+		goto out;
+	}
+	if (c->json)
+		code = cli_json_print(cli_json_status(&s));
+	else
+		cli_print_status(&s, pgn_now_ms());
+	code = cli_finish(code);
+out:
+	pgn_msg_status_release(&s, 1);
+	cli_close(c);
+	return code;
+}
+
 int
 cmd_wait(int argc, char **argv)
 {
@@ -171,6 +236,12 @@ cmd_wait(int argc, char **argv)
 		return code;
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	if (o.ack != 0 &&
+	    (o.agent != NULL || o.from != NULL || o.reply_to != 0))
+		return cli_usage(&c,
+		    "--ack waits for one acknowledgement: it goes with --timeout only");
+	if (o.ack != 0)
+		return wait_ack(&c, o.ack, o.timeout_ms);
 	agent = cli_agent(&c, o.agent);
 	if (agent == NULL)
 		return EXIT_USAGE;
@@ -189,8 +260,55 @@ cmd_wait(int argc, char **argv)
 	return code;
 }
 
-static cJSON *
-json_status(const struct pgn_msg_status *s)
+/* The acknowledgement's part of a status: "ack", or null. */
+static void
+json_ack(cJSON *o, const struct pgn_msg_status *s)
+{
+	cJSON *a;
+
+	if (s->ack_ms == 0 && s->acked_ms == 0) {
+		cJSON_AddNullToObject(o, "ack");
+		return;
+	}
+	a = cJSON_AddObjectToObject(o, "ack");
+	if (a == NULL)
+		return;
+	if (s->ack_ms != 0)
+		cJSON_AddNumberToObject(a, "within_ms", (double)s->ack_ms);
+	else
+		cJSON_AddNullToObject(a, "within_ms");
+	if (s->acked_ms != 0)
+		cli_json_time(a, "acknowledged", s->acked_ms);
+	else
+		cJSON_AddNullToObject(a, "acknowledged");
+	if (s->ack_text != NULL)
+		cJSON_AddStringToObject(a, "text", s->ack_text);
+	else
+		cJSON_AddNullToObject(a, "text");
+	if (s->ack_reply != 0)
+		cJSON_AddNumberToObject(a, "reply", (double)s->ack_reply);
+	else
+		cJSON_AddNullToObject(a, "reply");
+	cJSON_AddBoolToObject(a, "overdue", s->overdue);
+	if (s->reminded_ms != 0)
+		cli_json_time(a, "reminded", s->reminded_ms);
+	else
+		cJSON_AddNullToObject(a, "reminded");
+}
+
+/* queued -> delivered -> acknowledged | overdue */
+static const char *
+state_word(const struct pgn_msg_status *s)
+{
+	if (s->acked_ms != 0)
+		return "acknowledged";
+	if (s->overdue)
+		return "overdue";
+	return s->delivered_ms != 0 ? "delivered" : "queued";
+}
+
+cJSON *
+cli_json_status(const struct pgn_msg_status *s)
 {
 	cJSON *o;
 
@@ -202,8 +320,7 @@ json_status(const struct pgn_msg_status *s)
 		cJSON_AddStringToObject(o, "state", "unknown");
 		return o;
 	}
-	cJSON_AddStringToObject(o, "state",
-	    s->delivered_ms != 0 ? "delivered" : "queued");
+	cJSON_AddStringToObject(o, "state", state_word(s));
 	cJSON_AddStringToObject(o, "from", s->sender);
 	cJSON_AddStringToObject(o, "to", s->recipient);
 	cli_json_time(o, "created", s->created_ms);
@@ -216,23 +333,65 @@ json_status(const struct pgn_msg_status *s)
 		cJSON_AddNullToObject(o, "route");
 		cJSON_AddNullToObject(o, "session");
 		cJSON_AddNullToObject(o, "host");
-		return o;
+	} else {
+		cli_json_time(o, "delivered", s->delivered_ms);
+		cJSON_AddStringToObject(o, "route", s->route);
+		if (s->session[0] != '\0')
+			cJSON_AddStringToObject(o, "session", s->session);
+		else
+			cJSON_AddNullToObject(o, "session");
+		if (s->host[0] != '\0')
+			cJSON_AddStringToObject(o, "host", s->host);
+		else
+			cJSON_AddNullToObject(o, "host");
 	}
-	cli_json_time(o, "delivered", s->delivered_ms);
-	cJSON_AddStringToObject(o, "route", s->route);
-	if (s->session[0] != '\0')
-		cJSON_AddStringToObject(o, "session", s->session);
-	else
-		cJSON_AddNullToObject(o, "session");
-	if (s->host[0] != '\0')
-		cJSON_AddStringToObject(o, "host", s->host);
-	else
-		cJSON_AddNullToObject(o, "host");
+	/* Decision 0157: its thread and acknowledgement; a thread's text. */
+	cJSON_AddNumberToObject(o, "thread", (double)s->thread);
+	json_ack(o, s);
+	if (s->body != NULL)
+		cJSON_AddStringToObject(o, "body", s->body);
 	return o;
 }
 
+/* "; acknowledged ...", "; overdue ...", "; asks ...": after the state. */
 static void
-print_status(const struct pgn_msg_status *s, int64_t now)
+print_ack(const struct pgn_msg_status *s, int64_t now)
+{
+	char at[32], age[32];
+
+	if (s->acked_ms != 0) {
+		pgn_format_time(s->acked_ms, at, sizeof(at));
+		cli_age(s->acked_ms, now, age, sizeof(age));
+		printf("; acknowledged %s (%s)", at, age);
+		if (s->ack_reply != 0)
+			printf(" by reply #%lld", (long long)s->ack_reply);
+		else if (s->ack_text != NULL && s->ack_text[0] != '\0')
+			printf(": %s", cli_safe(s->ack_text));
+		return;
+	}
+	if (s->ack_ms == 0)
+		return;
+	if (s->overdue) {
+		pgn_format_time(s->delivered_ms + s->ack_ms, at, sizeof(at));
+		printf("; overdue: no acknowledgement since %s", at);
+		if (s->reminded_ms != 0) {
+			cli_age(s->reminded_ms, now, age, sizeof(age));
+			printf(", reminded %s", age);
+		}
+		return;
+	}
+	if (s->delivered_ms == 0) {
+		printf(
+		    "; asks for an acknowledgement within %lld s of delivery",
+		    (long long)(s->ack_ms / 1000));
+		return;
+	}
+	pgn_format_time(s->delivered_ms + s->ack_ms, at, sizeof(at));
+	printf("; awaits an acknowledgement by %s", at);
+}
+
+void
+cli_print_status(const struct pgn_msg_status *s, int64_t now)
 {
 	char at[32], age[32];
 
@@ -240,10 +399,18 @@ print_status(const struct pgn_msg_status *s, int64_t now)
 	    cli_safe(s->recipient));
 	if (s->reply_to != 0)
 		printf(" re #%lld", (long long)s->reply_to);
+	/*
+	 * A reply names its thread, the conversation's first message, when
+	 * that is not the message it answers (decision 0157).
+	 */
+	if (s->thread != 0 && s->thread != s->id && s->thread != s->reply_to)
+		printf(", thread #%lld", (long long)s->thread);
 	if (s->delivered_ms == 0) {
 		pgn_format_time(s->created_ms, at, sizeof(at));
 		cli_age(s->created_ms, now, age, sizeof(age));
-		printf(": queued since %s (%s)\n", at, age);
+		printf(": queued since %s (%s)", at, age);
+		print_ack(s, now);
+		putchar('\n');
 		return;
 	}
 	pgn_format_time(s->delivered_ms, at, sizeof(at));
@@ -253,6 +420,7 @@ print_status(const struct pgn_msg_status *s, int64_t now)
 		printf(", session %s", cli_safe(s->session));
 	if (s->host[0] != '\0')
 		printf(", host %s", cli_safe(s->host));
+	print_ack(s, now);
 	putchar('\n');
 }
 
@@ -305,15 +473,16 @@ cmd_status(int argc, char **argv)
 			    c.scope[0] != '\0' ? c.scope : "global");
 		}
 		if (c.json && arr != NULL)
-			cJSON_AddItemToArray(arr, json_status(&out[i]));
+			cJSON_AddItemToArray(arr, cli_json_status(&out[i]));
 		else if (!c.json && out[i].found)
-			print_status(&out[i], now);
+			cli_print_status(&out[i], now);
 	}
 	code = c.json ? cli_json_print(arr) : EXIT_OK;
 	if (code == EXIT_OK && unknown > 0)
 		code = EXIT_FAIL;
 	code = cli_finish(code);
 out:
+	pgn_msg_status_release(out, n);
 	cli_close(&c);
 	return code;
 }

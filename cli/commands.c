@@ -13,6 +13,8 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_read,
     &cli_cmd_wait,
     &cli_cmd_status,
+    &cli_cmd_ack,
+    &cli_cmd_thread,
     &cli_cmd_agents,
     &cli_cmd_agent,
     &cli_cmd_audit,

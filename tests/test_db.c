@@ -3,6 +3,7 @@
  * migrations, the state home and database path, the claim's partial
  * index, and waiting on a busy write lock.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -201,6 +202,95 @@ test_migration_from_version_2_keeps_the_audit_and_sessions(void)
 	    sqlite3_exec(raw,
 	        "INSERT INTO delivery VALUES (3, 8, '', 'a', 'b', 'c', 1, NULL, 2, 's', 'h', 'sideways', 1, x'00')",
 	        NULL, NULL, NULL) != SQLITE_OK);
+	sqlite3_close(raw);
+}
+
+/* The text of schema version 'v', whatever its name (schema/NNNN_*). */
+static char *
+schema_version_text(int v)
+{
+	char dir[PATH_MAX], prefix[16], *t = NULL;
+	const char *fix = getenv("PGN_TEST_FIXTURES");
+	struct dirent *e;
+	DIR *d;
+
+	REQUIRE(fix != NULL);
+	snprintf(dir, sizeof(dir), "%s/../../schema", fix);
+	snprintf(prefix, sizeof(prefix), "%04d_", v);
+	d = opendir(dir);
+	REQUIRE(d != NULL);
+	while (t == NULL && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			t = schema_text(e->d_name);
+	closedir(d);
+	return t;
+}
+
+/*
+ * A version 6 database moves to 7 (decision 0157): replies sent before
+ * join their first message's thread, the journal keeps every row and
+ * admits the new kinds (and still refuses others), nothing is asked to
+ * be acknowledged.
+ */
+static void
+test_migration_to_version_7_threads_old_replies_and_keeps_the_journal(void)
+{
+	char path[PATH_MAX], *t;
+	pgn_db *db;
+	sqlite3 *raw;
+	int v;
+
+	H_PATH(path, "pigeon.db");
+	raw = h_raw_open(path);
+	for (v = 1; v <= 6; v++) {
+		t = schema_version_text(v);
+		REQUIRE(t != NULL);
+		REQUIRE(H_EXEC(raw, t));
+		free(t);
+	}
+	REQUIRE(H_EXEC(raw,
+	    "PRAGMA user_version = 6;"
+	    "INSERT INTO scope(id, root) VALUES (1, '');"
+	    "INSERT INTO agent(id, scope_id, name, created_ms) VALUES (1, 1, 'bob', 1), (2, 1, 'alice', 1);"
+	    "INSERT INTO message(id, scope_id, sender, recipient_id, body, created_ms) VALUES (1, 1, 'alice', 1, 'a', 1);"
+	    "INSERT INTO message(id, scope_id, sender, recipient_id, body, created_ms, reply_to) VALUES (2, 1, 'bob', 2, 'b', 2, 1), (3, 1, 'alice', 1, 'c', 3, 2), (4, 1, 'alice', 1, 'd', 4, NULL), (5, 1, 'bob', 2, 'e', 5, 4);"
+	    "INSERT INTO journal(id, agent_id, at_ms, kind, message_id, peer, detail) VALUES (1, 1, 1, 'created', NULL, '', 'x'), (2, 2, 2, 'sent', 1, 'bob', '');"));
+	sqlite3_close(raw);
+	db = h_open_path(path, 1000);
+	REQUIRE(db != NULL);
+	pgn_db_close(db);
+	raw = h_raw_open(path);
+	CHECK_INT(H_INT(raw, "PRAGMA user_version"), pgn_schema_version());
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE id IN (1, 4) "
+	              "AND thread IS NULL"),
+	    2);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE id IN (2, 3) "
+	              "AND thread = 1"),
+	    2);
+	CHECK_INT(H_INT(raw, "SELECT thread FROM message WHERE id = 5"), 4);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE ack_ms IS "
+	              "NOT NULL OR acked_ms IS NOT NULL"),
+	    0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM journal WHERE (id = 1 AND "
+	              "kind = 'created' AND detail = 'x') OR (id = 2 "
+	              "AND kind = 'sent' AND message_id = 1)"),
+	    2);
+	CHECK(H_EXEC(raw,
+	    "INSERT INTO journal(agent_id, at_ms, kind, message_id) VALUES "
+	    "(1, 9, 'acked', 1), (1, 9, 'reminded', 1)"));
+	CHECK(sqlite3_exec(raw,
+	          "INSERT INTO journal(agent_id, at_ms, kind) VALUES (1, 9, "
+	          "'sideways')",
+	          NULL, NULL, NULL) != SQLITE_OK);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM sqlite_schema WHERE name IN "
+	              "('journal_agent', 'message_thread', "
+	              "'message_unacked', 'journal_new')"),
+	    3);
 	sqlite3_close(raw);
 }
 
@@ -945,6 +1035,8 @@ static const struct h_test tests[] = {
     H_TEST(test_open_sets_wal_and_schema_version),
     H_TEST(test_open_turns_foreign_keys_on),
     H_TEST(test_migration_from_version_2_keeps_the_audit_and_sessions),
+    H_TEST(
+        test_migration_to_version_7_threads_old_replies_and_keeps_the_journal),
     H_TEST(test_reopen_keeps_data_and_changes_nothing),
     H_TEST(test_open_refuses_newer_schema_and_leaves_file_alone),
     H_TEST(test_open_refuses_foreign_database_and_leaves_it_alone),

@@ -353,6 +353,76 @@ test_render_cost_bounds_each_message(void)
 	}
 }
 
+/*
+ * An --ack message (decision 0157): its header names its thread, a line
+ * of Pigeon's own says how to acknowledge it, and the rendering stays
+ * within pgn_render_cost with the longest ids, sender, time and pigeon
+ * path — as a message and as a reminder.
+ */
+static void
+test_render_ack_line_thread_and_reminder_fit_their_cost(void)
+{
+	char sender[PGN_MAX_NAME + 1], pigeon[PGN_HOOK_MAX_SHOWN + 3];
+	struct pgn_msgs m = {0}, rem = {0};
+	struct pgn_render r;
+	size_t got, reminded = 0;
+	char *s;
+
+	memset(sender, 'z', PGN_MAX_NAME);
+	sender[PGN_MAX_NAME] = '\0';
+	memset(pigeon, 'p', sizeof(pigeon) - 1);
+	pigeon[sizeof(pigeon) - 1] = '\0';
+	msg_add(&m, INT64_MAX, sender, "do it", 5, 0, INT64_MAX - 1);
+	m.v[0].thread = INT64_MAX - 2;
+	m.v[0].ack_ms = 7 * 86400000LL - 1000;
+	r = render_of(&m, NULL);
+	r.pigeon = pigeon;
+	s = render(&r, 1 << 16);
+	CHECK_CONTAINS(s, ", thread #9223372036854775805]\n");
+	CHECK_CONTAINS(s,
+	    "\n[the sender asks for an acknowledgement within 604799s: ppp");
+	CHECK_CONTAINS(s,
+	    " ack 9223372036854775807 \"TEXT\", or reply with --reply-to 9223372036854775807]\n  do it\n");
+	got = strlen(strstr(s, "user.\n") + 6);
+	CHECK(got <= pgn_render_cost(&m.v[0], NULL));
+	free(s);
+	/* A message that starts its thread does not name it. */
+	m.v[0].thread = m.v[0].id;
+	m.v[0].ack_ms = 0;
+	r.pigeon = "pigeon";
+	s = render(&r, 1 << 16);
+	CHECK(strstr(s, "thread") == NULL);
+	CHECK(strstr(s, "acknowledge") == NULL);
+	free(s);
+	/* The same as a reminder, with no new message. */
+	m.v[0].ack_ms = 60000;
+	m.v[0].reminder = 1;
+	rem = m;
+	memset(&m, 0, sizeof(m));
+	r = render_of(&m, NULL);
+	r.pigeon = pigeon;
+	r.reminders = &rem;
+	r.reminded = &reminded;
+	s = render(&r, 1 << 16);
+	CHECK_INT(reminded, 1);
+	CHECK(
+	    strncmp(s,
+	        "Pigeon: reminder: 1 message for bob asked for an acknowledgement that is overdue;",
+	        strlen(
+	            "Pigeon: reminder: 1 message for bob asked for an acknowledgement that is overdue;")) ==
+	    0);
+	CHECK_CONTAINS(s, "\n[reminder] [#9223372036854775807 from zzz");
+	CHECK_CONTAINS(s, "within 1m: ppp");
+	CHECK(strlen(s) <= pgn_render_cost(&rem.v[0], NULL));
+	free(s);
+	/* No room for it: the reminder gives way, nothing is said. */
+	s = render(&r, 100);
+	CHECK_INT(reminded, 0);
+	CHECK_STR(s, "");
+	free(s);
+	pgn_msgs_release(&rem);
+}
+
 static void
 test_render_intro_lists_peers_but_not_self(void)
 {
@@ -443,6 +513,7 @@ static const struct h_test tests[] = {
     H_TEST(test_render_cuts_a_long_body_within_the_bound),
     H_TEST(test_render_reports_what_waits),
     H_TEST(test_render_cost_bounds_each_message),
+    H_TEST(test_render_ack_line_thread_and_reminder_fit_their_cost),
     H_TEST(test_render_intro_lists_peers_but_not_self),
     H_TEST(test_render_intro_stays_within_its_bound),
 };

@@ -352,6 +352,10 @@ struct pgn_msg {
 	char *recipient;
 	char *body;
 	size_t body_len;
+	/* Acknowledgements and threads (decision 0157): */
+	int64_t thread; /* its thread: its first message's id */
+	int64_t ack_ms; /* 0, or an acknowledgement is asked within this */
+	int reminder;   /* shown again: its acknowledgement is overdue */
 };
 
 struct pgn_msgs {
@@ -380,6 +384,11 @@ struct pgn_send {
 	/* The sender when neither names one ($PIGEON_AGENT, "user"). */
 	const char *from_default;
 	int need_mailbox; /* the sender must be an agent of the scope */
+	/*
+	 * 0, or ask for an acknowledgement within this many ms of the
+	 * delivery (PGN_ACK_MIN_MS .. PGN_ACK_MAX_MS; decision 0157).
+	 */
+	int64_t ack_ms;
 };
 
 struct pgn_sent {
@@ -434,6 +443,43 @@ struct pgn_claim {
  */
 PGN_NODISCARD pgn_status pgn_claim(pgn_db *db, const struct pgn_claim *req,
     struct pgn_msgs *out);
+
+/* ---- acknowledgements and threads (ack.c, decision 0157) ---------- */
+
+#define PGN_ACK_DEFAULT_MS (30 * 60 * 1000)     /* send --ack */
+#define PGN_ACK_MIN_MS     1000                 /* --ack-within, least */
+#define PGN_ACK_MAX_MS     (7 * 24 * 3600000LL) /* --ack-within, most */
+#define PGN_MAX_ACK_TEXT   1024                 /* pigeon ack ID TEXT, bytes */
+#define PGN_MAX_THREAD     1000 /* messages pgn_thread lists, oldest first */
+
+/* Who acknowledges which message, resolved as pgn_send's sender is. */
+struct pgn_ack {
+	int64_t id;
+	const char *text; /* NULL or "": none */
+	size_t text_len;
+	const char *from;         /* as pgn_send */
+	const char *session;      /* as pgn_send */
+	const char *from_default; /* as pgn_send */
+};
+
+struct pgn_acked {
+	char agent[PGN_MAX_NAME + 1];  /* who acknowledged */
+	char sender[PGN_MAX_NAME + 1]; /* the message's sender */
+	int already;      /* acknowledged before: the first one is kept */
+	int64_t acked_ms; /* the acknowledgement kept */
+};
+
+/*
+ * Acknowledge message req->id of the current scope as its recipient:
+ * the time and text are stored and journalled for the recipient, once;
+ * a second acknowledgement changes nothing (out->already, with the
+ * first's time). Returns PGN_EINVAL (id below 1, text not UTF-8 or with
+ * a NUL, no actor, the actor is not the recipient), PGN_ETOOBIG (text
+ * over PGN_MAX_ACK_TEXT), PGN_ENOTFOUND (no message req->id in the
+ * scope), PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_ack(pgn_db *db, const struct pgn_ack *req,
+    struct pgn_acked *out);
 
 /* ---- waiting for mail; where a message stands (wait.c) ------------- */
 
@@ -491,6 +537,15 @@ struct pgn_msg_status {
 	char session[PGN_MAX_SESSION_KEY + 1]; /* delivered: "" if none */
 	char host[PGN_MAX_NAME + 1];           /* delivered: "" if none */
 	char route[PGN_MAX_NAME + 1];          /* delivered: "cli", ... */
+	/* Acknowledgements and threads (decision 0157): */
+	int64_t thread;      /* its thread: its first message's id */
+	int64_t ack_ms;      /* 0: no acknowledgement asked */
+	int64_t acked_ms;    /* 0: not acknowledged */
+	int64_t ack_reply;   /* acknowledged by this reply, or 0 */
+	int64_t reminded_ms; /* 0: no reminder shown */
+	int overdue;         /* asked, delivered, not acknowledged in time */
+	char *ack_text;      /* NULL: none; free() (pgn_msg_status_release) */
+	char *body;          /* pgn_thread only, else NULL; freed the same */
 };
 
 /*
@@ -502,6 +557,30 @@ struct pgn_msg_status {
  */
 PGN_NODISCARD pgn_status pgn_msg_status(pgn_db *db, const int64_t *ids,
     size_t n, struct pgn_msg_status *out);
+/* Free the ack texts of out[0..n) (safe on a failed or zeroed call). */
+void pgn_msg_status_release(struct pgn_msg_status *out, size_t n);
+
+/*
+ * Wait until message 'id' of the current scope is acknowledged (its
+ * recipient's pgn_ack, or its reply), as pgn_wait waits: no busy loop,
+ * at most 'timeout_ms' (1 .. PGN_WAIT_MAX_MS). '*acked' is 1 once it is,
+ * 0 after the timeout or when 'cancel' said so. Returns PGN_EINVAL (bad
+ * id or timeout), PGN_ENOTFOUND (no message 'id' in the scope), PGN_EIO,
+ * PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_wait_ack(pgn_db *db, int64_t id,
+    int64_t timeout_ms, int (*cancel)(void *arg), void *cancel_arg, int *acked);
+
+/*
+ * The conversation message 'id' belongs to, in the current scope: its
+ * thread's messages oldest first (at most PGN_MAX_THREAD), each as
+ * pgn_msg_status describes it. '*out' (n entries) is the caller's:
+ * pgn_msg_status_release then free(). '*more' is 1 when the thread had
+ * more. Returns PGN_EINVAL (id below 1), PGN_ENOTFOUND (no such
+ * message), PGN_EBUSY, PGN_EDB, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_thread(pgn_db *db, int64_t id,
+    struct pgn_msg_status **out, size_t *n, int *more);
 
 /* ---- agents -------------------------------------------------------- */
 
@@ -567,6 +646,7 @@ struct pgn_delivery {
 	char *route;
 	char *body;
 	unsigned char hash[PGN_HASH_BYTES];
+	int64_t thread; /* its message's thread (0157); 0: unknown */
 };
 
 struct pgn_deliveries {

@@ -15,10 +15,19 @@
 #define PGN_MAX_INTRO 2000
 /* "[#id from NAME, AGE, re #id]\n" with a 64-character name. */
 #define PGN_RENDER_MAX_HEADER 160
+/* ", thread #id" in a header, where a reply names its thread (0157). */
+#define PGN_RENDER_MAX_THREAD 32
 /* A cut note: "[cut: ... read it whole with: PIGEON journal NAME]". */
 #define PGN_RENDER_MAX_NOTE (PGN_HOOK_MAX_SHOWN + PGN_MAX_NAME + 160)
 /* "Pigeon: a handoff baton for this new conversation: ..." */
 #define PGN_RENDER_MAX_BATON_LEAD 200
+/*
+ * Acknowledgements (decision 0157): the line under an --ack message's
+ * header, "[acknowledge within D: PIGEON ack ID "TEXT", or reply ...]",
+ * and the lead of the reminders ("Pigeon: N messages ... overdue ...").
+ */
+#define PGN_RENDER_MAX_ACK    (PGN_HOOK_MAX_SHOWN + 200)
+#define PGN_RENDER_MAX_REMIND 300
 /* Peers named in an introduction, and the room of one. */
 #define PGN_RENDER_MAX_PEERS 20
 #define PGN_RENDER_MAX_PEER  (PGN_MAX_NAME + 40 + 48)
@@ -34,9 +43,12 @@ struct pgn_render {
 	const struct pgn_agents *peers; /* for the introduction, or NULL */
 	const struct pgn_baton *baton;  /* a baton to hand over, or NULL */
 	const struct pgn_msgs *msgs;    /* candidates, oldest first */
-	size_t held;                    /* of msgs->left: senders' share */
-	const char *reminder;           /* the project's, or NULL */
-	const char *provider;           /* provider context, or NULL */
+	/* overdue acknowledgements, shown once more (0157), or NULL */
+	const struct pgn_msgs *reminders;
+	size_t *reminded;     /* out: how many of them were shown, or NULL */
+	size_t held;          /* of msgs->left: senders' share */
+	const char *reminder; /* the project's, or NULL */
+	const char *provider; /* provider context, or NULL */
 	int64_t now_ms;
 };
 

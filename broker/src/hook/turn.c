@@ -35,7 +35,8 @@ struct turn {
 	char *context;
 	struct pgn_quiet_snap snap; /* after-tool: the files before the read */
 	int snapped;
-	char *found; /* the pigeon beside in->self */
+	char *found;     /* the pigeon beside in->self */
+	size_t reminded; /* the render's: reminders it showed (0157) */
 };
 
 static const char *
@@ -411,6 +412,8 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 	r.peers = &t->peers;
 	r.baton = &out->baton;
 	r.msgs = &out->msgs;
+	r.reminders = &out->reminders;
+	r.reminded = &t->reminded;
 	r.held = out->held;
 	r.reminder = t->p.event == PGN_EVENT_PROMPT ? t->cfg.reminder : NULL;
 	r.provider = t->prov.context;
@@ -464,7 +467,7 @@ claim(struct turn *t)
 {
 	struct pgn_turn req;
 	struct pgn_turn_out out;
-	char baton[32] = "", held[32] = "";
+	char baton[32] = "", held[64] = "";
 	size_t budget;
 	pgn_status st;
 
@@ -504,6 +507,7 @@ claim(struct turn *t)
 	req.render_arg = t;
 	req.committing = t->in->committing;
 	req.committing_arg = t->in->arg;
+	req.reminded = &t->reminded;
 	st = pgn_turn_claim(t->db, &req, &out);
 	if (st == PGN_OK) {
 		memcpy(t->o->agent, out.agent, sizeof(out.agent));
@@ -518,13 +522,18 @@ claim(struct turn *t)
 			logf_turn(t, "governed",
 			    "agent=%s: %lld continuations in a row, the cap; the mail waits for the next prompt",
 			    out.agent, (long long)out.continues);
-		} else if (out.msgs.n > 0 || out.bound || out.baton.id != 0) {
+		} else if (out.msgs.n > 0 || out.bound || out.baton.id != 0 ||
+		    out.reminders.n > 0) {
 			if (out.baton.id != 0)
 				snprintf(baton, sizeof(baton), " baton=%lld",
 				    (long long)out.baton.id);
 			if (out.held > 0)
 				snprintf(held, sizeof(held), " held=%zu",
 				    out.held);
+			if (out.reminders.n > 0)
+				snprintf(held + strlen(held),
+				    sizeof(held) - strlen(held),
+				    " reminded=%zu", out.reminders.n);
 			logf_turn(t, "ok",
 			    "agent=%s delivered=%zu waiting=%zu bytes=%zu%s%s",
 			    out.agent, out.msgs.n, out.msgs.left,
@@ -542,6 +551,7 @@ claim(struct turn *t)
 		t->o->len = 0;
 	}
 	pgn_msgs_release(&out.msgs);
+	pgn_msgs_release(&out.reminders);
 	pgn_baton_release(&out.baton);
 	return st;
 }
@@ -746,7 +756,8 @@ run(struct turn *t)
 	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.continues > 0 &&
 	        from_a_person(t)) &&
 	    !woken(t) &&
-	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.turn_mail)) {
+	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.turn_mail) &&
+	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.remind)) {
 		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
 		if (t->snapped)
 			pgn_quiet_record(in->home, t->p.session, &t->snap,

@@ -38,7 +38,8 @@ static const char SQL_DELIVERY_ADD[] =
 #define DELIVERY_COLS                                                          \
 	"id, message_id, scope, sender, recipient, body, created_ms, "         \
 	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
-	"hash"
+	"hash, (SELECT coalesce(m.thread, m.id) FROM message m "               \
+	"WHERE m.id = delivery.message_id)"
 static const char SQL_DELIVERY_LIST[] =
     "SELECT " DELIVERY_COLS " FROM delivery WHERE scope = ?1 "
     "AND (?2 IS NULL OR recipient = ?2) AND (?3 IS NULL OR sender = ?3) "
@@ -214,6 +215,7 @@ collect(pgn_db *db, pgn_stmt *st, struct pgn_deliveries *out)
 		x = &out->v[out->n++];
 		if (!delivery_row(st, x))
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");
+		x->thread = pgn_col_i64(st, 14); /* decision 0157 */
 	}
 	return rc;
 }

@@ -22,7 +22,8 @@
  */
 const char pgn_sql_queued_match[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
-    "coalesce(m.reply_to, 0) FROM message m JOIN agent a "
+    "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), "
+    "coalesce(m.ack_ms, 0) FROM message m JOIN agent a "
     "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
     "AND m.delivered_ms IS NULL AND (?3 IS NULL OR m.sender = ?3) "
     "AND (?4 = 0 OR m.reply_to = ?4) ORDER BY m.id LIMIT ?2";
@@ -36,6 +37,14 @@ static const char SQL_SESSION_GET[] =
     "JOIN agent a ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
+ * Is a reminder due (decision 0157)? Served by message_unacked, which
+ * holds only what may still need one: nothing, in the common case.
+ */
+#define PEEK_REMIND                                                            \
+	"EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "         \
+	"AND m.ack_ms IS NOT NULL AND m.acked_ms IS NULL "                     \
+	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?2) "
+/*
  * A turn's first look: the bound session's agent and scope, when it was
  * last seen, whether anything waits for it (the partial index), and
  * whether its turn had mail.
@@ -44,7 +53,7 @@ const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail "
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -53,7 +62,7 @@ static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail "
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -161,8 +170,8 @@ route_is_event(enum route r)
 }
 
 /* Keep the first 'n' messages of 'm', freeing the rest. */
-static void
-msgs_truncate(struct pgn_msgs *m, size_t n)
+void
+pgn_msgs_truncate(struct pgn_msgs *m, size_t n)
 {
 	while (m->n > n) {
 		m->n--;
@@ -336,14 +345,14 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 				break;
 			if (!fits) {
 				sh->held++;
-				msgs_truncate(out, out->n - 1);
+				pgn_msgs_truncate(out, out->n - 1);
 				continue;
 			}
 		}
 		cost = req->cost ? req->cost(m, req->cost_arg) : m->body_len;
 		if (req->budget != 0 && out->n > 1 &&
 		    (cost > req->budget || spent > req->budget - cost)) {
-			msgs_truncate(out, out->n - 1);
+			pgn_msgs_truncate(out, out->n - 1);
 			break;
 		}
 		spent += cost;
@@ -614,6 +623,26 @@ record_turn(pgn_db *db, int64_t session, const char *turn, int64_t now,
 	    PGN_I(mail));
 }
 
+/*
+ * A prompt's or session start's reminders (decision 0157): what the
+ * messages it delivers leave of the budget (none: no bound).
+ */
+static pgn_status
+reminders(pgn_db *db, const struct pgn_claim *claim, int64_t aid, int64_t now,
+    struct pgn_turn_out *out)
+{
+	size_t left = claim->budget != 0 ? claim->budget : (size_t)-1, k, i;
+
+	for (i = 0; i < out->msgs.n; i++) {
+		k = claim->cost != NULL ?
+		    claim->cost(&out->msgs.v[i], claim->cost_arg) :
+		    out->msgs.v[i].body_len;
+		left = k < left ? left - k : 0;
+	}
+	return pgn_reminders_in_tx(db, aid, now, left, claim->cost,
+	    claim->cost_arg, &out->reminders);
+}
+
 static pgn_status
 turn_tx(pgn_db *db, void *arg)
 {
@@ -630,6 +659,7 @@ turn_tx(pgn_db *db, void *arg)
 	int begins;
 
 	pgn_msgs_release(&out->msgs);
+	pgn_msgs_release(&out->reminders);
 	pgn_baton_release(&out->baton);
 	out->duplicate = 0;
 	out->held = 0;
@@ -707,16 +737,25 @@ turn_tx(pgn_db *db, void *arg)
 		out->held = sh.held;
 		shares_release(&sh);
 	}
+	if (rc == PGN_OK &&
+	    (c->route == ROUTE_PROMPT || c->route == ROUTE_SESSION_START))
+		rc = reminders(db, &claim, b.agent, now, out);
 	/* The output exists, and fits, before anything is marked. */
 	keep = out->msgs.n;
 	if (rc == PGN_OK && req->render != NULL)
 		rc = req->render(out, &keep, req->render_arg);
 	if (rc == PGN_OK && keep < out->msgs.n) {
 		out->msgs.left += out->msgs.n - keep;
-		msgs_truncate(&out->msgs, keep);
+		pgn_msgs_truncate(&out->msgs, keep);
 	}
 	if (rc == PGN_OK)
 		rc = mark_in_tx(db, &claim, b.agent, &out->msgs);
+	if (rc == PGN_OK && req->reminded != NULL &&
+	    *req->reminded < out->reminders.n)
+		pgn_msgs_truncate(&out->reminders, *req->reminded);
+	if (rc == PGN_OK)
+		rc = pgn_reminded_in_tx(db, b.agent, &out->reminders,
+		    claim.route, now);
 	if (rc == PGN_OK && out->baton.id != 0) {
 		claim.route = route_names[ROUTE_HANDOFF];
 		rc = pgn_baton_take_in_tx(db, &claim, b.agent, b.name,
@@ -788,6 +827,7 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 	rc = pgn_tx(db, turn_tx, &c);
 	if (rc != PGN_OK) {
 		pgn_msgs_release(&out->msgs);
+		pgn_msgs_release(&out->reminders);
 		pgn_baton_release(&out->baton);
 	}
 	return rc;
@@ -810,7 +850,7 @@ peek_tx(pgn_db *db, void *arg)
 	rc = pgn_prepare(db, pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG),
 	    &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_T(c->session));
+		rc = pgn_bind(db, st, PGN_T(c->session), PGN_I(pgn_now_ms()));
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
@@ -820,6 +860,7 @@ peek_tx(pgn_db *db, void *arg)
 		p->continues = pgn_col_i64(st, 3);
 		p->queued = pgn_col_i64(st, 4) != 0;
 		p->turn_mail = pgn_col_i64(st, 5) != 0;
+		p->remind = pgn_col_i64(st, 6) != 0;
 		p->bound = p->agent[0] != '\0';
 	} else if (rc == PGN_ENOTFOUND) {
 		rc = PGN_OK;

@@ -29,6 +29,7 @@ struct pgn_peek {
 	int64_t continues;            /* stops that went on in a row */
 	int queued;                   /* something waits for the agent */
 	int turn_mail; /* its turn had mail: a prompt records its own */
+	int remind;    /* a message of the agent is due a reminder (0157) */
 };
 
 /* One read: is session 'session' bound, where, and does mail wait? */
@@ -52,6 +53,12 @@ struct pgn_turn_out {
 	size_t held;                  /* of msgs.left: senders' share */
 	struct pgn_msgs msgs;         /* the claimed messages */
 	struct pgn_baton baton;       /* the baton taken (id 0: none) */
+	/*
+	 * Delivered messages whose acknowledgement is overdue, shown once
+	 * more at a prompt or session start (decision 0157): candidates,
+	 * then (after the render) those it showed, now marked reminded.
+	 */
+	struct pgn_msgs reminders;
 };
 
 /*
@@ -103,6 +110,11 @@ struct pgn_turn {
 	void *render_arg;
 	void (*committing)(void *arg); /* right before the commit */
 	void *committing_arg;
+	/*
+	 * Set by req->render: how many of out->reminders it showed (the
+	 * oldest ones); NULL: all of them.
+	 */
+	size_t *reminded;
 };
 
 /*
@@ -129,5 +141,21 @@ PGN_NODISCARD pgn_status pgn_turn_claim(pgn_db *db, const struct pgn_turn *req,
  * "stop"), static; NULL for none.
  */
 const char *pgn_turn_route(pgn_event e);
+
+/* Reminders one turn shows at most (decision 0157). */
+#define PGN_MAX_REMINDERS 20
+
+/*
+ * Inside the turn's transaction (ack.c): agent 'aid''s delivered
+ * messages whose acknowledgement is overdue at 'now' and not reminded
+ * yet, oldest first, as many as fit 'budget' by 'cost' (at most
+ * PGN_MAX_REMINDERS), each with 'reminder' set.
+ */
+PGN_NODISCARD pgn_status pgn_reminders_in_tx(pgn_db *db, int64_t aid,
+    int64_t now, size_t budget, pgn_cost_fn *cost, void *cost_arg,
+    struct pgn_msgs *out);
+/* Mark the reminders 'm' shown and journal them for 'aid'. */
+PGN_NODISCARD pgn_status pgn_reminded_in_tx(pgn_db *db, int64_t aid,
+    const struct pgn_msgs *m, const char *route, int64_t now);
 
 #endif /* PGN_CLAIM_H */

@@ -14,7 +14,8 @@
 /* Served by the partial index message_queued, whatever the history. */
 const char pgn_sql_queued[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
-    "coalesce(m.reply_to, 0) FROM message m JOIN agent a "
+    "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), "
+    "coalesce(m.ack_ms, 0) FROM message m JOIN agent a "
     "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
     "AND m.delivered_ms IS NULL ORDER BY m.id LIMIT ?2";
 /*
@@ -31,14 +32,24 @@ const char pgn_sql_queued_from[] =
 static const char SQL_SESSION_SENDER[] =
     "SELECT a.name FROM session s JOIN agent a ON a.id = s.agent_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+/* A message replied to: its thread, which the reply joins (0157). */
 static const char SQL_MSG_IN_SCOPE[] =
-    "SELECT 1 FROM message WHERE id = ?1 AND scope_id = ?2";
+    "SELECT coalesce(thread, id) FROM message WHERE id = ?1 AND scope_id = ?2";
 static const char SQL_MSG_ADD[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
-    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))";
+    "reply_to, thread, ack_ms) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0), "
+    "nullif(?7, 0), nullif(?8, 0))";
 static const char SQL_MSG_ADD_PG[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
-    "reply_to) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0)) RETURNING id";
+    "reply_to, thread, ack_ms) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0), "
+    "nullif(?7, 0), nullif(?8, 0)) RETURNING id";
+/*
+ * A reply from its recipient (?3) acknowledges message ?1 when it asked
+ * for an acknowledgement (0157).
+ */
+static const char SQL_ACK_BY_REPLY[] =
+    "UPDATE message SET acked_ms = ?2 WHERE id = ?1 AND recipient_id = ?3 "
+    "AND ack_ms IS NOT NULL AND acked_ms IS NULL";
 
 void
 pgn_msgs_release(struct pgn_msgs *m)
@@ -72,6 +83,9 @@ pgn_msgs_push(pgn_db *db, struct pgn_msgs *m, pgn_stmt *st)
 	(void)pgn_col_str(st, 3, &x->body_len);
 	x->created_ms = pgn_col_i64(st, 4);
 	x->reply_to = pgn_col_i64(st, 5);
+	x->thread = pgn_col_i64(st, 6);
+	x->ack_ms = pgn_col_i64(st, 7);
+	x->reminder = 0;
 	m->n++;
 	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
@@ -200,36 +214,47 @@ session_agent(pgn_db *db, const char *key, char name[PGN_MAX_NAME + 1],
  * '*from_id' gets the sender's agent row in scope 'sid', or 0 for a
  * name that is no agent of it.
  */
-static pgn_status
-find_sender(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t *from_id)
+pgn_status
+pgn_actor_in_tx(pgn_db *db, const char *asked, const char *session,
+    const char *from_default, char from[PGN_MAX_NAME + 1])
 {
-	const struct pgn_send *req = c->req;
 	pgn_status rc;
 	int bound = 0;
 
-	*from_id = 0;
-	if (req->session != NULL && req->session[0] != '\0') {
-		rc = session_agent(db, req->session, c->from, &bound);
+	if (session != NULL && session[0] != '\0') {
+		rc = session_agent(db, session, from, &bound);
 		if (rc != PGN_OK)
 			return rc;
-		if (bound && c->asked[0] != '\0' &&
-		    strcmp(c->asked, c->from) != 0)
+		if (bound && asked[0] != '\0' && strcmp(asked, from) != 0)
 			return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_DROP_FROM,
 			    NULL,
 			    "session '%.256s' sends as its agent '%s', not as '%s'",
-			    req->session, c->from, c->asked);
+			    session, from, asked);
 	}
-	if (!bound && c->asked[0] != '\0')
-		memcpy(c->from, c->asked, sizeof(c->from));
-	else if (!bound && req->from_default != NULL &&
-	    req->from_default[0] != '\0') {
+	if (!bound && asked[0] != '\0')
+		memcpy(from, asked, PGN_MAX_NAME + 1);
+	else if (!bound && from_default != NULL && from_default[0] != '\0') {
 		/* checked here: unused, a bad default is no error */
-		rc = pgn_check_name(db, "sender", req->from_default, c->from);
+		rc = pgn_check_name(db, "sender", from_default, from);
 		if (rc != PGN_OK)
 			return rc;
 	} else if (!bound)
 		return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_SENDER, NULL,
 		    "no sender");
+	return PGN_OK;
+}
+
+static pgn_status
+find_sender(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t *from_id)
+{
+	const struct pgn_send *req = c->req;
+	pgn_status rc;
+
+	*from_id = 0;
+	rc = pgn_actor_in_tx(db, c->asked, req->session, req->from_default,
+	    c->from);
+	if (rc != PGN_OK)
+		return rc;
 	rc = pgn_agent_id(db, sid, c->from, 0, from_id);
 	if (rc == PGN_ENOTFOUND) {
 		*from_id = 0; /* a person, or an agent of another scope */
@@ -273,13 +298,38 @@ check_room(pgn_db *db, struct send_ctx *c, const struct rcpt *r)
 	return PGN_OK;
 }
 
+/*
+ * A reply from the recipient of message 'id' acknowledges it, once,
+ * if it asked for that (decision 0157): journalled for the recipient
+ * ('from_id').
+ */
+static pgn_status
+ack_by_reply(pgn_db *db, int64_t id, int64_t from_id, int64_t now)
+{
+	pgn_stmt *st = NULL;
+	pgn_status rc;
+	int64_t n = 0;
+
+	rc = pgn_prepare(db, SQL_ACK_BY_REPLY, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(id), PGN_I(now), PGN_I(from_id));
+	if (rc == PGN_OK)
+		rc = pgn_step_done(db, st, "acknowledging by a reply");
+	if (rc == PGN_OK)
+		n = pgn_changes(db, st);
+	pgn_finish(db, st);
+	if (rc == PGN_OK && n == 1)
+		rc = pgn_journal_add(db, from_id, "acked", id, NULL, NULL, now);
+	return rc;
+}
+
 static pgn_status
 send_tx(pgn_db *db, void *arg)
 {
 	struct send_ctx *c = arg;
 	const struct pgn_send *req = c->req;
 	pgn_stmt *st = NULL;
-	int64_t sid, from_id = 0, n, id, now;
+	int64_t sid, from_id = 0, thread = 0, id, now;
 	size_t i;
 	pgn_status rc;
 
@@ -297,7 +347,7 @@ send_tx(pgn_db *db, void *arg)
 		return pgn_fail(db, PGN_ETOOBIG, "%zu recipients: at most %zu",
 		    c->nrcpt, c->maxsent);
 	if (req->reply_to != 0) {
-		rc = pgn_select_i64(db, SQL_MSG_IN_SCOPE, &n,
+		rc = pgn_select_i64(db, SQL_MSG_IN_SCOPE, &thread,
 		    "reading a message", PGN_I(req->reply_to), PGN_I(sid));
 		if (rc == PGN_ENOTFOUND)
 			return pgn_fail_hint(db, PGN_EINVAL, PGN_HINT_MESSAGES,
@@ -317,7 +367,8 @@ send_tx(pgn_db *db, void *arg)
 		pgn_reset(st);
 		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(c->from),
 		    PGN_I(c->rcpt[i].id), PGN_S(req->body, req->body_len),
-		    PGN_I(now), PGN_I(req->reply_to));
+		    PGN_I(now), PGN_I(req->reply_to), PGN_I(thread),
+		    PGN_I(req->ack_ms));
 		if (rc == PGN_OK)
 			rc = pgn_step_done(db, st, "queueing a message");
 		if (rc != PGN_OK)
@@ -333,6 +384,8 @@ send_tx(pgn_db *db, void *arg)
 			    c->rcpt[i].name, NULL, now);
 	}
 	pgn_finish(db, st);
+	if (rc == PGN_OK && req->reply_to != 0 && from_id != 0)
+		rc = ack_by_reply(db, req->reply_to, from_id, now);
 	return rc;
 }
 
@@ -372,6 +425,12 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 	if (req->reply_to < 0)
 		return pgn_fail(db, PGN_EINVAL,
 		    "a reply must name a message id, a positive number");
+	if (req->ack_ms != 0 &&
+	    (req->ack_ms < PGN_ACK_MIN_MS || req->ack_ms > PGN_ACK_MAX_MS))
+		return pgn_fail(db, PGN_EINVAL,
+		    "an acknowledgement is asked within %d s to %lld days, not %lld ms",
+		    PGN_ACK_MIN_MS / 1000, PGN_ACK_MAX_MS / 86400000LL,
+		    (long long)req->ack_ms);
 	if (req->from != NULL && req->from[0] != '\0') {
 		rc = pgn_check_name(db, "sender", req->from, c.asked);
 		if (rc != PGN_OK)

@@ -356,6 +356,37 @@ PGN_NODISCARD pgn_status pgn_fresh_name(pgn_db *db, int64_t sid,
 /* ---- journal (journal.c) ------------------------------------------- */
 
 /* One journal entry for agent row 'agent'; 'msg' 0, 'peer'/'detail' NULL ok. */
+/*
+ * Inside a transaction: who acts (sends, acknowledges), into 'from'
+ * (decision 0134): the agent session 'session' is bound to ('asked', a
+ * checked name or "", may only name it), else 'asked', else the checked
+ * 'from_default'. PGN_EINVAL when none.
+ */
+PGN_NODISCARD pgn_status pgn_actor_in_tx(pgn_db *db, const char *asked,
+    const char *session, const char *from_default, char from[PGN_MAX_NAME + 1]);
+
+/*
+ * A message's status row (wait.c, decision 0157): SQL_STATUS's first
+ * eight columns ('m' the message, 'a' its recipient, 'd' its delivery),
+ * then these, read by pgn_status_row.
+ */
+#define PGN_STATUS_ACK_COLS                                                    \
+	"coalesce(m.thread, m.id), coalesce(m.ack_ms, 0), "                    \
+	"coalesce(m.acked_ms, 0), m.ack_text, coalesce(m.reminded_ms, 0), "    \
+	"CASE WHEN m.acked_ms IS NULL OR m.ack_text IS NOT NULL THEN 0 "       \
+	"ELSE coalesce((SELECT min(r.id) "                                     \
+	"FROM message r WHERE r.thread = coalesce(m.thread, m.id) "            \
+	"AND r.reply_to = m.id AND r.sender = a.name), 0) END "
+/* Keep the first 'n' messages of 'm', freeing the rest. */
+void pgn_msgs_truncate(struct pgn_msgs *m, size_t n);
+/* pgn_wait's sleep on the backend's wake-up 'w' (NULL: a plain sleep). */
+void pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
+    int64_t until);
+/* Fill 's' from the current row (its ack_text the caller's); ENOMEM. */
+PGN_NODISCARD pgn_status pgn_status_row(pgn_db *db, pgn_stmt *st,
+    struct pgn_msg_status *s, int64_t now);
+void pgn_status_copy_text(char *dst, size_t max, pgn_stmt *st, int col);
+
 PGN_NODISCARD pgn_status pgn_journal_add(pgn_db *db, int64_t agent,
     const char *kind, int64_t msg, const char *peer, const char *detail,
     int64_t now);

@@ -23,10 +23,14 @@ const char pgn_sql_wait_look[] =
 static const char SQL_REPLIER[] =
     "SELECT a.name FROM message m JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.id = ?1 AND m.scope_id = ?2";
+/*
+ * With its thread and acknowledgement (decision 0157): the reply that
+ * acknowledged it is found through the thread's index.
+ */
 static const char SQL_STATUS[] =
     "SELECT m.sender, coalesce(d.recipient, a.name), m.created_ms, "
     "coalesce(m.reply_to, 0), coalesce(m.delivered_ms, 0), "
-    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, '') "
+    "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, ''), " PGN_STATUS_ACK_COLS
     "FROM message m JOIN agent a ON a.id = m.recipient_id "
     "LEFT JOIN delivery d ON d.message_id = m.id "
     "WHERE m.id = ?1 AND m.scope_id = ?2";
@@ -44,8 +48,8 @@ sleep_ms(int64_t ms)
 }
 
 /* Sleep on the backend's wake-up, at most PGN_WAIT_TICK_MS apart. */
-static void
-waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
+void
+pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
     int64_t until)
 {
 	int64_t gap;
@@ -205,7 +209,7 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 		now = pgn_mono_ms();
 		if (now >= until)
 			break;
-		waker_sleep(db, w,
+		pgn_waker_sleep(db, w,
 		    until - now < PGN_WAIT_POLL_MS ? until - now :
 		                                     PGN_WAIT_POLL_MS,
 		    last, until);
@@ -218,8 +222,8 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 	return rc;
 }
 
-static void
-copy_text(char *dst, size_t max, pgn_stmt *st, int col)
+void
+pgn_status_copy_text(char *dst, size_t max, pgn_stmt *st, int col)
 {
 	size_t n;
 	const char *t = pgn_col_str(st, col, &n);
@@ -250,6 +254,7 @@ status_tx(pgn_db *db, void *arg)
 	pgn_status rc;
 	size_t i;
 
+	pgn_msg_status_release(c->out, c->n); /* a retried snapshot */
 	for (i = 0; i < c->n; i++) {
 		memset(&c->out[i], 0, sizeof(c->out[i]));
 		c->out[i].id = c->ids[i];
@@ -271,18 +276,58 @@ status_tx(pgn_db *db, void *arg)
 		}
 		if (rc != PGN_OK)
 			break;
-		s->found = 1;
-		copy_text(s->sender, sizeof(s->sender), st, 0);
-		copy_text(s->recipient, sizeof(s->recipient), st, 1);
-		s->created_ms = pgn_col_i64(st, 2);
-		s->reply_to = pgn_col_i64(st, 3);
-		s->delivered_ms = pgn_col_i64(st, 4);
-		copy_text(s->session, sizeof(s->session), st, 5);
-		copy_text(s->host, sizeof(s->host), st, 6);
-		copy_text(s->route, sizeof(s->route), st, 7);
+		rc = pgn_status_row(db, st, s, pgn_now_ms());
 	}
 	pgn_finish(db, st);
 	return rc;
+}
+
+pgn_status
+pgn_status_row(pgn_db *db, pgn_stmt *st, struct pgn_msg_status *s, int64_t now)
+{
+	const char *t;
+	size_t len;
+
+	s->found = 1;
+	pgn_status_copy_text(s->sender, sizeof(s->sender), st, 0);
+	pgn_status_copy_text(s->recipient, sizeof(s->recipient), st, 1);
+	s->created_ms = pgn_col_i64(st, 2);
+	s->reply_to = pgn_col_i64(st, 3);
+	s->delivered_ms = pgn_col_i64(st, 4);
+	pgn_status_copy_text(s->session, sizeof(s->session), st, 5);
+	pgn_status_copy_text(s->host, sizeof(s->host), st, 6);
+	pgn_status_copy_text(s->route, sizeof(s->route), st, 7);
+	s->thread = pgn_col_i64(st, 8);
+	s->ack_ms = pgn_col_i64(st, 9);
+	s->acked_ms = pgn_col_i64(st, 10);
+	s->reminded_ms = pgn_col_i64(st, 12);
+	s->ack_reply = pgn_col_i64(st, 13);
+	s->overdue = s->ack_ms != 0 && s->acked_ms == 0 &&
+	    s->delivered_ms != 0 && now - s->delivered_ms > s->ack_ms;
+	free(s->ack_text);
+	s->ack_text = NULL;
+	t = pgn_col_str(st, 11, &len);
+	if (t == NULL)
+		return PGN_OK;
+	s->ack_text = malloc(len + 1);
+	if (s->ack_text == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	memcpy(s->ack_text, t, len);
+	s->ack_text[len] = '\0';
+	return PGN_OK;
+}
+
+void
+pgn_msg_status_release(struct pgn_msg_status *out, size_t n)
+{
+	size_t i;
+
+	for (i = 0; out != NULL && i < n; i++) {
+		free(out[i].ack_text);
+		out[i].ack_text = NULL;
+		free(out[i].body);
+		out[i].body = NULL;
+	}
 }
 
 pgn_status
@@ -290,6 +335,7 @@ pgn_msg_status(pgn_db *db, const int64_t *ids, size_t n,
     struct pgn_msg_status *out)
 {
 	struct status_ctx c;
+	pgn_status rc;
 	size_t i;
 
 	if (n == 0)
@@ -306,5 +352,12 @@ pgn_msg_status(pgn_db *db, const int64_t *ids, size_t n,
 	c.ids = ids;
 	c.n = n;
 	c.out = out;
-	return pgn_read(db, status_tx, &c);
+	for (i = 0; i < n; i++) {
+		out[i].ack_text = NULL;
+		out[i].body = NULL;
+	}
+	rc = pgn_read(db, status_tx, &c);
+	if (rc != PGN_OK)
+		pgn_msg_status_release(out, n);
+	return rc;
 }
