@@ -440,6 +440,11 @@ cli_json_msg(const struct pgn_msg *m)
 	else
 		cJSON_AddNullToObject(o, "reply_to");
 	cJSON_AddStringToObject(o, "body", m->body);
+	cJSON_AddStringToObject(o, "priority", pgn_priority_name(m->priority));
+	if (m->group != NULL)
+		cJSON_AddStringToObject(o, "group", m->group);
+	else
+		cJSON_AddNullToObject(o, "group");
 	return o;
 }
 
@@ -495,6 +500,14 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 	    cli_sgr(CLI_SGR_RESET), age);
 	if (m->reply_to != 0)
 		fprintf(f, ", re #%lld", (long long)m->reply_to);
+	/* Normal is the default and goes unsaid (decision 0158). */
+	if (m->priority != PGN_PRIORITY_NORMAL)
+		fprintf(f, ", %s%s%s",
+		    m->priority == PGN_PRIORITY_URGENT ? cli_sgr(CLI_SGR_WARN) :
+		                                         "",
+		    pgn_priority_name(m->priority), cli_sgr(CLI_SGR_RESET));
+	if (m->group != NULL)
+		fprintf(f, ", to @%s", cli_safe(m->group));
 	fputc('\n', f);
 	cli_print_body(f, m->body);
 }

@@ -159,6 +159,7 @@ int cmd_inbox(int argc, char **argv);
 int cmd_read(int argc, char **argv);
 int cmd_agents(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_group(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
@@ -189,7 +190,7 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_journal, cli_cmd_install, cli_cmd_uninstall, cli_cmd_doctor,
     cli_cmd_provider, cli_cmd_install_instructions,
     cli_cmd_uninstall_instructions, cli_cmd_transcript, cli_cmd_handoff,
-    cli_cmd_hosts, cli_cmd_watch;
+    cli_cmd_hosts, cli_cmd_watch, cli_cmd_group;
 
 /* --timeout S of wait and send --wait-reply: 0, or the usage exit code. */
 int cli_timeout(struct cli *c, const char *arg, int64_t *ms);

@@ -153,11 +153,18 @@ add_header(struct pgn_buf *b, const struct pgn_msg *m, int64_t now)
 	char age[32];
 
 	pgn_format_age(m->created_ms, now, age, sizeof(age));
-	pgn_buf_addf(b, "[#%lld from ", (long long)m->id);
+	/* Urgent is marked where a reader starts (decision 0158). */
+	pgn_buf_addf(b, "[%s#%lld from ",
+	    m->priority == PGN_PRIORITY_URGENT ? "URGENT " : "",
+	    (long long)m->id);
 	pgn_render_safe(b, m->sender, PGN_MAX_NAME);
 	pgn_buf_addf(b, ", %s", age);
 	if (m->reply_to != 0)
 		pgn_buf_addf(b, ", re #%lld", (long long)m->reply_to);
+	if (m->group != NULL) {
+		pgn_buf_adds(b, ", to @");
+		pgn_render_safe(b, m->group, PGN_MAX_NAME);
+	}
 	pgn_buf_adds(b, "]\n");
 }
 

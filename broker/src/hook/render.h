@@ -13,8 +13,11 @@
 
 /* The session introduction, whatever the lengths of paths and names. */
 #define PGN_MAX_INTRO 2000
-/* "[#id from NAME, AGE, re #id]\n" with a 64-character name. */
-#define PGN_RENDER_MAX_HEADER 160
+/*
+ * "[URGENT #id from NAME, AGE, re #id, to @GROUP]\n" with 64-character
+ * names (decision 0158).
+ */
+#define PGN_RENDER_MAX_HEADER 240
 /* A cut note: "[cut: ... read it whole with: PIGEON journal NAME]". */
 #define PGN_RENDER_MAX_NOTE (PGN_HOOK_MAX_SHOWN + PGN_MAX_NAME + 160)
 /* "Pigeon: a handoff baton for this new conversation: ..." */
@@ -33,7 +36,7 @@ struct pgn_render {
 	int intro;                      /* introduce the agent first */
 	const struct pgn_agents *peers; /* for the introduction, or NULL */
 	const struct pgn_baton *baton;  /* a baton to hand over, or NULL */
-	const struct pgn_msgs *msgs;    /* candidates, oldest first */
+	const struct pgn_msgs *msgs;    /* candidates, in claim order */
 	size_t held;                    /* of msgs->left: senders' share */
 	const char *reminder;           /* the project's, or NULL */
 	const char *provider;           /* provider context, or NULL */

@@ -22,10 +22,11 @@
  */
 const char pgn_sql_queued_match[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
-    "coalesce(m.reply_to, 0) FROM message m JOIN agent a "
+    "coalesce(m.reply_to, 0), m.priority, m.grp FROM message m JOIN agent a "
     "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
     "AND m.delivered_ms IS NULL AND (?3 IS NULL OR m.sender = ?3) "
-    "AND (?4 = 0 OR m.reply_to = ?4) ORDER BY m.id LIMIT ?2";
+    "AND (?4 = 0 OR m.reply_to = ?4) AND m.priority >= ?5 "
+    "ORDER BY m.priority DESC, m.id LIMIT ?2";
 static const char SQL_AGENT_SEEN[] =
     "UPDATE agent SET last_seen_ms = ?2 WHERE id = ?1";
 /* A session is found by its key alone: it keeps its agent and scope. */
@@ -37,14 +38,14 @@ static const char SQL_SESSION_GET[] =
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
  * A turn's first look: the bound session's agent and scope, when it was
- * last seen, whether anything waits for it (the partial index), and
- * whether its turn had mail.
+ * last seen, the highest priority waiting for it (the partial index;
+ * PEEK_NONE: nothing), and whether its turn had mail.
  */
 const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
-    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail "
+    "coalesce((SELECT max(m.priority) FROM message m WHERE m.recipient_id = "
+    "a.id AND m.delivered_ms IS NULL), -9), s.turn_mail "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -52,8 +53,8 @@ const char pgn_sql_turn_peek[] =
 static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
-    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail "
+    "coalesce((SELECT max(m.priority) FROM message m WHERE m.recipient_id = "
+    "a.id AND m.delivered_ms IS NULL), -9), s.turn_mail "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -93,6 +94,9 @@ static const char SQL_SESSION_PUT[] =
 static const char SQL_MSG_MARK[] =
     "UPDATE message SET delivered_ms = ?2 WHERE id = ?1 "
     "AND delivered_ms IS NULL";
+
+/* The peek's "nothing queued" (its SQL's -9): below every priority. */
+#define PEEK_NONE (-9)
 
 /*
  * What a turn's budget keeps when a baton costs all of it: never 0,
@@ -160,6 +164,37 @@ route_is_event(enum route r)
 	return r >= ROUTE_SESSION_START && r <= ROUTE_STOP;
 }
 
+/*
+ * The lowest priority a claim of route 'r' takes (decision 0158): after
+ * a tool call or at a stop (an idle wake's claim is a stop's) low mail
+ * waits; a session start, a prompt or a read takes every priority.
+ */
+static int
+route_lowest(enum route r)
+{
+	return r == ROUTE_AFTER_TOOL || r == ROUTE_STOP ? PGN_PRIORITY_NORMAL :
+	                                                  PGN_PRIORITY_LOW;
+}
+
+int
+pgn_route_lowest(const char *route)
+{
+	return route_lowest(route_of(route));
+}
+
+int
+pgn_turn_lowest(pgn_event e)
+{
+	return e >= 0 && e < PGN_NEVENTS ? route_lowest(event_routes[e]) :
+	                                   PGN_PRIORITY_LOW;
+}
+
+int
+pgn_turn_waiting(const struct pgn_peek *p, pgn_event e)
+{
+	return p->queued && p->top >= pgn_turn_lowest(e);
+}
+
 /* Keep the first 'n' messages of 'm', freeing the rest. */
 static void
 msgs_truncate(struct pgn_msgs *m, size_t n)
@@ -169,6 +204,7 @@ msgs_truncate(struct pgn_msgs *m, size_t n)
 		free(m->v[m->n].sender);
 		free(m->v[m->n].recipient);
 		free(m->v[m->n].body);
+		free(m->v[m->n].group);
 	}
 }
 
@@ -323,8 +359,10 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		            (int64_t)req->max :
 		            PGN_MAX_LIST),
 		    filtered ? PGN_T(req->from != NULL ? from : NULL) :
-		               PGN_NONE,
-		    filtered ? PGN_I(req->reply_to) : PGN_NONE);
+		               PGN_I(route_lowest(route_of(req->route))),
+		    filtered ? PGN_I(req->reply_to) : PGN_NONE,
+		    filtered ? PGN_I(route_lowest(route_of(req->route))) :
+		               PGN_NONE);
 	while (pgn_next_row(db, st, &rc, "reading the queue")) {
 		rc = pgn_msgs_push(db, out, st);
 		if (rc != PGN_OK)
@@ -818,7 +856,8 @@ peek_tx(pgn_db *db, void *arg)
 		copy_col(p->scope, sizeof(p->scope), st, 1);
 		p->seen_ms = pgn_col_i64(st, 2);
 		p->continues = pgn_col_i64(st, 3);
-		p->queued = pgn_col_i64(st, 4) != 0;
+		p->top = (int)pgn_col_i64(st, 4);
+		p->queued = p->top != PEEK_NONE;
 		p->turn_mail = pgn_col_i64(st, 5) != 0;
 		p->bound = p->agent[0] != '\0';
 	} else if (rc == PGN_ENOTFOUND) {

@@ -28,12 +28,22 @@ struct pgn_peek {
 	int64_t seen_ms;              /* the older of session's and agent's */
 	int64_t continues;            /* stops that went on in a row */
 	int queued;                   /* something waits for the agent */
+	int top;                      /* the highest priority of it */
 	int turn_mail; /* its turn had mail: a prompt records its own */
 };
 
 /* One read: is session 'session' bound, where, and does mail wait? */
 PGN_NODISCARD pgn_status pgn_turn_peek(pgn_db *db, const char *session,
     struct pgn_peek *p);
+
+/*
+ * The lowest priority hook event 'e' claims (decision 0158): normal
+ * after a tool call, at a stop and an idle wake; low at a session start
+ * and a prompt.
+ */
+int pgn_turn_lowest(pgn_event e);
+/* Does mail that event 'e' claims wait, by the peek 'p'? */
+int pgn_turn_waiting(const struct pgn_peek *p, pgn_event e);
 
 /*
  * True when a turn with nothing to say but mail can be answered from

@@ -336,6 +336,17 @@ extern const char pgn_sql_queued_from[];
 PGN_NODISCARD pgn_status pgn_msgs_push(pgn_db *db, struct pgn_msgs *m,
     pgn_stmt *st);
 
+/* The lowest priority a claim of route 'route' takes (claim.c, 0158). */
+int pgn_route_lowest(const char *route);
+
+/* ---- groups (group.c) --------------------------------------------- */
+
+/* Member rows of group ?2 of scope ?1 (id, name, active), at most ?3. */
+extern const char pgn_sql_group_members[];
+/* Explain an unknown group: the scope's groups. PGN_ENOTFOUND. */
+PGN_NODISCARD pgn_status pgn_fail_unknown_group(pgn_db *db, int64_t sid,
+    const char *name);
+
 /* ---- agents (agents.c) --------------------------------------------- */
 
 /* Active agents of scope ?1 as (id, name), by name. */
