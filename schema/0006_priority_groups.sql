@@ -6,7 +6,6 @@ ALTER TABLE message ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE message ADD COLUMN grp TEXT;
 
 -- A group is its members: one row each, by agent row (a rename keeps
--- it); once its last member is removed the group is gone.
-CREATE TABLE grp (scope_id INTEGER NOT NULL REFERENCES scope(id),
-	name TEXT NOT NULL, agent_id INTEGER NOT NULL REFERENCES agent(id),
-	PRIMARY KEY (scope_id, name, agent_id)) WITHOUT ROWID;
+-- it); once its last member is removed the group is gone. One line: its
+-- text is parsed at every open.
+CREATE TABLE grp(scope_id INTEGER NOT NULL REFERENCES scope(id),name TEXT NOT NULL,agent_id INTEGER NOT NULL REFERENCES agent(id),PRIMARY KEY(scope_id,name,agent_id))WITHOUT ROWID;

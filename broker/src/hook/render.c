@@ -97,7 +97,10 @@ size_t
 pgn_render_cost(const struct pgn_msg *m, void *arg)
 {
 	(void)arg;
-	return PGN_RENDER_MAX_HEADER + body_cost(m->body, m->body_len);
+	return PGN_RENDER_MAX_HEADER +
+	    (m->priority == PGN_PRIORITY_URGENT ? PGN_RENDER_MAX_URGENT : 0) +
+	    (m->group != NULL ? PGN_RENDER_MAX_GROUP : 0) +
+	    body_cost(m->body, m->body_len);
 }
 
 size_t

@@ -13,11 +13,15 @@
 
 /* The session introduction, whatever the lengths of paths and names. */
 #define PGN_MAX_INTRO 2000
+/* "[#id from NAME, AGE, re #id]\n" with a 64-character name. */
+#define PGN_RENDER_MAX_HEADER 160
 /*
- * "[URGENT #id from NAME, AGE, re #id, to @GROUP]\n" with 64-character
- * names (decision 0158).
+ * What a header may add (decision 0158): "URGENT " for urgent mail,
+ * ", to @GROUP" (cut like a name) for mail sent to a group. Counted
+ * only for the messages that have them.
  */
-#define PGN_RENDER_MAX_HEADER 240
+#define PGN_RENDER_MAX_URGENT (sizeof("URGENT ") - 1)
+#define PGN_RENDER_MAX_GROUP  (sizeof(", to @...") - 1 + PGN_MAX_NAME)
 /* A cut note: "[cut: ... read it whole with: PIGEON journal NAME]". */
 #define PGN_RENDER_MAX_NOTE (PGN_HOOK_MAX_SHOWN + PGN_MAX_NAME + 160)
 /* "Pigeon: a handoff baton for this new conversation: ..." */
