@@ -37,7 +37,7 @@ test_case 'agents and a group of them' '
 	pigeon group list --json >out &&
 	test "$(jq -r ".[0].name, (.[0].members | join(\",\"))" out)" = "team
 alice,bob,carol" &&
-	sql_is "SELECT count(*) FROM grp WHERE name = '\''team'\''" 3
+	sql_is "SELECT count(*) FROM agent WHERE grps = '\'',team,'\''" 3
 '
 
 test_case 'send --to @NAME queues one message per member but the sender, with the group' '
@@ -65,7 +65,7 @@ test_case 'bad group input: one error line, exit 2, nothing stored' '
 	expect_error 2 "--wait-reply waits for one reply" \
 		pigeon send --from alice --to @team --wait-reply hi &&
 	test "$(messages)" = 2 &&
-	sql_is "SELECT count(*) FROM grp" 3
+	sql_is "SELECT count(*) FROM agent WHERE grps IS NOT NULL" 3
 '
 
 test_case 'group rm takes members out, then the whole group' '

@@ -5,7 +5,8 @@
 ALTER TABLE message ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE message ADD COLUMN grp TEXT;
 
--- A group is its members: one row each, by agent row (a rename keeps
--- it); once its last member is removed the group is gone. One line: its
--- text is parsed at every open.
-CREATE TABLE grp(scope_id INTEGER NOT NULL REFERENCES scope(id),name TEXT NOT NULL,agent_id INTEGER NOT NULL REFERENCES agent(id),PRIMARY KEY(scope_id,name,agent_id))WITHOUT ROWID;
+-- The groups an agent is in, ',a,b,' (NULL: none): a group is the
+-- active agents that list it. A column, not a table of its own: every
+-- open parses the schema's text, and a table costs a hook run about ten
+-- times what a column does (decision 0158).
+ALTER TABLE agent ADD COLUMN grps TEXT;

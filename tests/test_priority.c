@@ -207,6 +207,17 @@ test_a_session_start_takes_low_mail(void)
 	    1);
 }
 
+/* Does mail event 'e' claims wait for bob's session, by the peek? */
+static int
+waiting(pgn_event e)
+{
+	struct pgn_peek p;
+
+	REQUIRE(pgn_turn_peek_for(db, "claude:s", pgn_turn_lowest(e), &p) ==
+	    PGN_OK);
+	return p.queued;
+}
+
 static void
 test_the_peek_tells_which_events_claim_what_waits(void)
 {
@@ -217,25 +228,20 @@ test_the_peek_tells_which_events_claim_what_waits(void)
 	agents(who, 1);
 	REQUIRE(turn("prompt", "p-1", &out) == PGN_OK);
 	pgn_msgs_release(&out.msgs);
-	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
-	CHECK(!p.queued);
-	CHECK(!pgn_turn_waiting(&p, PGN_EVENT_PROMPT));
+	CHECK(!waiting(PGN_EVENT_PROMPT));
 	REQUIRE(send_p("alice", "bob", "low", PGN_PRIORITY_LOW) == PGN_OK);
 	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
-	CHECK(p.queued);
-	CHECK_INT(p.top, PGN_PRIORITY_LOW);
-	CHECK(pgn_turn_waiting(&p, PGN_EVENT_SESSION_START));
-	CHECK(pgn_turn_waiting(&p, PGN_EVENT_PROMPT));
-	CHECK(!pgn_turn_waiting(&p, PGN_EVENT_AFTER_TOOL));
-	CHECK(!pgn_turn_waiting(&p, PGN_EVENT_STOP));
-	CHECK(!pgn_turn_waiting(&p, PGN_EVENT_IDLE));
+	CHECK(p.queued); /* any priority */
+	CHECK(waiting(PGN_EVENT_SESSION_START));
+	CHECK(waiting(PGN_EVENT_PROMPT));
+	CHECK(!waiting(PGN_EVENT_AFTER_TOOL));
+	CHECK(!waiting(PGN_EVENT_STOP));
+	CHECK(!waiting(PGN_EVENT_IDLE));
 	REQUIRE(
 	    send_p("alice", "bob", "urgent", PGN_PRIORITY_URGENT) == PGN_OK);
-	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
-	CHECK_INT(p.top, PGN_PRIORITY_URGENT);
-	CHECK(pgn_turn_waiting(&p, PGN_EVENT_AFTER_TOOL));
-	CHECK(pgn_turn_waiting(&p, PGN_EVENT_STOP));
-	CHECK(pgn_turn_waiting(&p, PGN_EVENT_IDLE));
+	CHECK(waiting(PGN_EVENT_AFTER_TOOL));
+	CHECK(waiting(PGN_EVENT_STOP));
+	CHECK(waiting(PGN_EVENT_IDLE));
 	/* the peek wrote nothing */
 	CHECK_INT(count("SELECT count(*) FROM delivery"), 0);
 }
@@ -349,7 +355,7 @@ test_a_group_send_queues_one_per_member_but_the_sender(void)
 
 	agents(who, 3);
 	REQUIRE(pgn_group_add(db, "team", who, 3) == PGN_OK);
-	CHECK_INT(count("SELECT count(*) FROM grp WHERE name = 'team'"), 3);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE grps = ',team,'"), 3);
 	REQUIRE(pgn_groups_list(db, &g) == PGN_OK);
 	CHECK_INT(g.n, 3);
 	if (g.n == 3) {
@@ -424,13 +430,16 @@ test_group_names_and_members_are_checked_all_or_nothing(void)
 	    PGN_ETOOBIG);
 	CHECK_INT(pgn_group_add(db, "team", many, PGN_MAX_GROUP_MEMBERS),
 	    PGN_OK); /* at the bound: one member, named 64 times */
-	CHECK_INT(count("SELECT count(*) FROM grp"), 1);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE grps IS NOT NULL"),
+	    1);
 	CHECK_INT(pgn_group_rm(db, "nobody", NULL, 0), PGN_ENOTFOUND);
 	CHECK_INT(pgn_group_rm(db, "team", &who[1], 1), PGN_ENOTFOUND);
 	CHECK_INT(pgn_group_rm(db, "team", bad + 1, 1), PGN_ENOTFOUND);
-	CHECK_INT(count("SELECT count(*) FROM grp"), 1);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE grps IS NOT NULL"),
+	    1);
 	CHECK_INT(pgn_group_rm(db, "team", NULL, 0), PGN_OK);
-	CHECK_INT(count("SELECT count(*) FROM grp"), 0);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE grps IS NOT NULL"),
+	    0);
 }
 
 static void
@@ -454,6 +463,40 @@ test_a_group_follows_a_rename_and_skips_a_removed_agent(void)
 	CHECK_INT(pgn_group_rm(db, "team", who + 2, 1), PGN_OK);
 }
 
+static void
+test_a_scope_holds_at_most_max_groups_an_agent_max_agent_groups(void)
+{
+	char name[32], agent[32];
+	const char *who[1] = {agent};
+	struct pgn_groups g;
+	int i;
+
+	/* PGN_MAX_AGENT_GROUPS groups for each agent, to fill the scope */
+	for (i = 0; i < PGN_MAX_GROUPS; i++) {
+		(void)snprintf(agent, sizeof(agent), "a%d",
+		    i / PGN_MAX_AGENT_GROUPS);
+		if (i % PGN_MAX_AGENT_GROUPS == 0)
+			REQUIRE(pgn_agent_add(db, agent) == PGN_OK);
+		(void)snprintf(name, sizeof(name), "g%d", i);
+		REQUIRE(pgn_group_add(db, name, who, 1) == PGN_OK);
+	}
+	CHECK_INT(pgn_group_add(db, "one-more", who, 1), PGN_ETOOBIG);
+	CHECK_CONTAINS(pgn_errmsg(db), "256 groups");
+	/* an agent in as many groups as it may be: one more is refused */
+	CHECK_INT(pgn_group_add(db, "g0", who, 1), PGN_ETOOBIG);
+	CHECK_CONTAINS(pgn_errmsg(db), "is in 32 groups");
+	/* an existing group still takes members */
+	REQUIRE(pgn_agent_add(db, "fresh") == PGN_OK);
+	who[0] = "fresh";
+	CHECK_INT(pgn_group_add(db, "g0", who, 1), PGN_OK);
+	REQUIRE(pgn_groups_list(db, &g) == PGN_OK);
+	CHECK_INT(g.n, PGN_MAX_GROUPS + 1);
+	pgn_groups_release(&g);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE grps LIKE "
+	                "'%,g0,%'"),
+	    2);
+}
+
 static void (*const rules[])(void) = {
     test_a_claim_takes_urgent_first_then_oldest_and_low_last,
     test_after_a_tool_and_at_a_stop_low_mail_stays_queued,
@@ -468,6 +511,7 @@ static void (*const rules[])(void) = {
     test_an_unknown_group_stores_nothing,
     test_group_names_and_members_are_checked_all_or_nothing,
     test_a_group_follows_a_rename_and_skips_a_removed_agent,
+    test_a_scope_holds_at_most_max_groups_an_agent_max_agent_groups,
 };
 
 static void

@@ -438,6 +438,7 @@ PGN_NODISCARD pgn_status pgn_inbox(pgn_db *db, const char *agent,
 
 #define PGN_MAX_GROUP_MEMBERS 64  /* agents in one group */
 #define PGN_MAX_GROUPS        256 /* groups in one scope */
+#define PGN_MAX_AGENT_GROUPS  32  /* groups one agent is in */
 
 /* One member of one group: a listing is one row per member. */
 struct pgn_group_member {
@@ -459,7 +460,8 @@ void pgn_groups_release(struct pgn_groups *g);
  * the agents' rules and may not be an active agent's name. All or
  * nothing. Returns PGN_EINVAL (a bad name, n 0), PGN_EEXIST (an agent
  * has the name), PGN_ENOTFOUND (an unknown agent), PGN_ETOOBIG (over
- * PGN_MAX_GROUP_MEMBERS or PGN_MAX_GROUPS), PGN_EBUSY, PGN_EDB.
+ * PGN_MAX_GROUP_MEMBERS, PGN_MAX_GROUPS or an agent's
+ * PGN_MAX_AGENT_GROUPS), PGN_EBUSY, PGN_EDB.
  */
 PGN_NODISCARD pgn_status pgn_group_add(pgn_db *db, const char *name,
     const char *const *agents, size_t n);

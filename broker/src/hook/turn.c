@@ -595,12 +595,8 @@ wanted_agent(struct turn *t)
 static pgn_status
 peek(struct turn *t)
 {
-	pgn_status st;
-
-	st = pgn_turn_peek(t->db, t->p.session, &t->peek);
-	if (st == PGN_OK)
-		t->peek.queued = pgn_turn_waiting(&t->peek, t->p.event);
-	return st;
+	return pgn_turn_peek_for(t->db, t->p.session,
+	    pgn_turn_lowest(t->p.event), &t->peek);
 }
 
 /*

@@ -38,14 +38,14 @@ static const char SQL_SESSION_GET[] =
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
  * A turn's first look: the bound session's agent and scope, when it was
- * last seen, the highest priority waiting for it (the partial index;
- * PEEK_NONE: nothing), and whether its turn had mail.
+ * last seen, whether mail of priority ?2 or above waits for it (the
+ * partial index), and whether its turn had mail.
  */
 const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
-    "coalesce((SELECT max(m.priority) FROM message m WHERE m.recipient_id = "
-    "a.id AND m.delivered_ms IS NULL), -9), s.turn_mail "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -53,8 +53,8 @@ const char pgn_sql_turn_peek[] =
 static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
-    "coalesce((SELECT max(m.priority) FROM message m WHERE m.recipient_id = "
-    "a.id AND m.delivered_ms IS NULL), -9), s.turn_mail "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -94,9 +94,6 @@ static const char SQL_SESSION_PUT[] =
 static const char SQL_MSG_MARK[] =
     "UPDATE message SET delivered_ms = ?2 WHERE id = ?1 "
     "AND delivered_ms IS NULL";
-
-/* The peek's "nothing queued" (its SQL's -9): below every priority. */
-#define PEEK_NONE (-9)
 
 /*
  * What a turn's budget keeps when a baton costs all of it: never 0,
@@ -187,12 +184,6 @@ pgn_turn_lowest(pgn_event e)
 {
 	return e >= 0 && e < PGN_NEVENTS ? route_lowest(event_routes[e]) :
 	                                   PGN_PRIORITY_LOW;
-}
-
-int
-pgn_turn_waiting(const struct pgn_peek *p, pgn_event e)
-{
-	return p->queued && p->top >= pgn_turn_lowest(e);
 }
 
 /* Keep the first 'n' messages of 'm', freeing the rest. */
@@ -833,6 +824,7 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 
 struct peek_ctx {
 	const char *session;
+	int lowest;
 	struct pgn_peek *p;
 };
 
@@ -848,7 +840,7 @@ peek_tx(pgn_db *db, void *arg)
 	rc = pgn_prepare(db, pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG),
 	    &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_T(c->session));
+		rc = pgn_bind(db, st, PGN_T(c->session), PGN_I(c->lowest));
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
@@ -856,8 +848,7 @@ peek_tx(pgn_db *db, void *arg)
 		copy_col(p->scope, sizeof(p->scope), st, 1);
 		p->seen_ms = pgn_col_i64(st, 2);
 		p->continues = pgn_col_i64(st, 3);
-		p->top = (int)pgn_col_i64(st, 4);
-		p->queued = p->top != PEEK_NONE;
+		p->queued = pgn_col_i64(st, 4) != 0;
 		p->turn_mail = pgn_col_i64(st, 5) != 0;
 		p->bound = p->agent[0] != '\0';
 	} else if (rc == PGN_ENOTFOUND) {
@@ -870,12 +861,20 @@ peek_tx(pgn_db *db, void *arg)
 pgn_status
 pgn_turn_peek(pgn_db *db, const char *session, struct pgn_peek *p)
 {
+	return pgn_turn_peek_for(db, session, PGN_PRIORITY_LOW, p);
+}
+
+pgn_status
+pgn_turn_peek_for(pgn_db *db, const char *session, int lowest,
+    struct pgn_peek *p)
+{
 	struct peek_ctx c;
 
 	memset(p, 0, sizeof(*p));
 	if (session == NULL || strlen(session) > PGN_MAX_SESSION_KEY)
 		return pgn_fail(db, PGN_EINVAL, "no usable session key");
 	c.session = session;
+	c.lowest = lowest;
 	c.p = p;
 	return pgn_read(db, peek_tx, &c);
 }

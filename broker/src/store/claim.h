@@ -28,13 +28,18 @@ struct pgn_peek {
 	int64_t seen_ms;              /* the older of session's and agent's */
 	int64_t continues;            /* stops that went on in a row */
 	int queued;                   /* something waits for the agent */
-	int top;                      /* the highest priority of it */
 	int turn_mail; /* its turn had mail: a prompt records its own */
 };
 
 /* One read: is session 'session' bound, where, and does mail wait? */
 PGN_NODISCARD pgn_status pgn_turn_peek(pgn_db *db, const char *session,
     struct pgn_peek *p);
+/*
+ * The same, with 'queued' counting only mail of priority 'lowest' or
+ * above (pgn_turn_lowest of the event: decision 0158).
+ */
+PGN_NODISCARD pgn_status pgn_turn_peek_for(pgn_db *db, const char *session,
+    int lowest, struct pgn_peek *p);
 
 /*
  * The lowest priority hook event 'e' claims (decision 0158): normal
@@ -42,8 +47,6 @@ PGN_NODISCARD pgn_status pgn_turn_peek(pgn_db *db, const char *session,
  * and a prompt.
  */
 int pgn_turn_lowest(pgn_event e);
-/* Does mail that event 'e' claims wait, by the peek 'p'? */
-int pgn_turn_waiting(const struct pgn_peek *p, pgn_event e);
 
 /*
  * True when a turn with nothing to say but mail can be answered from

@@ -151,14 +151,15 @@ group_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 	int64_t id;
 	pgn_status rc;
 
-	rc = pgn_prepare(db, pgn_sql_group_members, &st);
+	rc = pgn_prepare(db, pgn_sql_grouped, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(name),
-		    PGN_I(PGN_MAX_LIST));
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_I(PGN_MAX_LIST));
 	while (pgn_next_row(db, st, &rc, "listing a group")) {
+		if (!pgn_grps_has(pgn_col_str(st, 2, NULL), name))
+			continue;
 		rows++;
 		id = pgn_col_i64(st, 0);
-		if (id != from_id && pgn_col_i64(st, 2) != 0)
+		if (id != from_id)
 			rc = add_rcpt(db, c, id, pgn_col_str(st, 1, NULL), at);
 	}
 	pgn_finish(db, st);

@@ -341,8 +341,10 @@ int pgn_route_lowest(const char *route);
 
 /* ---- groups (group.c) --------------------------------------------- */
 
-/* Member rows of group ?2 of scope ?1 (id, name, active), at most ?3. */
-extern const char pgn_sql_group_members[];
+/* Active agents of scope ?1 in some group (id, name, grps), at most ?2. */
+extern const char pgn_sql_grouped[];
+/* Does an agent's groups list 'grps' (",a,b,", or NULL) hold 'name'? */
+int pgn_grps_has(const char *grps, const char *name);
 /* Explain an unknown group: the scope's groups. PGN_ENOTFOUND. */
 PGN_NODISCARD pgn_status pgn_fail_unknown_group(pgn_db *db, int64_t sid,
     const char *name);
