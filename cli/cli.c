@@ -446,6 +446,11 @@ cli_json_msg(const struct pgn_msg *m)
 	else
 		cJSON_AddNullToObject(o, "ack_within_ms");
 	cJSON_AddStringToObject(o, "body", m->body);
+	cJSON_AddStringToObject(o, "priority", pgn_priority_name(m->priority));
+	if (m->group != NULL)
+		cJSON_AddStringToObject(o, "group", m->group);
+	else
+		cJSON_AddNullToObject(o, "group");
 	return o;
 }
 
@@ -505,6 +510,14 @@ cli_print_msg(FILE *f, const struct pgn_msg *m, int64_t now)
 		fprintf(f, ", thread #%lld", (long long)m->thread);
 	if (m->ack_ms != 0)
 		fprintf(f, ", asks for an acknowledgement");
+	/* Normal is the default and goes unsaid (decision 0158). */
+	if (m->priority != PGN_PRIORITY_NORMAL)
+		fprintf(f, ", %s%s%s",
+		    m->priority == PGN_PRIORITY_URGENT ? cli_sgr(CLI_SGR_WARN) :
+		                                         "",
+		    pgn_priority_name(m->priority), cli_sgr(CLI_SGR_RESET));
+	if (m->group != NULL)
+		fprintf(f, ", to @%s", cli_safe(m->group));
 	fputc('\n', f);
 	cli_print_body(f, m->body);
 }

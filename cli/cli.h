@@ -159,6 +159,7 @@ int cmd_inbox(int argc, char **argv);
 int cmd_read(int argc, char **argv);
 int cmd_agents(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_group(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
@@ -194,7 +195,7 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_journal, cli_cmd_install, cli_cmd_uninstall, cli_cmd_doctor,
     cli_cmd_provider, cli_cmd_install_instructions,
     cli_cmd_uninstall_instructions, cli_cmd_transcript, cli_cmd_handoff,
-    cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread;
+    cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread, cli_cmd_group;
 
 /* A message's status (cmd_wait.c): one line, or its JSON object. */
 void cli_print_status(const struct pgn_msg_status *s, int64_t now);

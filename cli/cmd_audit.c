@@ -82,6 +82,11 @@ json_delivery(const struct pgn_delivery *d)
 	cJSON_AddNumberToObject(o, "bytes", (double)d->bytes);
 	cJSON_AddStringToObject(o, "hash", hex);
 	cJSON_AddStringToObject(o, "body", d->body);
+	cJSON_AddStringToObject(o, "priority", pgn_priority_name(d->priority));
+	if (d->group != NULL)
+		cJSON_AddStringToObject(o, "group", d->group);
+	else
+		cJSON_AddNullToObject(o, "group");
 	return o;
 }
 
@@ -102,6 +107,11 @@ print_delivery(const struct pgn_delivery *d, int full)
 	if (d->thread != 0 && d->thread != d->message_id &&
 	    d->thread != d->reply_to)
 		printf(", thread #%lld", (long long)d->thread);
+	/* Normal is the default and goes unsaid (decision 0158). */
+	if (d->priority != PGN_PRIORITY_NORMAL)
+		printf(", %s", pgn_priority_name(d->priority));
+	if (d->group != NULL)
+		printf(", to @%s", cli_safe(d->group));
 	printf(", %lld bytes\n", (long long)d->bytes);
 	if (full) {
 		pgn_format_time(d->created_ms, made, sizeof(made));

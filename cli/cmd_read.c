@@ -11,7 +11,7 @@ const struct cli_cmd cli_cmd_inbox = {
     .summary = "list an agent's queued messages",
     .synopsis = {"[--agent NAME]"},
     .text =
-        "List the agent's queued messages, oldest first, without claiming them.",
+        "List the agent's queued messages, without claiming them, in the order a claim takes them: urgent first, low last, each oldest first.",
     .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
         "the agent (default: $PIGEON_AGENT)"}},
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
@@ -23,7 +23,7 @@ const struct cli_cmd cli_cmd_read = {
     .summary = "claim and print an agent's queued messages",
     .synopsis = {"[--agent NAME]"},
     .text =
-        "Claim the agent's queued messages and print them, oldest first. Each is delivered once (route 'cli'), recorded in the audit and the journal.",
+        "Claim the agent's queued messages and print them: urgent first, low last, each oldest first. Each is delivered once (route 'cli'), recorded in the audit and the journal.",
     .opts = {{"agent", OPT_AGENT, "NAME", CLI_K_AGENT, NULL,
         "the agent (default: $PIGEON_AGENT)"}},
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,

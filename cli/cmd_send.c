@@ -12,7 +12,8 @@ enum {
 	OPT_WAIT,
 	OPT_TIMEOUT,
 	OPT_ACK,
-	OPT_ACK_WITHIN
+	OPT_ACK_WITHIN,
+	OPT_PRIORITY
 };
 
 const struct cli_cmd cli_cmd_send = {
@@ -20,9 +21,10 @@ const struct cli_cmd cli_cmd_send = {
     .fn = cmd_send,
     .summary = "queue a message for one or more agents",
     .synopsis =
-        {"--to NAME[,NAME...] [--from NAME] [--reply-to ID] [--create] [--ack [--ack-within D]] [--wait-reply [--timeout S]] [TEXT... | -]"},
+        {"--to NAME[,NAME...] [--from NAME] [--reply-to ID] [--priority urgent|normal|low] [--create] [--ack [--ack-within D]] [--wait-reply [--timeout S]] [TEXT... | -]"},
     .text =
-        "Queue a message (at most 4096 bytes of UTF-8) for each named agent of the scope; 'all' names every other agent. The body is TEXT, or standard input when TEXT is absent or '-'. Prints the id queued for each.\n\n"
+        "Queue a message (at most 4096 bytes of UTF-8) for each named agent of the scope; 'all' names every other agent, '@NAME' every other member of group NAME (pigeon group). The body is TEXT, or standard input when TEXT is absent or '-'. Prints the id queued for each.\n\n"
+        "--priority urgent puts the message first and marks it, and it is delivered after the agent's next tool call (at most 20 urgent messages from one sender wait for one agent); low waits for the agent's next session start, prompt or read, and never keeps it working or wakes it.\n\n"
         "Inside an agent's session ($PIGEON_SESSION names a session the database binds to an agent) the message is from that agent, and --from may name no other (exit 2).\n\n"
         "With --ack the recipient is asked to acknowledge the message within D of its delivery (default 30m; 1s to 7d, as 90s, 15m, 2h, 7d): the text it is shown says how (pigeon ack ID [TEXT], or a reply with --reply-to ID). Past that without an acknowledgement, it is shown once more at its next prompt or session start, and pigeon status says overdue.\n\n"
         "With --wait-reply (one recipient, and the sender an agent), then wait for the reply to it from that recipient and claim and print it as pigeon wait does; exit 3 if none came within the timeout.",
@@ -41,14 +43,16 @@ const struct cli_cmd cli_cmd_send = {
         {"ack", OPT_ACK, NULL, CLI_K_NONE, NULL,
             "ask the recipient to acknowledge it"},
         {"ack-within", OPT_ACK_WITHIN, "D", CLI_K_NONE, NULL,
-            "within D of its delivery (default 30m, 1s to 7d)"}},
+            "within D of its delivery (default 30m, 1s to 7d)"},
+        {"priority", OPT_PRIORITY, "P", CLI_K_NONE, NULL,
+            "urgent, normal (the default) or low"}},
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
 struct send_opts {
 	const char *to[PGN_MAX_RECIPIENTS];
 	size_t nto;
-	char names[PGN_MAX_RECIPIENTS][PGN_MAX_NAME + 1];
+	char names[PGN_MAX_RECIPIENTS][PGN_MAX_NAME + 2]; /* "@" + a group */
 	const char *from;
 	int64_t reply_to;
 	int create;
@@ -56,6 +60,7 @@ struct send_opts {
 	int64_t timeout_ms; /* 0: not given */
 	int ack;            /* --ack */
 	int64_t ack_ms;     /* --ack-within, 0: not given */
+	int priority;
 };
 
 /* Split one --to value at commas into o->names. */
@@ -70,7 +75,7 @@ take_to(struct cli *c, struct send_opts *o, const char *arg)
 		n = end != NULL ? (size_t)(end - p) : strlen(p);
 		if (n == 0)
 			return cli_usage(c, "--to '%s': empty name", arg);
-		if (n > PGN_MAX_NAME)
+		if (n > PGN_MAX_NAME + (*p == '@'))
 			return cli_usage(c,
 			    "--to '%.*s': a name has at most %d characters",
 			    (int)n, p, PGN_MAX_NAME);
@@ -90,6 +95,7 @@ static int
 opt(struct cli *c, int ch, const char *arg, void *p)
 {
 	struct send_opts *o = p;
+	struct pgn_err err;
 	pgn_status st;
 
 	switch (ch) {
@@ -118,6 +124,10 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 	case OPT_ACK_WITHIN:
 		return cli_duration(c, "--ack-within", arg, PGN_ACK_MIN_MS,
 		    PGN_ACK_MAX_MS, &o->ack_ms);
+	case OPT_PRIORITY:
+		if (pgn_priority_parse(arg, &o->priority, &err) != PGN_OK)
+			return cli_usage(c, "--priority: %s", err.msg);
+		return 0;
 	}
 	return cli_usage(c, "unknown option");
 }
@@ -153,7 +163,8 @@ cmd_send(int argc, char **argv)
 		code = cli_usage(&c, "--timeout goes with --wait-reply");
 		goto out;
 	}
-	if (o.wait_reply && (o.nto != 1 || strcmp(o.to[0], "all") == 0)) {
+	if (o.wait_reply &&
+	    (o.nto != 1 || strcmp(o.to[0], "all") == 0 || o.to[0][0] == '@')) {
 		code = cli_usage(&c,
 		    "--wait-reply waits for one reply: name one recipient with --to NAME");
 		goto out;
@@ -195,6 +206,7 @@ cmd_send(int argc, char **argv)
 	req.reply_to = o.reply_to;
 	req.create = o.create;
 	req.ack_ms = !o.ack ? 0 : o.ack_ms != 0 ? o.ack_ms : PGN_ACK_DEFAULT_MS;
+	req.priority = o.priority;
 	st = pgn_send(c.db, &req, sent, sizeof(sent) / sizeof(sent[0]), &nsent);
 	if (st != PGN_OK) {
 		code = cli_fail(&c, st);

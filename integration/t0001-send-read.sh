@@ -87,14 +87,15 @@ test_case 'inbox lists the queue oldest first and claims nothing' '
 	sql_is "SELECT count(*) FROM journal WHERE kind = ${SQ}delivered${SQ}" 0
 '
 
-test_case 'inbox --json: an array of {id, from, to, created, reply_to, thread, ack_within_ms, body}' '
+test_case 'inbox --json: an array of {id, from, to, created, reply_to, thread, ack_within_ms, body, priority, group}' '
 	pigeon inbox --json --agent bob >out &&
 	jq -e "length == 6 and
 		all(.[]; keys == [\"ack_within_ms\",\"body\",\"created\",
-			\"from\",\"id\",\"reply_to\",\"thread\",\"to\"])" out &&
+			\"from\",\"group\",\"id\",\"priority\",\"reply_to\",
+			\"thread\",\"to\"])" out &&
 	jq -e --arg re "$iso" "all(.[]; .created | test(\$re))" out &&
 	jq -c "[.[] | del(.created)] | .[0]" out >actual &&
-	echo "{\"id\":1,\"from\":\"alice\",\"to\":\"bob\",\"reply_to\":null,\"thread\":1,\"ack_within_ms\":null,\"body\":\"hello   spaced there\"}" >expect &&
+	echo "{\"id\":1,\"from\":\"alice\",\"to\":\"bob\",\"reply_to\":null,\"thread\":1,\"ack_within_ms\":null,\"body\":\"hello   spaced there\",\"priority\":\"normal\",\"group\":null}" >expect &&
 	test_cmp expect actual &&
 	test "$(jq -r ".[].id" out | tr "\n" " ")" = "1 2 3 4 5 6 " &&
 	test "$(queued)" = 6
@@ -121,7 +122,7 @@ test_case 'read --json: the claimed messages; then []' '
 	pigeon send --to bob --from carol second >/dev/null &&
 	pigeon read --json --agent bob >out &&
 	jq -c "[.[] | del(.created)]" out >actual &&
-	echo "[{\"id\":7,\"from\":\"carol\",\"to\":\"bob\",\"reply_to\":null,\"thread\":7,\"ack_within_ms\":null,\"body\":\"first\"},{\"id\":8,\"from\":\"carol\",\"to\":\"bob\",\"reply_to\":null,\"thread\":8,\"ack_within_ms\":null,\"body\":\"second\"}]" >expect &&
+	echo "[{\"id\":7,\"from\":\"carol\",\"to\":\"bob\",\"reply_to\":null,\"thread\":7,\"ack_within_ms\":null,\"body\":\"first\",\"priority\":\"normal\",\"group\":null},{\"id\":8,\"from\":\"carol\",\"to\":\"bob\",\"reply_to\":null,\"thread\":8,\"ack_within_ms\":null,\"body\":\"second\",\"priority\":\"normal\",\"group\":null}]" >expect &&
 	test_cmp expect actual &&
 	expect_output "[]" pigeon read --json --agent bob &&
 	expect_output "[]" pigeon inbox --json --agent bob &&

@@ -73,13 +73,13 @@ test_case 'audit filters: --agent, --from, --since, --limit' '
 test_case 'audit --json: newest first, every field, the stored hash' '
 	pigeon audit --json >out &&
 	jq -e "length == 4 and all(.[]; keys == [\"body\",\"bytes\",\"created\",
-		\"delivered\",\"from\",\"hash\",\"host\",\"id\",\"message_id\",
-		\"reply_to\",\"route\",\"scope\",\"session\",\"thread\",
-		\"to\"])" out &&
+		\"delivered\",\"from\",\"group\",\"hash\",\"host\",\"id\",
+		\"message_id\",\"priority\",\"reply_to\",\"route\",\"scope\",
+		\"session\",\"thread\",\"to\"])" out &&
 	jq -e --arg re "$iso" "all(.[]; (.created | test(\$re)) and
 		(.delivered | test(\$re)))" out &&
 	jq -c "[.[] | del(.created, .delivered, .hash)] | .[2]" out >actual &&
-	echo "{\"id\":2,\"message_id\":2,\"scope\":\"\",\"from\":\"carol\",\"to\":\"bob\",\"reply_to\":1,\"thread\":1,\"route\":\"cli\",\"host\":\"\",\"session\":\"\",\"bytes\":3,\"body\":\"two\"}" >expect &&
+	echo "{\"id\":2,\"message_id\":2,\"scope\":\"\",\"from\":\"carol\",\"to\":\"bob\",\"reply_to\":1,\"thread\":1,\"route\":\"cli\",\"host\":\"\",\"session\":\"\",\"bytes\":3,\"body\":\"two\",\"priority\":\"normal\",\"group\":null}" >expect &&
 	test_cmp expect actual &&
 	test "$(jq -r "[.[].id] | map(tostring) | join(\" \")" out)" = "4 3 2 1" &&
 	for i in 1 2 3 4; do
@@ -101,7 +101,7 @@ test_case 'audit show ID: the full delivery with its hash' '
 	test "$(tail -n 1 out)" = "    two" &&
 	pigeon audit show --json 3 >out &&
 	jq -c "del(.created, .delivered)" out >actual &&
-	echo "{\"id\":3,\"message_id\":3,\"scope\":\"\",\"from\":\"alice\",\"to\":\"carol\",\"reply_to\":null,\"thread\":3,\"route\":\"cli\",\"host\":\"\",\"session\":\"\",\"bytes\":5,\"hash\":\"$(hash_of 3)\",\"body\":\"three\"}" >expect &&
+	echo "{\"id\":3,\"message_id\":3,\"scope\":\"\",\"from\":\"alice\",\"to\":\"carol\",\"reply_to\":null,\"thread\":3,\"route\":\"cli\",\"host\":\"\",\"session\":\"\",\"bytes\":5,\"hash\":\"$(hash_of 3)\",\"body\":\"three\",\"priority\":\"normal\",\"group\":null}" >expect &&
 	test_cmp expect actual &&
 	expect_error 2 "no delivery 99" pigeon audit show 99 &&
 	expect_error 2 "no delivery 99" pigeon audit show --json 99

@@ -155,7 +155,7 @@ test_case 'wait --json prints what it claimed as read --json does' '
 		--json | jq .[0].id) &&
 	pigeon wait --agent bob --json --timeout 2 >out &&
 	created=$(sql "SELECT $(iso created_ms) FROM message WHERE id = $id") &&
-	printf "%s\n" "[{\"id\":$id,\"from\":\"alice\",\"to\":\"bob\",\"created\":\"$created\",\"reply_to\":1,\"thread\":1,\"ack_within_ms\":null,\"body\":\"a \\\"quoted\\\" body\"}]" >want &&
+	printf "%s\n" "[{\"id\":$id,\"from\":\"alice\",\"to\":\"bob\",\"created\":\"$created\",\"reply_to\":1,\"thread\":1,\"ack_within_ms\":null,\"body\":\"a \\\"quoted\\\" body\",\"priority\":\"normal\",\"group\":null}]" >want &&
 	test_cmp want out
 '
 

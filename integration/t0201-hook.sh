@@ -591,7 +591,9 @@ test_case 'fail-open: a corrupt default database in PIGEON_HOME' '
 test_case 'fail-open: a database damaged after its header' '
 	cp "$DB" damaged.db &&
 	sql "PRAGMA wal_checkpoint(TRUNCATE);" damaged.db >/dev/null &&
-	dd if=/dev/zero of=damaged.db bs=1024 seek=1 count=3 conv=notrunc 2>/dev/null &&
+	# Every byte after the first KiB: however many pages the schema takes.
+	dd if=/dev/zero of=damaged.db bs=1024 seek=1 \
+	    count=$(($(stat -c %s damaged.db) / 1024 - 1)) conv=notrunc 2>/dev/null &&
 	cp damaged.db damaged.orig &&
 	PIGEON_DB=$TEST_DIR/damaged.db && export PIGEON_DB &&
 	payload claude prompt fo-claude dm1 >in.json &&

@@ -621,6 +621,66 @@ test_opencode_idle_claims_nothing_its_woken_turn_claims_once(void)
 		idle_claims_nothing_and_the_woken_message_claims_once(1);
 }
 
+/*
+ * Low mail never wakes an idle agent by itself (decision 0158): the
+ * idle event answers nothing while only low mail waits; urgent mail
+ * wakes it, and the woken turn takes both.
+ */
+static void
+idle_never_wakes_for_low_mail(int on_pg)
+{
+	char log[PGN_HOOK_MAX_LOG * PGN_HOOK_LOG_LINE];
+	const char *to = "bob";
+	struct pgn_sent sent[1];
+	struct pgn_send req;
+	size_t nsent = 0;
+	pgn_db *d;
+	char *s;
+
+	pass_begin(on_pg, on_pg ? "low-pg" : "low-sqlite", 1);
+	s = turn(PGN_EVENT_SESSION_START, ",\"source\":\"startup\"", log,
+	    sizeof(log));
+	free(s);
+	d = h_open_path(be_where, 0);
+	REQUIRE(pgn_db_set_scope(d, proj) == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "alice";
+	req.to = &to;
+	req.nto = 1;
+	req.body = "LOW-ONE";
+	req.body_len = strlen(req.body);
+	req.priority = PGN_PRIORITY_LOW;
+	CHECK_INT(pgn_send(d, &req, sent, 1, &nsent), PGN_OK);
+	s = turn(PGN_EVENT_IDLE, "", log, sizeof(log));
+	CHECK_STR(s, "");
+	free(s);
+	CHECK_INT(QUEUED, 1);
+	req.body = "URGENT-ONE";
+	req.body_len = strlen(req.body);
+	req.priority = PGN_PRIORITY_URGENT;
+	CHECK_INT(pgn_send(d, &req, sent, 1, &nsent), PGN_OK);
+	pgn_db_close(d);
+	s = turn(PGN_EVENT_IDLE, "", log, sizeof(log));
+	CHECK_STR(s, "{\"continue\":\"" WAKE "\"}\n");
+	free(s);
+	s = turn(PGN_EVENT_PROMPT,
+	    ",\"message_id\":\"msg_w\",\"prompt\":\"" WAKE "\"", log,
+	    sizeof(log));
+	CHECK_INT(times(s, "URGENT-ONE"), 1);
+	CHECK_INT(times(s, "LOW-ONE"), 1);
+	free(s);
+	CHECK_INT(QUEUED, 0);
+	pass_end();
+}
+
+static void
+test_opencode_idle_never_wakes_for_low_mail(void)
+{
+	idle_never_wakes_for_low_mail(0);
+	if (be_have_pg())
+		idle_never_wakes_for_low_mail(1);
+}
+
 static void
 test_a_wake_error_is_kept_to_its_bound(void)
 {
@@ -877,6 +937,7 @@ static const struct h_test tests[] = {
     H_TEST(test_concurrent_installs_leave_one_plugin),
     H_TEST(test_bounds_missing_directories_and_file_size),
     H_TEST(test_opencode_idle_claims_nothing_its_woken_turn_claims_once),
+    H_TEST(test_opencode_idle_never_wakes_for_low_mail),
     H_TEST(test_a_wake_error_is_kept_to_its_bound),
     H_TEST(test_an_idle_wake_whose_prompt_fails_leaves_the_mail_queued),
     H_TEST(test_an_idle_wake_shows_the_mail_once_in_the_turn_it_starts),

@@ -335,6 +335,15 @@ test_render_cost_bounds_each_message(void)
 		msg_add(&m, iter % 3 ? INT64_MAX - iter : iter + 1, sender,
 		    body, len, iter % 5 ? T0 - (int64_t)(rng() % 100000000) : 0,
 		    iter % 2 ? INT64_MAX : 0);
+		/* urgent and sent to a group, at their longest (0158) */
+		m.v[0].priority =
+		    iter % 3 == 0 ? PGN_PRIORITY_URGENT : PGN_PRIORITY_LOW;
+		if (iter % 4 == 1) {
+			m.v[0].group = calloc(1, PGN_MAX_NAME + 1);
+			REQUIRE(m.v[0].group != NULL);
+			memset(m.v[0].group, iter % 8 == 1 ? 'g' : '\x80',
+			    1 + rng() % PGN_MAX_NAME);
+		}
 		r = render_of(&m, NULL);
 		/* Room for the whole message: nothing is cut. */
 		s = render(&r, 1 << 16);

@@ -882,6 +882,123 @@ stamp_hits(const char *session)
 	    pgn_quiet_hit(home, session, &s, pgn_now_ms());
 }
 
+/* ---- priority: order, marking, which event claims it (0158) ------- */
+
+/* Queue 'body' from alice to bob at 'priority'. */
+static void
+queue_p(const char *root, const char *body, int priority)
+{
+	const char *to = "bob";
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	size_t n;
+	pgn_db *db;
+
+	db = h_open();
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	memset(&rq, 0, sizeof(rq));
+	rq.from = "alice";
+	rq.to = &to;
+	rq.nto = 1;
+	rq.body = body;
+	rq.body_len = strlen(body);
+	rq.priority = priority;
+	REQUIRE(pgn_send(db, &rq, sent, 1, &n) == PGN_OK);
+	pgn_db_close(db);
+}
+
+static void
+test_urgent_mail_is_rendered_first_and_marked(void)
+{
+	char root[PATH_MAX], *ctx, *u, *n;
+	struct pgn_hook_out o;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	queue_p(root, "routine chatter", PGN_PRIORITY_NORMAL);
+	queue_p(root, "whenever you like", PGN_PRIORITY_LOW);
+	queue_p(root, "the build is broken, stop pushing", PGN_PRIORITY_URGENT);
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 1, &o);
+	u = strstr(ctx, "\n[URGENT #3 from alice, ");
+	n = strstr(ctx, "\n[#1 from alice, ");
+	CHECK(u != NULL && n != NULL && u < n);
+	CHECK(n != NULL && strstr(n, "\n[#2 from alice, ") != NULL);
+	CHECK_CONTAINS(ctx, "  the build is broken, stop pushing\n");
+	/* only urgent is marked */
+	CHECK(strstr(ctx, "URGENT #1") == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+static void
+test_low_mail_waits_past_tool_calls_and_stops_for_a_prompt(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+
+	setup();
+	make_scope(root, sizeof(root), strlen(h_tmp) + 10);
+	free(run_event(PGN_EVENT_SESSION_START, "s1", root, "bob", 0, &o));
+	pgn_hook_out_release(&o);
+	queue_p(root, "no hurry", PGN_PRIORITY_LOW);
+	/* after a tool call: quiet, and stamped so (no SQLite next time) */
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o);
+	CHECK_STR(ctx, "");
+	CHECK(o.line == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK(stamp_hits("claude:s1"));
+	/* at a stop: nothing, so the agent stops; no continuation counted */
+	ctx = run_event(PGN_EVENT_STOP, "s1", root, NULL, 2, &o);
+	CHECK_STR(ctx, "");
+	CHECK(o.line == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw, "SELECT count(*) FROM delivery"), 0);
+	CHECK_INT(H_INT(raw, "SELECT auto_continues FROM session"), 0);
+	sqlite3_close(raw);
+	/* the next prompt brings it */
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 3, &o);
+	CHECK_CONTAINS(ctx, "  no hurry\n");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery WHERE route = 'prompt'"),
+	    1);
+	sqlite3_close(raw);
+}
+
+static void
+test_urgent_mail_reaches_the_next_tool_call_past_a_stamp(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+
+	quiet_setup(root, sizeof(root));
+	CHECK(stamp_hits("claude:s1"));
+	/* low mail: the next tool call reads, finds nothing it claims */
+	queue_p(root, "later", PGN_PRIORITY_LOW);
+	CHECK(!stamp_hits("claude:s1"));
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK_STR(ctx, "");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK(stamp_hits("claude:s1"));
+	/* urgent mail: the very next tool call claims it, first */
+	queue_p(root, "stop pushing", PGN_PRIORITY_URGENT);
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o);
+	CHECK_CONTAINS(ctx, "[URGENT #2 from alice, ");
+	CHECK_CONTAINS(ctx, "  stop pushing\n");
+	CHECK(strstr(ctx, "later") == NULL);
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
 static void
 test_an_unchanged_database_answers_the_next_tool_call_from_the_stamp(void)
 {
@@ -1646,6 +1763,9 @@ static const struct h_test tests[] = {
     H_TEST(test_a_stamp_never_outlives_the_last_seen_refresh),
     H_TEST(test_a_foreign_torn_or_loose_stamp_is_never_believed),
     H_TEST(test_no_stamp_without_a_wal_or_for_a_replaced_database),
+    H_TEST(test_urgent_mail_is_rendered_first_and_marked),
+    H_TEST(test_low_mail_waits_past_tool_calls_and_stops_for_a_prompt),
+    H_TEST(test_urgent_mail_reaches_the_next_tool_call_past_a_stamp),
     H_TEST(test_one_senders_text_in_a_turn_stops_at_its_bound),
     H_TEST(test_a_prompt_without_mail_begins_a_new_share),
     H_TEST(test_turn_binds_wanted_or_generated_agent),

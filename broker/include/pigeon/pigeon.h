@@ -344,6 +344,27 @@ void pgn_format_age(int64_t ms, int64_t now, char *buf, size_t len);
 
 /* ---- messages ------------------------------------------------------ */
 
+/*
+ * A message's priority (decision 0158): claimed highest first. Urgent
+ * is marked and taken at every hook event that carries context; low
+ * waits for a session start, a prompt or a read, and never continues a
+ * stop or wakes an agent. Stored as these values; 0 is the default.
+ */
+typedef enum pgn_priority {
+	PGN_PRIORITY_LOW = -1,
+	PGN_PRIORITY_NORMAL = 0,
+	PGN_PRIORITY_URGENT = 1,
+} pgn_priority;
+
+/* Urgent messages one sender may have queued for one recipient. */
+#define PGN_MAX_PENDING_URGENT 20
+
+/* "urgent", "normal", "low" (static); "normal" for anything else. */
+const char *pgn_priority_name(int priority);
+/* The priority named 's' into '*out'; PGN_EINVAL with the three words. */
+PGN_NODISCARD pgn_status pgn_priority_parse(const char *s, int *out,
+    struct pgn_err *err);
+
 struct pgn_msg {
 	int64_t id;
 	int64_t reply_to; /* 0: none */
@@ -356,6 +377,8 @@ struct pgn_msg {
 	int64_t thread; /* its thread: its first message's id */
 	int64_t ack_ms; /* 0, or an acknowledgement is asked within this */
 	int reminder;   /* shown again: its acknowledgement is overdue */
+	int priority; /* pgn_priority */
+	char *group;  /* the group it was sent to (--to @NAME), or NULL */
 };
 
 struct pgn_msgs {
@@ -368,8 +391,9 @@ struct pgn_msgs {
 void pgn_msgs_release(struct pgn_msgs *m);
 
 struct pgn_send {
-	const char *from;      /* sender asked for (--from), or NULL */
-	const char *const *to; /* recipient names, "all" = every other */
+	const char *from; /* sender asked for (--from), or NULL */
+	/* recipient names, "all" = every other, "@NAME" = group's members */
+	const char *const *to;
 	size_t nto;
 	const char *body;
 	size_t body_len;
@@ -389,6 +413,7 @@ struct pgn_send {
 	 * delivery (PGN_ACK_MIN_MS .. PGN_ACK_MAX_MS; decision 0157).
 	 */
 	int64_t ack_ms;
+	int priority;     /* pgn_priority; 0: normal */
 };
 
 struct pgn_sent {
@@ -405,15 +430,61 @@ struct pgn_sent {
  * session's agent), PGN_ETOOBIG (body over PGN_MAX_BODY, more recipients
  * than 'maxsent'), PGN_ENOTFOUND (unknown recipient without 'create', or
  * with 'need_mailbox' a sender that is no agent; the message lists known
- * names), PGN_EFULL (a recipient holds PGN_MAX_PENDING queued, or
- * PGN_MAX_PENDING_FROM from this sender), PGN_EBUSY, PGN_EDB.
+ * names; an unknown group), PGN_EFULL (a recipient holds PGN_MAX_PENDING
+ * queued, or PGN_MAX_PENDING_FROM from this sender, or an urgent message
+ * over PGN_MAX_PENDING_URGENT from this sender), PGN_EBUSY, PGN_EDB.
+ * "@NAME" queues one message per member of group NAME, each recorded
+ * with the group's name (pgn_msg.group).
  */
 PGN_NODISCARD pgn_status pgn_send(pgn_db *db, const struct pgn_send *req,
     struct pgn_sent *sent, size_t maxsent, size_t *nsent);
 
-/* Queued messages of 'agent', oldest first, unclaimed. */
+/* Queued messages of 'agent', in claim order, unclaimed. */
 PGN_NODISCARD pgn_status pgn_inbox(pgn_db *db, const char *agent,
     struct pgn_msgs *out);
+
+/* ---- groups (group.c, decision 0158) ------------------------------- */
+
+#define PGN_MAX_GROUP_MEMBERS 64  /* agents in one group */
+#define PGN_MAX_GROUPS        256 /* groups in one scope */
+#define PGN_MAX_AGENT_GROUPS  32  /* groups one agent is in */
+
+/* One member of one group: a listing is one row per member. */
+struct pgn_group_member {
+	char group[PGN_MAX_NAME + 1];
+	char agent[PGN_MAX_NAME + 1];
+};
+
+struct pgn_groups {
+	struct pgn_group_member *v; /* by group, then agent */
+	size_t n;
+	size_t cap;
+};
+
+void pgn_groups_release(struct pgn_groups *g);
+
+/*
+ * Add agents[0..n) (n >= 1, agents of the scope) to group 'name' of the
+ * scope, making it if new; a member already in stays. Group names follow
+ * the agents' rules and may not be an active agent's name. All or
+ * nothing. Returns PGN_EINVAL (a bad name, n 0), PGN_EEXIST (an agent
+ * has the name), PGN_ENOTFOUND (an unknown agent), PGN_ETOOBIG (over
+ * PGN_MAX_GROUP_MEMBERS, PGN_MAX_GROUPS or an agent's
+ * PGN_MAX_AGENT_GROUPS), PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_group_add(pgn_db *db, const char *name,
+    const char *const *agents, size_t n);
+
+/*
+ * Remove agents[0..n) from group 'name', or with n 0 the whole group; a
+ * group without members is gone. Returns PGN_ENOTFOUND (no such group,
+ * an agent not in it), PGN_EINVAL, PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_group_rm(pgn_db *db, const char *name,
+    const char *const *agents, size_t n);
+
+/* The scope's groups and their active members, by name. */
+PGN_NODISCARD pgn_status pgn_groups_list(pgn_db *db, struct pgn_groups *out);
 
 /* Estimated rendered size of a message; used as the claim's cost. */
 typedef size_t pgn_cost_fn(const struct pgn_msg *m, void *arg);
@@ -647,6 +718,8 @@ struct pgn_delivery {
 	char *body;
 	unsigned char hash[PGN_HASH_BYTES];
 	int64_t thread; /* its message's thread (0157); 0: unknown */
+	int priority; /* the message's (not chained: decision 0158) */
+	char *group;  /* the group it was sent to, or NULL */
 };
 
 struct pgn_deliveries {

@@ -90,6 +90,32 @@ pgn_name_check(const char *in, char *out, struct pgn_err *err)
 	return PGN_OK;
 }
 
+/* The words of pgn_priority, by value + 1 (decision 0158). */
+static const char *const priority_words[] = {"low", "normal", "urgent"};
+
+const char *
+pgn_priority_name(int priority)
+{
+	if (priority < PGN_PRIORITY_LOW || priority > PGN_PRIORITY_URGENT)
+		priority = PGN_PRIORITY_NORMAL;
+	return priority_words[priority - PGN_PRIORITY_LOW];
+}
+
+pgn_status
+pgn_priority_parse(const char *s, int *out, struct pgn_err *err)
+{
+	int p;
+
+	for (p = PGN_PRIORITY_LOW; s != NULL && p <= PGN_PRIORITY_URGENT; p++)
+		if (strcmp(s, priority_words[p - PGN_PRIORITY_LOW]) == 0) {
+			*out = p;
+			return PGN_OK;
+		}
+	return pgn_err_set(err, PGN_EINVAL,
+	    "'%.64s' is no priority: say urgent, normal or low",
+	    s != NULL ? s : "");
+}
+
 /*
  * The UTF-8 sequence at 's' (len > 0 bytes): its length, with the code
  * point in '*cp'; 0 if it is not a valid, shortest-form sequence of a

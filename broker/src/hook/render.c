@@ -110,7 +110,9 @@ pgn_render_cost(const struct pgn_msg *m, void *arg)
 	return PGN_RENDER_MAX_HEADER + body_cost(m->body, m->body_len) +
 	    (names_thread(m) ? PGN_RENDER_MAX_THREAD : 0) +
 	    (m->ack_ms != 0 ? PGN_RENDER_MAX_ACK : 0) +
-	    (m->reminder ? PGN_RENDER_MAX_REMIND : 0);
+	    (m->reminder ? PGN_RENDER_MAX_REMIND : 0) +
+	    (m->priority == PGN_PRIORITY_URGENT ? PGN_RENDER_MAX_URGENT : 0) +
+	    (m->group != NULL ? PGN_RENDER_MAX_GROUP : 0);
 }
 
 size_t
@@ -166,13 +168,20 @@ add_header(struct pgn_buf *b, const struct pgn_msg *m, int64_t now)
 	char age[32];
 
 	pgn_format_age(m->created_ms, now, age, sizeof(age));
-	pgn_buf_addf(b, "[#%lld from ", (long long)m->id);
+	/* Urgent is marked where a reader starts (decision 0158). */
+	pgn_buf_addf(b, "[%s#%lld from ",
+	    m->priority == PGN_PRIORITY_URGENT ? "URGENT " : "",
+	    (long long)m->id);
 	pgn_render_safe(b, m->sender, PGN_MAX_NAME);
 	pgn_buf_addf(b, ", %s", age);
 	if (m->reply_to != 0)
 		pgn_buf_addf(b, ", re #%lld", (long long)m->reply_to);
 	if (names_thread(m))
 		pgn_buf_addf(b, ", thread #%lld", (long long)m->thread);
+	if (m->group != NULL) {
+		pgn_buf_adds(b, ", to @");
+		pgn_render_safe(b, m->group, PGN_MAX_NAME);
+	}
 	pgn_buf_adds(b, "]\n");
 }
 

@@ -17,6 +17,13 @@
 #define PGN_RENDER_MAX_HEADER 160
 /* ", thread #id" in a header, where a reply names its thread (0157). */
 #define PGN_RENDER_MAX_THREAD 32
+/*
+ * What a header may add (decision 0158): "URGENT " for urgent mail,
+ * ", to @GROUP" (cut like a name) for mail sent to a group. Counted
+ * only for the messages that have them.
+ */
+#define PGN_RENDER_MAX_URGENT (sizeof("URGENT ") - 1)
+#define PGN_RENDER_MAX_GROUP  (sizeof(", to @...") - 1 + PGN_MAX_NAME)
 /* A cut note: "[cut: ... read it whole with: PIGEON journal NAME]". */
 #define PGN_RENDER_MAX_NOTE (PGN_HOOK_MAX_SHOWN + PGN_MAX_NAME + 160)
 /* "Pigeon: a handoff baton for this new conversation: ..." */
@@ -42,7 +49,7 @@ struct pgn_render {
 	int intro;                      /* introduce the agent first */
 	const struct pgn_agents *peers; /* for the introduction, or NULL */
 	const struct pgn_baton *baton;  /* a baton to hand over, or NULL */
-	const struct pgn_msgs *msgs;    /* candidates, oldest first */
+	const struct pgn_msgs *msgs;    /* candidates, in claim order */
 	/* overdue acknowledgements, shown once more (0157), or NULL */
 	const struct pgn_msgs *reminders;
 	size_t *reminded;     /* out: how many of them were shown, or NULL */

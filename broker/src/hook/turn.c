@@ -597,6 +597,19 @@ wanted_agent(struct turn *t)
 }
 
 /*
+ * The one read before a turn. What waits counts only if this event
+ * claims it: low mail waits for a session start or a prompt, so after a
+ * tool call, at a stop or an idle wake the run is as quiet as with none
+ * (no write, the quiet stamp recorded; decision 0158).
+ */
+static pgn_status
+peek(struct turn *t)
+{
+	return pgn_turn_peek_for(t->db, t->p.session,
+	    pgn_turn_lowest(t->p.event), &t->peek);
+}
+
+/*
  * A stop with no mail may wait for some (reach.stopWaitMs), looking
  * every PGN_HOOK_STOP_POLL_MS with the same one read, never past
  * the turn's wait_until. Only a bound session waits.
@@ -622,7 +635,7 @@ stop_wait(struct turn *t)
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)step * 1000000L;
 		(void)nanosleep(&ts, NULL);
-		if (pgn_turn_peek(t->db, t->p.session, &t->peek) != PGN_OK)
+		if (peek(t) != PGN_OK)
 			break;
 	}
 }
@@ -710,7 +723,7 @@ run(struct turn *t)
 	}
 	st = open_db(t);
 	if (st == PGN_OK)
-		st = pgn_turn_peek(t->db, t->p.session, &t->peek);
+		st = peek(t);
 	/*
 	 * A session keeps the scope it was bound in: only a new one needs
 	 * the walk up from its directory (not on every tool call).

@@ -38,14 +38,23 @@ static const char SQL_DELIVERY_ADD[] =
 #define DELIVERY_COLS                                                          \
 	"id, message_id, scope, sender, recipient, body, created_ms, "         \
 	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
-	"hash, (SELECT coalesce(m.thread, m.id) FROM message m "               \
+	"hash"
+/*
+ * A listing's rows also show the message's thread (decision 0157),
+ * priority and group, read from its row: none is chained (0158).
+ */
+#define DELIVERY_MSG_COLS                                                      \
+	", (SELECT coalesce(m.thread, m.id) FROM message m "                   \
+	"WHERE m.id = delivery.message_id), "                                  \
+	"coalesce((SELECT m.priority FROM message m "                          \
+	"WHERE m.id = delivery.message_id), 0), (SELECT m.grp FROM message m " \
 	"WHERE m.id = delivery.message_id)"
 static const char SQL_DELIVERY_LIST[] =
-    "SELECT " DELIVERY_COLS " FROM delivery WHERE scope = ?1 "
+    "SELECT " DELIVERY_COLS DELIVERY_MSG_COLS " FROM delivery WHERE scope = ?1 "
     "AND (?2 IS NULL OR recipient = ?2) AND (?3 IS NULL OR sender = ?3) "
     "AND delivered_ms >= ?4 ORDER BY id DESC LIMIT ?5";
 static const char SQL_DELIVERY_GET[] =
-    "SELECT " DELIVERY_COLS " FROM delivery WHERE id = ?1";
+    "SELECT " DELIVERY_COLS DELIVERY_MSG_COLS " FROM delivery WHERE id = ?1";
 static const char SQL_DELIVERED_COUNT[] =
     "SELECT count(*) FROM message WHERE delivered_ms IS NOT NULL";
 /*
@@ -159,6 +168,7 @@ pgn_deliveries_release(struct pgn_deliveries *d)
 		free(x->host);
 		free(x->route);
 		free(x->body);
+		free(x->group);
 	}
 	free(d->v);
 	memset(d, 0, sizeof(*d));
@@ -216,6 +226,14 @@ collect(pgn_db *db, pgn_stmt *st, struct pgn_deliveries *out)
 		if (!delivery_row(st, x))
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");
 		x->thread = pgn_col_i64(st, 14); /* decision 0157 */
+		x->priority = (int)pgn_col_i64(st, 15);
+		x->group = pgn_col_text(st, 16); /* "" for NULL: none */
+		if (x->group == NULL)
+			return pgn_fail(db, PGN_ENOMEM, "out of memory");
+		if (x->group[0] == '\0') {
+			free(x->group);
+			x->group = NULL;
+		}
 	}
 	return rc;
 }

@@ -23,10 +23,11 @@
 const char pgn_sql_queued_match[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
     "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), "
-    "coalesce(m.ack_ms, 0) FROM message m JOIN agent a "
+    "coalesce(m.ack_ms, 0), m.priority, m.grp FROM message m JOIN agent a "
     "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
     "AND m.delivered_ms IS NULL AND (?3 IS NULL OR m.sender = ?3) "
-    "AND (?4 = 0 OR m.reply_to = ?4) ORDER BY m.id LIMIT ?2";
+    "AND (?4 = 0 OR m.reply_to = ?4) AND m.priority >= ?5 "
+    "ORDER BY m.priority DESC, m.id LIMIT ?2";
 static const char SQL_AGENT_SEEN[] =
     "UPDATE agent SET last_seen_ms = ?2 WHERE id = ?1";
 /* A session is found by its key alone: it keeps its agent and scope. */
@@ -43,17 +44,18 @@ static const char SQL_SESSION_GET[] =
 #define PEEK_REMIND                                                            \
 	"EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "         \
 	"AND m.ack_ms IS NOT NULL AND m.acked_ms IS NULL "                     \
-	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?2) "
+	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?3) "
 /*
  * A turn's first look: the bound session's agent and scope, when it was
- * last seen, whether anything waits for it (the partial index), and
- * whether its turn had mail.
+ * last seen, whether mail of priority ?2 or above waits for it (the
+ * partial index), and whether its turn had mail.
  */
 const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, "
+    PEEK_REMIND
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -62,7 +64,8 @@ static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, "
+    PEEK_REMIND
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -169,6 +172,31 @@ route_is_event(enum route r)
 	return r >= ROUTE_SESSION_START && r <= ROUTE_STOP;
 }
 
+/*
+ * The lowest priority a claim of route 'r' takes (decision 0158): after
+ * a tool call or at a stop (an idle wake's claim is a stop's) low mail
+ * waits; a session start, a prompt or a read takes every priority.
+ */
+static int
+route_lowest(enum route r)
+{
+	return r == ROUTE_AFTER_TOOL || r == ROUTE_STOP ? PGN_PRIORITY_NORMAL :
+	                                                  PGN_PRIORITY_LOW;
+}
+
+int
+pgn_route_lowest(const char *route)
+{
+	return route_lowest(route_of(route));
+}
+
+int
+pgn_turn_lowest(pgn_event e)
+{
+	return e >= 0 && e < PGN_NEVENTS ? route_lowest(event_routes[e]) :
+	                                   PGN_PRIORITY_LOW;
+}
+
 /* Keep the first 'n' messages of 'm', freeing the rest. */
 void
 pgn_msgs_truncate(struct pgn_msgs *m, size_t n)
@@ -178,6 +206,7 @@ pgn_msgs_truncate(struct pgn_msgs *m, size_t n)
 		free(m->v[m->n].sender);
 		free(m->v[m->n].recipient);
 		free(m->v[m->n].body);
+		free(m->v[m->n].group);
 	}
 }
 
@@ -332,8 +361,10 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		            (int64_t)req->max :
 		            PGN_MAX_LIST),
 		    filtered ? PGN_T(req->from != NULL ? from : NULL) :
-		               PGN_NONE,
-		    filtered ? PGN_I(req->reply_to) : PGN_NONE);
+		               PGN_I(route_lowest(route_of(req->route))),
+		    filtered ? PGN_I(req->reply_to) : PGN_NONE,
+		    filtered ? PGN_I(route_lowest(route_of(req->route))) :
+		               PGN_NONE);
 	while (pgn_next_row(db, st, &rc, "reading the queue")) {
 		rc = pgn_msgs_push(db, out, st);
 		if (rc != PGN_OK)
@@ -835,6 +866,7 @@ pgn_turn_claim(pgn_db *db, const struct pgn_turn *req, struct pgn_turn_out *out)
 
 struct peek_ctx {
 	const char *session;
+	int lowest;
 	struct pgn_peek *p;
 };
 
@@ -850,7 +882,8 @@ peek_tx(pgn_db *db, void *arg)
 	rc = pgn_prepare(db, pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG),
 	    &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_T(c->session), PGN_I(pgn_now_ms()));
+		rc = pgn_bind(db, st, PGN_T(c->session), PGN_I(c->lowest),
+		    PGN_I(pgn_now_ms()));
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
@@ -872,12 +905,20 @@ peek_tx(pgn_db *db, void *arg)
 pgn_status
 pgn_turn_peek(pgn_db *db, const char *session, struct pgn_peek *p)
 {
+	return pgn_turn_peek_for(db, session, PGN_PRIORITY_LOW, p);
+}
+
+pgn_status
+pgn_turn_peek_for(pgn_db *db, const char *session, int lowest,
+    struct pgn_peek *p)
+{
 	struct peek_ctx c;
 
 	memset(p, 0, sizeof(*p));
 	if (session == NULL || strlen(session) > PGN_MAX_SESSION_KEY)
 		return pgn_fail(db, PGN_EINVAL, "no usable session key");
 	c.session = session;
+	c.lowest = lowest;
 	c.p = p;
 	return pgn_read(db, peek_tx, &c);
 }

@@ -35,6 +35,19 @@ struct pgn_peek {
 /* One read: is session 'session' bound, where, and does mail wait? */
 PGN_NODISCARD pgn_status pgn_turn_peek(pgn_db *db, const char *session,
     struct pgn_peek *p);
+/*
+ * The same, with 'queued' counting only mail of priority 'lowest' or
+ * above (pgn_turn_lowest of the event: decision 0158).
+ */
+PGN_NODISCARD pgn_status pgn_turn_peek_for(pgn_db *db, const char *session,
+    int lowest, struct pgn_peek *p);
+
+/*
+ * The lowest priority hook event 'e' claims (decision 0158): normal
+ * after a tool call, at a stop and an idle wake; low at a session start
+ * and a prompt.
+ */
+int pgn_turn_lowest(pgn_event e);
 
 /*
  * True when a turn with nothing to say but mail can be answered from

@@ -11,13 +11,17 @@
 #include "pgn_int.h"
 #include "store_int.h"
 
-/* Served by the partial index message_queued, whatever the history. */
+/*
+ * Served by the partial index message_queued, whatever the history:
+ * priority ?3 and above, the highest first, then oldest first (0158).
+ */
 const char pgn_sql_queued[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
     "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), "
-    "coalesce(m.ack_ms, 0) FROM message m JOIN agent a "
+    "coalesce(m.ack_ms, 0), m.priority, m.grp FROM message m JOIN agent a "
     "ON a.id = m.recipient_id WHERE m.recipient_id = ?1 "
-    "AND m.delivered_ms IS NULL ORDER BY m.id LIMIT ?2";
+    "AND m.delivered_ms IS NULL AND m.priority >= ?3 "
+    "ORDER BY m.priority DESC, m.id LIMIT ?2";
 /*
  * One sender's queued messages for ?1, through message_queued. Asked
  * only of a queue that holds a share or more (docs/decisions/0135).
@@ -37,12 +41,12 @@ static const char SQL_MSG_IN_SCOPE[] =
     "SELECT coalesce(thread, id) FROM message WHERE id = ?1 AND scope_id = ?2";
 static const char SQL_MSG_ADD[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
-    "reply_to, thread, ack_ms) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0), "
-    "nullif(?7, 0), nullif(?8, 0))";
+    "reply_to, thread, ack_ms, priority, grp) VALUES (?1, ?2, ?3, ?4, ?5, "
+    "nullif(?6, 0), nullif(?7, 0), nullif(?8, 0), ?9, ?10)";
 static const char SQL_MSG_ADD_PG[] =
     "INSERT INTO message(scope_id, sender, recipient_id, body, created_ms, "
-    "reply_to, thread, ack_ms) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0), "
-    "nullif(?7, 0), nullif(?8, 0)) RETURNING id";
+    "reply_to, thread, ack_ms, priority, grp) VALUES (?1, ?2, ?3, ?4, ?5, "
+    "nullif(?6, 0), nullif(?7, 0), nullif(?8, 0), ?9, ?10) RETURNING id";
 /*
  * A reply from its recipient (?3) acknowledges message ?1 when it asked
  * for an acknowledgement (0157).
@@ -50,6 +54,10 @@ static const char SQL_MSG_ADD_PG[] =
 static const char SQL_ACK_BY_REPLY[] =
     "UPDATE message SET acked_ms = ?2 WHERE id = ?1 AND recipient_id = ?3 "
     "AND ack_ms IS NOT NULL AND acked_ms IS NULL";
+/* One sender's urgent messages queued for ?1 (decision 0158). */
+static const char SQL_URGENT_FROM[] =
+    "SELECT count(*) FROM message WHERE recipient_id = ?1 "
+    "AND delivered_ms IS NULL AND sender = ?2 AND priority = ?3";
 
 void
 pgn_msgs_release(struct pgn_msgs *m)
@@ -62,6 +70,7 @@ pgn_msgs_release(struct pgn_msgs *m)
 		free(m->v[i].sender);
 		free(m->v[i].recipient);
 		free(m->v[i].body);
+		free(m->v[i].group);
 	}
 	free(m->v);
 	memset(m, 0, sizeof(*m));
@@ -86,23 +95,31 @@ pgn_msgs_push(pgn_db *db, struct pgn_msgs *m, pgn_stmt *st)
 	x->thread = pgn_col_i64(st, 6);
 	x->ack_ms = pgn_col_i64(st, 7);
 	x->reminder = 0;
+	x->priority = (int)pgn_col_i64(st, 8);
+	x->group = pgn_col_text(st, 9); /* "" for NULL: none */
 	m->n++;
-	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
+	if (x->sender == NULL || x->recipient == NULL || x->body == NULL ||
+	    x->group == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	if (x->group[0] == '\0') {
+		free(x->group);
+		x->group = NULL;
+	}
 	return PGN_OK;
 }
 
 struct rcpt {
 	int64_t id;
 	char name[PGN_MAX_NAME + 1];
+	const char *group; /* "@NAME" of the group that named it, or NULL */
 };
 
 struct send_ctx {
 	const struct pgn_send *req;
 	char asked[PGN_MAX_NAME + 1]; /* req->from, checked; or "" */
 	char from[PGN_MAX_NAME + 1];  /* the sender, found in the tx */
-	char (*to)[PGN_MAX_NAME + 1];
-	struct rcpt *rcpt; /* resolved agents */
+	char (*to)[PGN_MAX_NAME + 2]; /* checked; "@NAME" for a group */
+	struct rcpt *rcpt;            /* resolved agents */
 	size_t nrcpt;
 	size_t maxrcpt;
 	struct pgn_sent *sent;
@@ -111,7 +128,8 @@ struct send_ctx {
 };
 
 static pgn_status
-add_rcpt(pgn_db *db, struct send_ctx *c, int64_t id, const char *name)
+add_rcpt(pgn_db *db, struct send_ctx *c, int64_t id, const char *name,
+    const char *group)
 {
 	struct rcpt *r;
 	size_t i;
@@ -124,10 +142,46 @@ add_rcpt(pgn_db *db, struct send_ctx *c, int64_t id, const char *name)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	r = &c->rcpt[c->nrcpt++];
 	r->id = id;
+	r->group = group;
 	r->name[0] = '\0';
 	if (name != NULL && strlen(name) < sizeof(r->name))
 		memcpy(r->name, name, strlen(name) + 1);
 	return PGN_OK;
+}
+
+/*
+ * The members of group 'name' of scope 'sid' but the sender, as 'all'
+ * does for the scope (decision 0158): each recorded with the group.
+ */
+static pgn_status
+group_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
+    const char *at)
+{
+	const char *name = at + 1; /* at: "@NAME" */
+	pgn_stmt *st = NULL;
+	size_t rows = 0, before = c->nrcpt;
+	int64_t id;
+	pgn_status rc;
+
+	rc = pgn_prepare(db, pgn_sql_grouped, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_I(PGN_MAX_LIST));
+	while (pgn_next_row(db, st, &rc, "listing a group")) {
+		if (!pgn_grps_has(pgn_col_str(st, 2, NULL), name))
+			continue;
+		rows++;
+		id = pgn_col_i64(st, 0);
+		if (id != from_id)
+			rc = add_rcpt(db, c, id, pgn_col_str(st, 1, NULL), at);
+	}
+	pgn_finish(db, st);
+	if (rc == PGN_OK && rows == 0)
+		return pgn_fail_unknown_group(db, sid, name);
+	if (rc == PGN_OK && c->nrcpt == before)
+		return pgn_fail(db, PGN_ENOTFOUND,
+		    "group '@%s' names no other active agent in scope '%s'",
+		    name, PGN_SCOPE_LABEL(db));
+	return rc;
 }
 
 static pgn_status
@@ -152,10 +206,14 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 				id = pgn_col_i64(st, 0);
 				if (id != from_id)
 					rc = add_rcpt(db, c, id,
-					    pgn_col_str(st, 1, NULL));
+					    pgn_col_str(st, 1, NULL), NULL);
 			}
 			pgn_finish(db, st);
 			st = NULL;
+			continue;
+		}
+		if (c->to[i][0] == '@') {
+			rc = group_rcpts(db, c, sid, from_id, c->to[i]);
 			continue;
 		}
 		rc = pgn_agent_id(db, sid, c->to[i], 0, &id);
@@ -165,7 +223,7 @@ resolve_rcpts(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t from_id,
 		else if (rc == PGN_ENOTFOUND)
 			rc = pgn_fail_unknown(db, sid, c->to[i], 1);
 		if (rc == PGN_OK)
-			rc = add_rcpt(db, c, id, c->to[i]);
+			rc = add_rcpt(db, c, id, c->to[i], NULL);
 	}
 	if (rc == PGN_OK && c->nrcpt == 0)
 		rc = pgn_fail(db, PGN_ENOTFOUND,
@@ -266,6 +324,26 @@ find_sender(pgn_db *db, struct send_ctx *c, int64_t sid, int64_t *from_id)
 }
 
 /*
+ * Room for one more urgent message to 'r' from this sender: urgent has
+ * a cap of its own, so it cannot flood (decision 0158).
+ */
+static pgn_status
+check_urgent(pgn_db *db, struct send_ctx *c, const struct rcpt *r)
+{
+	int64_t mine;
+	pgn_status rc;
+
+	rc = pgn_select_i64(db, SQL_URGENT_FROM, &mine,
+	    "counting a sender's urgent messages", PGN_I(r->id), PGN_T(c->from),
+	    PGN_I(PGN_PRIORITY_URGENT));
+	if (rc == PGN_OK && mine >= PGN_MAX_PENDING_URGENT)
+		rc = pgn_fail(db, PGN_EFULL,
+		    "agent '%s' already has %lld urgent messages waiting from '%s' (the cap is %d); nothing was sent: send it as normal, or wait until it reads them",
+		    r->name, (long long)mine, c->from, PGN_MAX_PENDING_URGENT);
+	return rc;
+}
+
+/*
  * Room for one more message to recipient 'r': under the cap, and under
  * the sender's share of it. The sender's count is asked only of a queue
  * that holds a share or more, so a short queue costs what it did.
@@ -277,6 +355,8 @@ check_room(pgn_db *db, struct send_ctx *c, const struct rcpt *r)
 	pgn_status rc;
 
 	rc = pgn_queued_count(db, r->id, &n);
+	if (rc == PGN_OK && c->req->priority == PGN_PRIORITY_URGENT)
+		rc = check_urgent(db, c, r);
 	if (rc != PGN_OK)
 		return rc;
 	if (n >= PGN_MAX_PENDING)
@@ -368,7 +448,9 @@ send_tx(pgn_db *db, void *arg)
 		rc = pgn_bind(db, st, PGN_I(sid), PGN_T(c->from),
 		    PGN_I(c->rcpt[i].id), PGN_S(req->body, req->body_len),
 		    PGN_I(now), PGN_I(req->reply_to), PGN_I(thread),
-		    PGN_I(req->ack_ms));
+		    PGN_I(req->ack_ms), PGN_I(req->priority),
+		    PGN_T(c->rcpt[i].group != NULL ? c->rcpt[i].group + 1 :
+		                                     NULL));
 		if (rc == PGN_OK)
 			rc = pgn_step_done(db, st, "queueing a message");
 		if (rc != PGN_OK)
@@ -381,7 +463,7 @@ send_tx(pgn_db *db, void *arg)
 		(*c->nsent)++;
 		if (from_id != 0)
 			rc = pgn_journal_add(db, from_id, "sent", id,
-			    c->rcpt[i].name, NULL, now);
+			    c->rcpt[i].name, c->rcpt[i].group, now);
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_OK && req->reply_to != 0 && from_id != 0)
@@ -431,6 +513,10 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 		    "an acknowledgement is asked within %d s to %lld days, not %lld ms",
 		    PGN_ACK_MIN_MS / 1000, PGN_ACK_MAX_MS / 86400000LL,
 		    (long long)req->ack_ms);
+	if (req->priority < PGN_PRIORITY_LOW ||
+	    req->priority > PGN_PRIORITY_URGENT)
+		return pgn_fail(db, PGN_EINVAL,
+		    "priority %d: it is urgent, normal or low", req->priority);
 	if (req->from != NULL && req->from[0] != '\0') {
 		rc = pgn_check_name(db, "sender", req->from, c.asked);
 		if (rc != PGN_OK)
@@ -442,6 +528,14 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 	for (i = 0; i < req->nto; i++) {
 		if (req->to[i] != NULL && strcmp(req->to[i], "all") == 0) {
 			memcpy(c.to[i], "all", 4);
+			continue;
+		}
+		if (req->to[i] != NULL && req->to[i][0] == '@') {
+			c.to[i][0] = '@';
+			rc = pgn_check_name(db, "group", req->to[i] + 1,
+			    c.to[i] + 1);
+			if (rc != PGN_OK)
+				goto out;
 			continue;
 		}
 		rc = pgn_check_name(db, "recipient", req->to[i], c.to[i]);
@@ -476,7 +570,8 @@ inbox_tx(pgn_db *db, void *arg)
 		return rc;
 	rc = pgn_prepare(db, pgn_sql_queued, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_I(aid), PGN_I(PGN_MAX_LIST));
+		rc = pgn_bind(db, st, PGN_I(aid), PGN_I(PGN_MAX_LIST),
+		    PGN_I(PGN_PRIORITY_LOW));
 	while (pgn_next_row(db, st, &rc, "reading the inbox"))
 		rc = pgn_msgs_push(db, c->out, st);
 	pgn_finish(db, st);

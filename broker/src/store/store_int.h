@@ -336,6 +336,19 @@ extern const char pgn_sql_queued_from[];
 PGN_NODISCARD pgn_status pgn_msgs_push(pgn_db *db, struct pgn_msgs *m,
     pgn_stmt *st);
 
+/* The lowest priority a claim of route 'route' takes (claim.c, 0158). */
+int pgn_route_lowest(const char *route);
+
+/* ---- groups (group.c) --------------------------------------------- */
+
+/* Active agents of scope ?1 in some group (id, name, grps), at most ?2. */
+extern const char pgn_sql_grouped[];
+/* Does an agent's groups list 'grps' (",a,b,", or NULL) hold 'name'? */
+int pgn_grps_has(const char *grps, const char *name);
+/* Explain an unknown group: the scope's groups. PGN_ENOTFOUND. */
+PGN_NODISCARD pgn_status pgn_fail_unknown_group(pgn_db *db, int64_t sid,
+    const char *name);
+
 /* ---- agents (agents.c) --------------------------------------------- */
 
 /* Active agents of scope ?1 as (id, name), by name. */

@@ -18,7 +18,7 @@
 const char pgn_sql_wait_look[] =
     "SELECT EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = ?1 "
     "AND m.delivered_ms IS NULL AND (?2 IS NULL OR m.sender = ?2) "
-    "AND (?3 = 0 OR m.reply_to = ?3))";
+    "AND (?3 = 0 OR m.reply_to = ?3) AND m.priority >= ?4)";
 /* Who may answer message ?1 of scope ?2: its recipient (0134). */
 static const char SQL_REPLIER[] =
     "SELECT a.name FROM message m JOIN agent a ON a.id = m.recipient_id "
@@ -148,7 +148,8 @@ look_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = pgn_select_i64(db, pgn_sql_wait_look, &c->found,
 		    "looking at the queue", PGN_I(aid), PGN_T(c->from),
-		    PGN_I(c->claim->reply_to));
+		    PGN_I(c->claim->reply_to),
+		    PGN_I(pgn_route_lowest(c->claim->route)));
 	return rc;
 }
 
