@@ -699,7 +699,7 @@ pgn_status
 pgn_lease_take(pgn_db *db, const struct pgn_lease_take *req,
     struct pgn_lease_taken *out)
 {
-	static char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
+	char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
 	struct pgn_waker *w = NULL;
 	struct take_ctx c;
 	int64_t until, now, left;
@@ -849,7 +849,7 @@ pgn_status
 pgn_lease_release(pgn_db *db, const struct pgn_lease_actor *who,
     const char *const *patterns, size_t npatterns, int all, size_t *released)
 {
-	static char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
+	char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
 	struct release_ctx c;
 	pgn_status rc;
 
@@ -1032,7 +1032,7 @@ pgn_status
 pgn_lease_blocking(pgn_db *db, const char *agent, const char *session,
     const char *path, struct pgn_lease_hit *hit, int *found)
 {
-	static char clean[PGN_MAX_PATH];
+	char clean[PGN_MAX_PATH];
 	char name[PGN_MAX_NAME + 1];
 	struct block_ctx c;
 	pgn_status rc;
