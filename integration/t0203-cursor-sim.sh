@@ -262,7 +262,8 @@ test_case 'pigeon install cursor: absolute hook commands, Cursor loads them' '
 	f=$HOME/.cursor/hooks.json &&
 	jq -e --arg h "$HOOK_REAL" ".version == 1 and
 		(.hooks | keys_unsorted == [\"sessionStart\",
-			\"beforeSubmitPrompt\", \"postToolUse\", \"stop\"]) and
+			\"beforeSubmitPrompt\", \"postToolUse\", \"stop\",
+			\"preToolUse\"]) and
 		(.hooks | to_entries | all(.value == [{command:
 			(\$h + \" cursor \" + .key), timeout: 5}]))" "$f" \
 		>/dev/null &&

@@ -31,11 +31,14 @@ fish_complete() {
 # The hosts and events as pigeon-hook --help lists them (the table).
 hosts() {
 	pigeon-hook --help | awk '/^  HOST EVENT$/ { on = 1; next }
-	    on && NF == 0 { exit } on { print $1 }' | sort
+	    on && NF == 0 { exit } on && /^    [^ ]/ { print $1 }' | sort
 }
 events() {
-	pigeon-hook --help | awk -v h="$1" '$1 == h && NF > 2 {
-	    for (i = 2; i <= NF; i++) print $i }' | sort
+	# A long list goes on in indented lines (within 80 columns).
+	pigeon-hook --help | awk -v h="$1" '
+	    $1 == h && NF > 2 { on = 1; for (i = 2; i <= NF; i++) print $i; next }
+	    on && /^             [^ ]/ { for (i = 1; i <= NF; i++) print $i; next }
+	    { on = 0 }' | sort
 }
 
 printf 'alice\nbob\n' >agents.want
