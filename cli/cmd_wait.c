@@ -381,9 +381,17 @@ print_ack(const struct pgn_msg_status *s, int64_t now)
 		return;
 	}
 	if (s->delivered_ms == 0) {
-		printf(
-		    "; asks for an acknowledgement within %lld s of delivery",
-		    (long long)(s->ack_ms / 1000));
+		/* "30m", "2h", "90s": as --ack-within gave it */
+		if (s->ack_ms % 3600000 == 0)
+			printf("; asks for an acknowledgement within %lldh",
+			    (long long)(s->ack_ms / 3600000));
+		else if (s->ack_ms % 60000 == 0)
+			printf("; asks for an acknowledgement within %lldm",
+			    (long long)(s->ack_ms / 60000));
+		else
+			printf("; asks for an acknowledgement within %llds",
+			    (long long)(s->ack_ms / 1000));
+		printf(" of delivery");
 		return;
 	}
 	pgn_format_time(s->delivered_ms + s->ack_ms, at, sizeof(at));

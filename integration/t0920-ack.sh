@@ -65,7 +65,7 @@ test_case 'inbox and status: queued, asking for an acknowledgement' '
 	pigeon inbox --agent bob >out &&
 	grep -q "^#1 from alice, .*, asks for an acknowledgement$" out &&
 	pigeon status 1 >out &&
-	grep -q "^#1 alice -> bob: queued since .*; asks for an acknowledgement within 1800 s of delivery$" out &&
+	grep -q "^#1 alice -> bob: queued since .*; asks for an acknowledgement within 30m of delivery$" out &&
 	pigeon status --json 1 | jq -e ".[0] | .state == \"queued\" and
 	    .thread == 1 and .ack.within_ms == 1800000 and
 	    .ack.acknowledged == null and .ack.overdue == false" >/dev/null

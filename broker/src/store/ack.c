@@ -69,6 +69,7 @@ ack_tx(pgn_db *db, void *arg)
 	struct pgn_acked *out = c->out;
 	char idtext[PGN_MAX_ID_TEXT];
 	pgn_stmt *st = NULL;
+	const char *to;
 	int64_t sid, rid = 0, now = pgn_now_ms();
 	pgn_status rc;
 
@@ -87,16 +88,11 @@ ack_tx(pgn_db *db, void *arg)
 		rc = pgn_step_row(db, st, "reading a message");
 	if (rc == PGN_OK) {
 		rid = pgn_col_i64(st, 0);
-		if (strcmp(pgn_col_str(st, 1, NULL) != NULL ?
-		            pgn_col_str(st, 1, NULL) :
-		            "",
-		        out->agent) != 0)
+		to = pgn_col_str(st, 1, NULL);
+		if (to == NULL || strcmp(to, out->agent) != 0)
 			rc = pgn_fail(db, PGN_EINVAL,
 			    "message %lld went to '%.64s', not to '%s': only its recipient acknowledges it",
-			    (long long)req->id,
-			    pgn_col_str(st, 1, NULL) != NULL ?
-			        pgn_col_str(st, 1, NULL) :
-			        "",
+			    (long long)req->id, to != NULL ? to : "",
 			    out->agent);
 		pgn_status_copy_text(out->sender, sizeof(out->sender), st, 2);
 		out->acked_ms = pgn_col_i64(st, 3);
