@@ -117,6 +117,21 @@ cmd_group(int argc, char **argv)
 	/* The name as stored: case-folded (it was checked). */
 	if (pgn_name_check(group, name, &rule) != PGN_OK)
 		name[0] = '\0';
+	if (c.json) {
+		/* {"group": NAME, "added": N} or "removed": N, or the whole
+		 * group: "removed": "all" */
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "group", name);
+		if (strcmp(verb, "add") != 0 && n == 0)
+			cJSON_AddStringToObject(o, "removed", "all");
+		else
+			cJSON_AddNumberToObject(o,
+			    strcmp(verb, "add") == 0 ? "added" : "removed",
+			    (double)n);
+		code = cli_finish(cli_json_print(o));
+		goto out;
+	}
 	if (strcmp(verb, "add") == 0)
 		printf("group @%s: added %zu\n", name, n);
 	else if (n == 0)

@@ -69,10 +69,14 @@ test_case 'bad group input: one error line, exit 2, nothing stored' '
 '
 
 test_case 'group rm takes members out, then the whole group' '
+	pigeon agent add dora >/dev/null &&
+	expect_output "{\"group\":\"team\",\"added\":1}" pigeon group add --json team dora &&
+	expect_output "{\"group\":\"team\",\"removed\":1}" pigeon group rm --json team dora &&
 	expect_output "group @team: removed 1" pigeon group rm team carol &&
 	expect_output "@team: alice bob" pigeon group list &&
 	expect_output "removed group @team" pigeon group rm @team &&
 	expect_output "no groups" pigeon group list &&
+	expect_output "[]" pigeon group list --json &&
 	pigeon read --agent bob >/dev/null && pigeon read --agent carol >/dev/null
 '
 

@@ -44,18 +44,17 @@ static const char SQL_SESSION_GET[] =
 #define PEEK_REMIND                                                            \
 	"EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "         \
 	"AND m.ack_ms IS NOT NULL AND m.acked_ms IS NULL "                     \
-	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?3) "
+	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?2) "
 /*
  * A turn's first look: the bound session's agent and scope, when it was
- * last seen, whether mail of priority ?2 or above waits for it (the
- * partial index), and whether its turn had mail.
+ * last seen, whether anything waits for it (the partial index), and
+ * whether its turn had mail.
  */
 const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, "
-    PEEK_REMIND
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -64,8 +63,29 @@ static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, "
-    PEEK_REMIND
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
+    "FROM session s JOIN agent a ON a.id = s.agent_id "
+    "JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+/*
+ * Mid-turn (after a tool call, at a stop, an idle wake) only mail of
+ * priority ?2 or above counts (decision 0158), and no reminder is shown
+ * there (0157). A prompt's peek keeps the statements above: its no-mail
+ * run costs what it did.
+ */
+static const char SQL_TURN_PEEK_AT[] =
+    "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "s.auto_continues, "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, 0 "
+    "FROM session s JOIN agent a ON a.id = s.agent_id "
+    "JOIN scope c ON c.id = a.scope_id "
+    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+static const char SQL_TURN_PEEK_AT_PG[] =
+    "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
+    "s.auto_continues, "
+    "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, 0 "
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -879,11 +899,16 @@ peek_tx(pgn_db *db, void *arg)
 	pgn_status rc;
 
 	memset(p, 0, sizeof(*p));
-	rc = pgn_prepare(db, pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG),
-	    &st);
+	if (c->lowest <= PGN_PRIORITY_LOW)
+		rc = pgn_prepare(db,
+		    pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG), &st);
+	else
+		rc = pgn_prepare(db,
+		    pgn_sql(db, SQL_TURN_PEEK_AT, SQL_TURN_PEEK_AT_PG), &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_T(c->session), PGN_I(c->lowest),
-		    PGN_I(pgn_now_ms()));
+		rc = pgn_bind(db, st, PGN_T(c->session),
+		    c->lowest <= PGN_PRIORITY_LOW ? PGN_I(pgn_now_ms()) :
+		                                    PGN_I(c->lowest));
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
