@@ -381,6 +381,68 @@ rule_a_bad_call_passes_logged_while_a_lease_lives(void)
 	pgn_hook_out_release(&o);
 }
 
+/* Journal rows of kind 'lease' whose detail is 'detail', through a second
+ * connection. */
+static int64_t
+lease_entries(const char *agent, const char *detail)
+{
+	char sql[512];
+	pgn_db *chk = NULL;
+	int64_t n;
+
+	REQUIRE(pgn_db_open(dbpath, 0, 5000, &chk) == PGN_OK);
+	snprintf(sql, sizeof(sql),
+	    "SELECT count(*) FROM journal j JOIN agent a ON a.id = j.agent_id "
+	    "WHERE j.kind = 'lease' AND a.name = '%s' AND j.detail = '%s'",
+	    agent, detail);
+	n = be_count(chk, sql);
+	pgn_db_close(chk);
+	return n;
+}
+
+static int64_t
+journal_rows(void)
+{
+	pgn_db *chk = NULL;
+	int64_t n;
+
+	REQUIRE(pgn_db_open(dbpath, 0, 5000, &chk) == PGN_OK);
+	n = be_count(chk, "SELECT count(*) FROM journal");
+	pgn_db_close(chk);
+	return n;
+}
+
+/* §13: a denial is a journal entry of the denied agent and the holder. */
+static void
+rule_a_denial_is_journalled_and_an_allowed_call_writes_nothing(void)
+{
+	struct pgn_hook_out o;
+	int64_t before;
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", "refactoring");
+	before = journal_rows();
+	/* Allowed: the holder's own write, a path not covered. */
+	write_of(&o, "s-alice", "src/a.c");
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	write_of(&o, "s-bob", "docs/a.md");
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	CHECK_INT(journal_rows(), before);
+	/* Denied: one entry for bob, one for alice. */
+	write_of(&o, "s-bob", "src/a.c");
+	CHECK(o.line != NULL);
+	CHECK_INT(o.nlog, 1);
+	pgn_hook_out_release(&o);
+	CHECK_INT(lease_entries("bob", "denied src/a.c (holder alice)"), 1);
+	CHECK_INT(lease_entries("alice",
+	              "denied src/a.c to bob (holder alice)"),
+	    1);
+	CHECK_INT(journal_rows(), before + 2);
+}
+
 static void (*const rules[])(void) = {
     rule_no_live_lease_passes_without_a_word,
     rule_a_write_under_anothers_lease_is_denied_with_one_line,
@@ -389,6 +451,7 @@ static void (*const rules[])(void) = {
     rule_codex_heredoc_patch_is_denied,
     rule_every_host_denies_in_its_own_form,
     rule_a_bad_call_passes_logged_while_a_lease_lives,
+    rule_a_denial_is_journalled_and_an_allowed_call_writes_nothing,
 };
 
 static void

@@ -178,6 +178,18 @@ PGN_NODISCARD pgn_status pgn_lease_blocking(pgn_db *db, const char *agent,
     int *found);
 
 /*
+ * A denial as a journal entry (product.md §13, decision 0159): in one
+ * write transaction of the current scope, kind 'lease' with detail
+ * "denied PATH (holder H)" for the denied agent (as pgn_lease_blocking
+ * names it: 'agent', else the agent 'session' is bound to; none, no
+ * entry) and "denied PATH to A (holder H)" for the holder 'hit'. Called
+ * only on a denial; the caller denies whatever this returns (PGN_EBUSY,
+ * PGN_EDB, PGN_ENOMEM). A holder or agent no longer there gets no entry.
+ */
+PGN_NODISCARD pgn_status pgn_lease_denied(pgn_db *db, const char *agent,
+    const char *session, const char *path, const struct pgn_lease_hit *hit);
+
+/*
  * The no-lease fast path, without opening the database: 1 when the
  * lease stamp of SQLite database 'db_path' says scope 'scope' (its key as
  * stored: the root path, "" for the global scope) holds no live lease at

@@ -341,6 +341,12 @@ deny(struct pretool *t, const char *rel, const struct pgn_lease_hit *hit)
 	logf_pre(t, "deny", "tool=%s path=%s holder=%s pattern=%s lease=%lld",
 	    t->p->call.tool, rel, hit->holder, hit->pattern,
 	    (long long)hit->id);
+	/* The journal entry (§13): a failed write still denies, logged. */
+	st = pgn_lease_denied(t->db, NULL, t->p->session, rel, hit);
+	if (st != PGN_OK)
+		logf_pre(t, pgn_status_name(st),
+		    "the denial of %s was not journalled (%s); the call is still denied",
+		    rel, pgn_errmsg(t->db));
 	return PGN_OK;
 }
 

@@ -1060,6 +1060,77 @@ pgn_lease_blocking(pgn_db *db, const char *agent, const char *session,
 	return rc;
 }
 
+/* ---- denied ------------------------------------------------------- */
+
+struct denied_ctx {
+	const char *agent; /* checked, or NULL */
+	const char *session;
+	const char *path;
+	const struct pgn_lease_hit *hit;
+};
+
+static pgn_status
+denied_tx(pgn_db *db, void *arg)
+{
+	struct denied_ctx *c = arg;
+	char actor[PGN_MAX_NAME + 1] = "";
+	char detail[PGN_MAX_PATH + 2 * PGN_MAX_NAME + 32];
+	int64_t sid, aid, now = pgn_now_ms();
+	pgn_status rc;
+
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK; /* no scope row: no agent to write for */
+	if (rc == PGN_OK && c->agent != NULL)
+		memcpy(actor, c->agent, strlen(c->agent) + 1);
+	else if (rc == PGN_OK && c->session != NULL && c->session[0] != '\0')
+		rc = session_agent(db, c->session, actor);
+	if (rc == PGN_OK && actor[0] != '\0') {
+		rc = pgn_agent_id(db, sid, actor, 0, &aid);
+		(void)snprintf(detail, sizeof(detail), "denied %s (holder %s)",
+		    c->path, c->hit->holder);
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, aid, "lease", 0, NULL, detail,
+			    now);
+		else if (rc == PGN_ENOTFOUND)
+			rc = PGN_OK;
+	}
+	if (rc == PGN_OK) {
+		rc = pgn_agent_id(db, sid, c->hit->holder, 0, &aid);
+		(void)snprintf(detail, sizeof(detail),
+		    "denied %s to %s (holder %s)", c->path,
+		    actor[0] != '\0' ? actor : "an unnamed agent",
+		    c->hit->holder);
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, aid, "lease", 0,
+			    actor[0] != '\0' ? actor : NULL, detail, now);
+		else if (rc == PGN_ENOTFOUND)
+			rc = PGN_OK;
+	}
+	return rc;
+}
+
+pgn_status
+pgn_lease_denied(pgn_db *db, const char *agent, const char *session,
+    const char *path, const struct pgn_lease_hit *hit)
+{
+	char name[PGN_MAX_NAME + 1];
+	struct denied_ctx c;
+	pgn_status rc;
+
+	c.agent = NULL;
+	if (agent != NULL) {
+		rc = pgn_check_name(db, "agent", agent, name);
+		if (rc != PGN_OK)
+			return rc;
+		c.agent = name;
+	}
+	c.session = session;
+	c.path = path;
+	c.hit = hit;
+	return pgn_tx(db, denied_tx, &c);
+}
+
 /* ---- paths ---------------------------------------------------------- */
 
 pgn_status
