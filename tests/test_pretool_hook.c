@@ -24,6 +24,8 @@
 #include "pigeon/lease.h"
 
 static char dbpath[PATH_MAX + 128], home[PATH_MAX], root[PATH_MAX];
+/* The hook's time from its start (short: to meet a held lock sooner). */
+static int64_t budget_ms = 10000;
 
 static void
 setup(void)
@@ -64,7 +66,7 @@ run(struct pgn_hook_out *o, pgn_host h, pgn_event e, const char *json,
 	in.db_path = dbpath;
 	in.db_create = !be_on_pg;
 	in.pigeon = "pigeon";
-	in.deadline = pgn_mono_ms() + 10000;
+	in.deadline = pgn_mono_ms() + budget_ms;
 	pgn_hook_turn(&in, o);
 }
 
@@ -443,6 +445,44 @@ rule_a_denial_is_journalled_and_an_allowed_call_writes_nothing(void)
 	CHECK_INT(journal_rows(), before + 2);
 }
 
+/*
+ * The journal write meets another writer's lock (SQLite): the call is
+ * still denied, with one more hook.log line saying the entry was not
+ * written.
+ */
+static void
+rule_a_denial_whose_journal_write_fails_still_denies(void)
+{
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+	char *why;
+
+	if (be_on_pg)
+		return;
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", NULL);
+	raw = h_raw_open(dbpath);
+	sqlite3_busy_timeout(raw, 0);
+	REQUIRE(H_EXEC(raw, "BEGIN IMMEDIATE"));
+	budget_ms = 300; /* the lock wait: PGN_HOOK_MIN_WAIT_MS */
+	write_of(&o, "s-bob", "src/a.c");
+	budget_ms = 10000;
+	why = reason_of(&o);
+	CHECK(strstr(why, "src/a.c is leased by alice") != NULL);
+	CHECK_INT(o.nlog, 2);
+	if (o.nlog == 2) {
+		CHECK(strstr(o.log[0], "status=deny") != NULL);
+		CHECK(strstr(o.log[1], "was not journalled") != NULL);
+		CHECK(strstr(o.log[1], "still denied") != NULL);
+	}
+	free(why);
+	pgn_hook_out_release(&o);
+	H_EXEC(raw, "ROLLBACK");
+	sqlite3_close(raw);
+	CHECK_INT(lease_entries("bob", "denied src/a.c (holder alice)"), 0);
+}
+
 static void (*const rules[])(void) = {
     rule_no_live_lease_passes_without_a_word,
     rule_a_write_under_anothers_lease_is_denied_with_one_line,
@@ -452,6 +492,7 @@ static void (*const rules[])(void) = {
     rule_every_host_denies_in_its_own_form,
     rule_a_bad_call_passes_logged_while_a_lease_lives,
     rule_a_denial_is_journalled_and_an_allowed_call_writes_nothing,
+    rule_a_denial_whose_journal_write_fails_still_denies,
 };
 
 static void
