@@ -28,6 +28,7 @@
 #include <sqlite3.h>
 
 #include "pigeon/pigeon.h"
+#include "pigeon/lease.h"
 #include "pigeon/transcript.h"
 #include "bench.h"
 #include "banned.h"
@@ -138,6 +139,9 @@ rm_db(const char *path)
 	pathf(p, sizeof(p), "%s-wal", path);
 	unlink(p);
 	pathf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	/* The lease stamp (pgn_lease_none_live): a copy must not inherit it. */
+	pathf(p, sizeof(p), "%s-leases", path);
 	unlink(p);
 }
 
@@ -705,6 +709,13 @@ prepare(const struct opts *o, struct dbset *d)
 	pathf(d->hist10, sizeof(d->hist10), "%s/1m-10.db", g.dbdir);
 	pathf(d->hist100, sizeof(d->hist100), "%s/1m-100.db", g.dbdir);
 	pathf(d->sends, sizeof(d->sends), "%s/sends-100.db", g.dbdir);
+	/* The lease section alone needs no history: minutes saved. */
+	if (o->sections != NULL && strcmp(o->sections, "lease") == 0) {
+		make_base(d->empty10);
+		finish_db(d->empty10);
+		note("databases ready in %.1f s", (now_ms() - t0) / 1e3);
+		return;
+	}
 	if (o->rebuild || !stamp_ok()) {
 		note("preparing the 1M-message history (cached in %s)",
 		    g.cache);
@@ -911,7 +922,7 @@ time_case(const struct opts *o, const struct hook_case *c)
 	return paired(&r, hv, tv, n);
 }
 
-#define MAX_VERDICTS 16
+#define MAX_VERDICTS 24
 static struct verdict verdicts[MAX_VERDICTS];
 static int nverdicts;
 
@@ -2329,7 +2340,7 @@ static const char usage[] =
     "  --quick          fewer runs (about a minute)\n"
     "  --rebuild        rebuild the cached history\n"
     "  --runs N         timed hook runs per case (default 1000, quick 150)\n"
-    "  --sections LIST  comma list of hook,ir,sys,reach,lib,sends,\n"
+    "  --sections LIST  comma list of hook,ir,sys,reach,lease,lib,sends,\n"
     "                   transcript,pg (default all)\n"
     "  --bin DIR        the build directory (default: this program's)\n";
 
@@ -2341,6 +2352,318 @@ parse_int(const char *s, int min, int max)
 	if (pgn_parse_i64(s, min, max, &v) != PGN_OK)
 		die("'%s': expected a number from %d to %d", s, min, max);
 	return (int)v;
+}
+
+/* ---- leases (issue 20 item 6, decision 0159) ----------------------- */
+
+/* A Claude PreToolUse Write of 'rel' under the project. */
+static size_t
+pretool_payload(const char *rel, char *buf, size_t len)
+{
+	int n = snprintf(buf, len,
+	    "{\"session_id\":\"bench-claude\",\"transcript_path\":"
+	    "\"%s/transcript.jsonl\",\"cwd\":\"%s\",\"permission_mode\":"
+	    "\"default\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":"
+	    "\"Write\",\"tool_input\":{\"file_path\":\"%s/%s\","
+	    "\"content\":\"x\"}}\n",
+	    g.work, g.proj, g.proj, rel);
+
+	if (n < 0 || (size_t)n >= len)
+		die("payload too long");
+	return (size_t)n;
+}
+
+/* The size and mtime of 'path' (0 if none), to see a write. */
+static void
+file_sig(const char *path, long long sig[2])
+{
+	struct stat sb;
+
+	sig[0] = sig[1] = -1;
+	if (stat(path, &sb) == 0) {
+		sig[0] = (long long)sb.st_size;
+		sig[1] = (long long)sb.st_mtim.tv_sec * 1000000000LL +
+		    sb.st_mtim.tv_nsec;
+	}
+}
+
+/* 'agent' leases 'one', or 'n' patterns "other/dNNN/" (none covers src). */
+static void
+lease_many(const char *db, const char *agent, const char *one, int n)
+{
+	char pats[PGN_MAX_LEASE_PATTERNS][64];
+	const char *p[PGN_MAX_LEASE_PATTERNS];
+	struct pgn_lease_take req;
+	struct pgn_lease_taken t;
+	pgn_db *h = lib_open(db, 0);
+	int i = 0, k;
+
+	while (i < n) {
+		for (k = 0; k < PGN_MAX_LEASE_PATTERNS && i < n; k++, i++) {
+			if (one != NULL)
+				pathf(pats[k], sizeof(pats[k]), "%s", one);
+			else
+				pathf(pats[k], sizeof(pats[k]), "other/d%03d/",
+				    i);
+			p[k] = pats[k];
+		}
+		memset(&req, 0, sizeof(req));
+		req.who.agent = agent;
+		req.patterns = p;
+		req.npatterns = (size_t)k;
+		req.ttl_ms = PGN_LEASE_TTL_MAX_MS;
+		if (pgn_lease_take(h, &req, &t) != PGN_OK || t.held)
+			die("lease take: %s", pgn_errmsg(h));
+		pgn_lease_taken_release(&t);
+	}
+	pgn_db_close(h);
+}
+
+/* 'n' paired runs of the before-tool hook (Write of 'rel') and /bin/true. */
+static struct hook_result
+time_pretool(const struct opts *o, const char *db, const char *rel,
+    int want_deny)
+{
+	struct hook_result r;
+	char *hargv[4], *targv[2], buf[2048];
+	double *hv, *tv;
+	int i, warm = o->quick ? 5 : 20, n = o->runs, denied;
+
+	memset(&r, 0, sizeof(r));
+	hv = calloc((size_t)n, sizeof(*hv));
+	tv = calloc((size_t)n, sizeof(*tv));
+	if (hv == NULL || tv == NULL)
+		die("out of memory");
+	set_env(db);
+	hargv[0] = g.hook;
+	hargv[1] = (char *)"claude";
+	hargv[2] = (char *)"PreToolUse";
+	hargv[3] = NULL;
+	targv[0] = (char *)"/bin/true";
+	targv[1] = NULL;
+	for (i = -warm; i < n; i++) {
+		pr.dir = NULL;
+		pr.errpath = NULL;
+		pr.inlen = pretool_payload(rel, buf, sizeof(buf));
+		pr.in = buf;
+		pr.argv = targv;
+		spawn(&pr);
+		if (i >= 0)
+			tv[i] = pr.ms;
+		pr.argv = hargv;
+		spawn(&pr);
+		denied = strstr(pr.out, "\"deny\"") != NULL;
+		if (!exited_ok(&pr) || denied != want_deny) {
+			if (r.bad++ == 0)
+				note(
+				    "  unexpected before-tool output: '%.200s'",
+				    pr.out);
+		}
+		if (i >= 0)
+			hv[i] = pr.ms;
+	}
+	return paired(&r, hv, tv, n);
+}
+
+static void
+cli_argv(char **argv, int which, char *body)
+{
+	int n = 0;
+
+	argv[n++] = g.pigeon;
+	if (which == 1) {
+		argv[n++] = (char *)"lease";
+		argv[n++] = (char *)"take";
+		argv[n++] = (char *)"bench/take/**";
+	} else {
+		argv[n++] = (char *)"send";
+		argv[n++] = (char *)"--to";
+		argv[n++] = (char *)"target";
+		if (which == 2)
+			argv[n++] = (char *)"--ack";
+	}
+	argv[n++] = (char *)"--project";
+	argv[n++] = g.proj;
+	argv[n++] = (char *)(which == 1 ? "--agent" : "--from");
+	argv[n++] = (char *)"a01";
+	if (which != 1)
+		argv[n++] = body;
+	argv[n] = NULL;
+}
+
+/*
+ * Instructions of one run (whole process, callgrind): of CLI command
+ * 'which' (0 send, 1 lease take, 2 send --ack), or with 'rel' of the
+ * before-tool hook writing 'rel'.
+ */
+static long long
+cli_ir(const char *db, int which, const char *rel)
+{
+	char *argv[16], body[] = "ping: the API was renamed", buf[2048];
+	const char *p;
+
+	set_env(db);
+	argv[0] = g.valgrind;
+	argv[1] = (char *)"--tool=callgrind";
+	argv[2] = (char *)"--callgrind-out-file=/dev/null";
+	pr.in = NULL;
+	pr.inlen = 0;
+	if (rel != NULL) {
+		argv[3] = g.hook;
+		argv[4] = (char *)"claude";
+		argv[5] = (char *)"PreToolUse";
+		argv[6] = NULL;
+		pr.inlen = pretool_payload(rel, buf, sizeof(buf));
+		pr.in = buf;
+	} else
+		cli_argv(argv + 3, which, body);
+	pr.argv = argv;
+	pr.dir = NULL;
+	pr.errpath = g.errfile;
+	spawn(&pr);
+	p = strstr(pr.err, "Collected :");
+	if (p == NULL)
+		die("no callgrind total in: %.300s", pr.err);
+	return strtoll(p + 11, NULL, 10);
+}
+
+static void
+bench_lease(const struct opts *o, const struct dbset *d)
+{
+	static const char *const what[] = {"`pigeon send` (plain)",
+	    "`pigeon lease take` (a renewal after the first)",
+	    "`pigeon send --ack`"};
+	struct verdict *v0 =
+	    verdict("before-tool, no live lease: median vs /bin/true, writes",
+	        "<= 1.5x, 0");
+	struct verdict *v1 =
+	    verdict("before-tool, 100 non-matching leases: median vs /bin/true",
+	        "<= 2x");
+	struct verdict *v2 =
+	    verdict("lease take and send --ack: median vs plain send", "<= 1x");
+	char db[PATH_MAX + 16], wal[PATH_MAX + 32], body[] = "ping: renamed";
+	char *argv[16];
+	long long s0[2], s1[2], w0[2], w1[2], ir[3] = {0, 0, 0};
+	long long hir[3] = {0, 0, 0};
+	struct hook_result r0, r1, r2;
+	double *cv[3], p50[3];
+	struct stats cs[3];
+	cJSON *e = cJSON_AddObjectToObject(results, "lease");
+	int n = o->runs, i, j, k, writes, bad = 0;
+
+	say("\n## Leases: the before-tool hook, lease take, send --ack\n\n");
+	pathf(db, sizeof(db), "%s/lease.db", g.dbdir);
+	pathf(wal, sizeof(wal), "%s-wal", db);
+	rm_db(db);
+	copy_file(d->empty10, db);
+	set_env(db);
+	hook_once(HOST_CLAUDE, db); /* binds bench-claude to target */
+
+	note("lease: before-tool, no live lease");
+	file_sig(db, s0);
+	file_sig(wal, w0);
+	r0 = time_pretool(o, db, "src/x.c", 0);
+	if (g.valgrind[0] != '\0')
+		hir[0] = cli_ir(db, 0, "src/x.c");
+	file_sig(db, s1);
+	file_sig(wal, w1);
+	writes = s0[0] != s1[0] || s0[1] != s1[1] || w0[0] != w1[0] ||
+	    w0[1] != w1[1];
+	note("lease: before-tool, 100 leases elsewhere");
+	lease_many(db, "a01", NULL, 100);
+	r1 = time_pretool(o, db, "src/x.c", 0);
+	if (g.valgrind[0] != '\0')
+		hir[1] = cli_ir(db, 0, "src/x.c");
+	note("lease: before-tool, a denial");
+	lease_many(db, "a01", "src/", 1);
+	r2 = time_pretool(o, db, "src/x.c", 1);
+	if (g.valgrind[0] != '\0')
+		hir[2] = cli_ir(db, 0, "src/x.c");
+	say("%d paired runs of `pigeon-hook claude PreToolUse` (a Write of "
+	    "src/x.c by the bound session `target`) each right after one "
+	    "`/bin/true`, as in the hook section. Times in ms.\n\n"
+	    "Instructions: callgrind, one run, whole process (0: not "
+	    "measured).\n\n"
+	    "| leases in the scope | hook p50 | p95 | true p50 | p95 | ratio of medians | wrong outputs | instructions |\n"
+	    "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	    "| none live (database and WAL %s) | %.3f | %.3f | %.3f | %.3f | **%.2f** | %d | %lld |\n"
+	    "| 100 live, none covers the path | %.3f | %.3f | %.3f | %.3f | **%.2f** | %d | %lld |\n"
+	    "| 101, one denies (a journal write) | %.3f | %.3f | %.3f | %.3f | **%.2f** | %d | %lld |\n",
+	    n, writes ? "CHANGED" : "unchanged", r0.hook.p50, r0.hook.p95,
+	    r0.truth.p50, r0.truth.p95, r0.ratio, r0.bad, hir[0], r1.hook.p50,
+	    r1.hook.p95, r1.truth.p50, r1.truth.p95, r1.ratio, r1.bad, hir[1],
+	    r2.hook.p50, r2.hook.p95, r2.truth.p50, r2.truth.p95, r2.ratio,
+	    r2.bad, hir[2]);
+	cJSON_AddNumberToObject(e, "ir_pretool_no_lease", (double)hir[0]);
+	cJSON_AddNumberToObject(e, "ir_pretool_100_leases", (double)hir[1]);
+	cJSON_AddNumberToObject(e, "ir_pretool_deny", (double)hir[2]);
+	cJSON_AddNumberToObject(e, "pretool_no_lease_ratio", r0.ratio);
+	cJSON_AddNumberToObject(e, "pretool_no_lease_writes", writes);
+	cJSON_AddNumberToObject(e, "pretool_100_leases_ratio", r1.ratio);
+	cJSON_AddNumberToObject(e, "pretool_deny_ratio", r2.ratio);
+	pathf(v0->measured, sizeof(v0->measured), "%.2fx, %s", r0.ratio,
+	    writes ? "written" : "0");
+	v0->met = r0.ratio <= 1.5 && !writes && r0.bad == 0;
+	pathf(v1->measured, sizeof(v1->measured), "%.2fx", r1.ratio);
+	v1->met = r1.ratio <= 2.0 && r1.bad == 0;
+
+	/* The CLI: plain send, lease take, send --ack, interleaved. */
+	note("lease: send, lease take, send --ack");
+	for (k = 0; k < 3; k++) {
+		cv[k] = calloc((size_t)n, sizeof(double));
+		if (cv[k] == NULL)
+			die("out of memory");
+	}
+	for (i = -(o->quick ? 3 : 10); i < n; i++)
+		for (j = 0; j < 3; j++) {
+			/* Each first in turn; drained, untimed, under the cap.
+			 */
+			k = (i + 30 + j) % 3;
+			if (j == 0 && (i + 30) % 30 == 0)
+				drain_sql(db);
+			set_env(db);
+			cli_argv(argv, k, body);
+			pr.argv = argv;
+			pr.dir = NULL;
+			pr.light = 1;
+			pr.in = NULL;
+			pr.inlen = 0;
+			pr.errpath = g.errfile;
+			spawn(&pr);
+			pr.light = 0;
+			if (!exited_ok(&pr) && bad++ == 0)
+				note("  %s failed: %.300s", what[k], pr.err);
+			if (i >= 0)
+				cv[k][i] = pr.ms;
+		}
+	drain_sql(db);
+	if (g.valgrind[0] != '\0')
+		for (k = 0; k < 3; k++)
+			ir[k] = cli_ir(db, k, NULL);
+	say("\n%d interleaved runs of each, the order rotating (in the same "
+	    "database; the target's queue drained, untimed, every 30 "
+	    "rounds: the sender's cap). Times in ms; instructions "
+	    "(callgrind, one run, whole process; 0: not measured).\n\n"
+	    "| command | p50 | p95 | vs plain send (medians) | instructions |\n"
+	    "|---|---:|---:|---:|---:|\n",
+	    n);
+	for (k = 0; k < 3; k++) {
+		cs[k] = stats_of(cv[k], (size_t)n);
+		free(cv[k]);
+		p50[k] = cs[k].p50;
+		say("| %s | %.3f | %.3f | **%.2f** | %lld |\n", what[k],
+		    cs[k].p50, cs[k].p95, p50[0] > 0 ? p50[k] / p50[0] : 0,
+		    ir[k]);
+	}
+	cJSON_AddNumberToObject(e, "take_vs_send", p50[1] / p50[0]);
+	cJSON_AddNumberToObject(e, "ack_vs_send", p50[2] / p50[0]);
+	cJSON_AddNumberToObject(e, "ir_send", (double)ir[0]);
+	cJSON_AddNumberToObject(e, "ir_take", (double)ir[1]);
+	cJSON_AddNumberToObject(e, "ir_ack", (double)ir[2]);
+	pathf(v2->measured, sizeof(v2->measured), "take %.2fx, --ack %.2fx",
+	    p50[1] / p50[0], p50[2] / p50[0]);
+	v2->met = bad == 0 && p50[1] <= p50[0] && p50[2] <= p50[0];
+	rm_db(db);
 }
 
 int
@@ -2460,6 +2783,8 @@ main(int argc, char **argv)
 		bench_proc_sends(&o, &d);
 	if (has_section(&o, "transcript"))
 		bench_transcripts(&o);
+	if (has_section(&o, "lease"))
+		bench_lease(&o, &d);
 	if (has_section(&o, "pg"))
 		bench_pg(&o);
 	missed = report_targets();
