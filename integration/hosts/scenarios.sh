@@ -473,6 +473,55 @@ test_case 'a baton left through the shell is taken by the next new session, not 
 	baton_scenario
 '
 
+# ---- an acknowledgement asked and given through the shell (0157) -------
+
+# Two sessions of the real host, two agents: sam's model runs pigeon send
+# --ack in its shell tool; the message is in ada's first request, with
+# Pigeon's line on how to acknowledge; ada's model runs pigeon ack in its
+# shell tool, the host at its defaults: for Claude Code only the
+# Bash(PIGEON ack:*) rule pigeon install wrote lets it run (no
+# --allowedTools), for Codex its workspace-write sandbox with the state
+# directory as a writable root. Claude Code and Codex only: Gemini CLI's
+# suite is near its time limit, and the path is the same.
+test_case 'a message sent with --ack through the shell is acknowledged through the shell; status shows it' '
+	case $HOST in
+	claude | codex) ;;
+	*) test_note "claude and codex only"; exit 0 ;;
+	esac &&
+	{ test "$HOST" != claude || jq -e --arg r "Bash($PIG ack:*)" \
+		".permissions.allow | index(\$r) != null" "$HOST_CONFIG" \
+		>/dev/null; } &&
+	mkdir "$PROJ/ks" "$PROJ/kr" &&
+	AGENT=sam &&
+	host_run k1 "$PROJ/ks" new \
+		"mock-shell: $PIG send --create --ack --to ada PGN-ACK-2\"\"0" &&
+	id=$(requests k1 | grep -o "queued #[0-9]* for ada" | head -n 1 |
+		tr -dc 0-9) &&
+	test -n "$id" &&
+	sql_is "SELECT m.sender, a.name, m.ack_ms, m.acked_ms IS NULL
+		FROM message m JOIN agent a ON a.id = m.recipient_id
+		WHERE m.id = $id AND m.body = '"'"'PGN-ACK-20'"'"'" \
+		"sam|ada|1800000|1" &&
+	AGENT=ada && HOST_MODE=defaults &&
+	host_run k2 "$PROJ/kr" new "mock-shell: $PIG ack $id done" &&
+	arrives k2 PGN-ACK-20 "$AT_START" &&
+	requests k2 | grep -qF "[the sender asks for an acknowledgement within 30m: $PIG ack $id" &&
+	requests k2 | grep -q "acknowledged #$id from sam" &&
+	test "$(route_of "$id")" = "1|session-start" &&
+	sql_is "SELECT ack_text, acked_ms >= delivered_ms FROM message
+		WHERE id = $id" "done|1" &&
+	"$PIG" status --project "$PROJ" "$id" >status.out &&
+	grep -q "^#$id sam -> ada: delivered .* via session-start, session $HOST:[^,]*, host $HOST; acknowledged [0-9T:-]*Z ([0-9]*[smhd] ago): done\$" status.out &&
+	"$PIG" status --project "$PROJ" --json "$id" >status.json &&
+	jq -e --argjson id "$id" "length == 1 and (.[0] | .id == \$id and
+		.state == \"acknowledged\" and .from == \"sam\" and
+		.to == \"ada\" and .route == \"session-start\" and
+		.host == \"$HOST\" and
+		.ack.within_ms == 1800000 and .ack.text == \"done\" and
+		.ack.acknowledged != null and .ack.reply == null)" \
+		status.json >/dev/null
+'
+
 # ---- path leases, enforced before each tool call (decision 0156) --------
 
 # The host's edit of $PROJ/lease/f.txt (its text made NEW), and its read
