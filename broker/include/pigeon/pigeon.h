@@ -377,8 +377,8 @@ struct pgn_msg {
 	int64_t thread; /* its thread: its first message's id */
 	int64_t ack_ms; /* 0, or an acknowledgement is asked within this */
 	int reminder;   /* shown again: its acknowledgement is overdue */
-	int priority; /* pgn_priority */
-	char *group;  /* the group it was sent to (--to @NAME), or NULL */
+	int priority;   /* pgn_priority */
+	char *group;    /* the group it was sent to (--to @NAME), or NULL */
 };
 
 struct pgn_msgs {
@@ -413,7 +413,7 @@ struct pgn_send {
 	 * delivery (PGN_ACK_MIN_MS .. PGN_ACK_MAX_MS; decision 0157).
 	 */
 	int64_t ack_ms;
-	int priority;     /* pgn_priority; 0: normal */
+	int priority; /* pgn_priority; 0: normal */
 };
 
 struct pgn_sent {
@@ -718,8 +718,8 @@ struct pgn_delivery {
 	char *body;
 	unsigned char hash[PGN_HASH_BYTES];
 	int64_t thread; /* its message's thread (0157); 0: unknown */
-	int priority; /* the message's (not chained: decision 0158) */
-	char *group;  /* the group it was sent to, or NULL */
+	int priority;   /* the message's (not chained: decision 0158) */
+	char *group;    /* the group it was sent to, or NULL */
 };
 
 struct pgn_deliveries {
