@@ -1368,7 +1368,8 @@ static void
 race(int in_place)
 {
 	struct pgn_provider_result r;
-	char a[PATH_MAX], b[PATH_MAX], ran[PATH_MAX], text[PATH_MAX + 128];
+	char a[PATH_MAX], b[PATH_MAX], ran[PATH_MAX], ctx[PATH_MAX];
+	char text[PATH_MAX + 128];
 	int i, ok = 0, refused = 0, unapproved = 0;
 	pid_t pid;
 
@@ -1401,11 +1402,17 @@ race(int in_place)
 	CHECK_INT(unapproved, 0);
 	CHECK(!h_exists(ran));
 	/*
-	 * Renamed files leave whole approved runs; a file rewritten in
-	 * place is mostly caught half-written (refused), so no count.
+	 * How many runs met the approved file is the scheduler's business
+	 * (under a sanitizer on a loaded machine, none may): with the
+	 * swapping over and the approved file back in place, it runs.
 	 */
-	if (!in_place)
-		CHECK(ok > 0);
+	h_join(ctx, sizeof(ctx), root, "scripts/ctx");
+	h_write_file(ctx, script, strlen(script));
+	REQUIRE(chmod(ctx, 0755) == 0);
+	run(root, 1000, &r);
+	CHECK_INT(r.status, PGN_PROVIDER_OK);
+	CHECK(r.context == NULL || strstr(r.context, "UNAPPROVED") == NULL);
+	pgn_provider_result_release(&r);
 }
 
 static void
