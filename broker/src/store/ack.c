@@ -94,7 +94,7 @@ ack_tx(pgn_db *db, void *arg)
 			    "message %lld went to '%.64s', not to '%s': only its recipient acknowledges it",
 			    (long long)req->id, to != NULL ? to : "",
 			    out->agent);
-		pgn_status_copy_text(out->sender, sizeof(out->sender), st, 2);
+		pgn_col_copy(out->sender, sizeof(out->sender), st, 2);
 		out->acked_ms = pgn_col_i64(st, 3);
 	}
 	pgn_finish(db, st);

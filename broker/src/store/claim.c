@@ -517,19 +517,6 @@ struct bound {
 	int fresh;                         /* bound by this call */
 };
 
-static void
-copy_col(char *dst, size_t max, pgn_stmt *st, int col)
-{
-	size_t n;
-	const char *t = pgn_col_str(st, col, &n);
-
-	if (t == NULL || n >= max)
-		n = 0;
-	if (n > 0)
-		memcpy(dst, t, n);
-	dst[n] = '\0';
-}
-
 /*
  * This machine's id in 'buf' (read once, when first needed), or NULL
  * when it has none.
@@ -565,12 +552,12 @@ bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
 	if (rc == PGN_OK) {
 		out->session = pgn_col_i64(st, 0);
 		out->agent = pgn_col_i64(st, 1);
-		copy_col(out->name, sizeof(out->name), st, 2);
-		copy_col(out->last_turn, sizeof(out->last_turn), st, 3);
+		pgn_col_copy(out->name, sizeof(out->name), st, 2);
+		pgn_col_copy(out->last_turn, sizeof(out->last_turn), st, 3);
 		out->last_turn_ms = pgn_col_i64(st, 4);
-		copy_col(out->scope, sizeof(out->scope), st, 5);
+		pgn_col_copy(out->scope, sizeof(out->scope), st, 5);
 		out->continues = pgn_col_i64(st, 6);
-		copy_col(out->transcript, sizeof(out->transcript), st, 7);
+		pgn_col_copy(out->transcript, sizeof(out->transcript), st, 7);
 		out->turn_mail = pgn_col_i64(st, 8) != 0;
 	} else if (rc == PGN_ENOTFOUND) {
 		rc = PGN_OK;
@@ -912,8 +899,8 @@ peek_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
-		copy_col(p->agent, sizeof(p->agent), st, 0);
-		copy_col(p->scope, sizeof(p->scope), st, 1);
+		pgn_col_copy(p->agent, sizeof(p->agent), st, 0);
+		pgn_col_copy(p->scope, sizeof(p->scope), st, 1);
 		p->seen_ms = pgn_col_i64(st, 2);
 		p->continues = pgn_col_i64(st, 3);
 		p->queued = pgn_col_i64(st, 4) != 0;

@@ -88,32 +88,16 @@ pgn_lease_live(const struct pgn_lease *l, int64_t now_ms)
 	return l->expires_ms > now_ms;
 }
 
-static void
-copy_col(char *dst, size_t max, pgn_stmt *st, int col)
-{
-	size_t n;
-	const char *t = pgn_col_str(st, col, &n);
-
-	if (t == NULL)
-		n = 0;
-	if (n >= max)
-		n = max -
-		    1; /* stored values are checked; a bound all the same */
-	if (n > 0)
-		memcpy(dst, t, n);
-	dst[n] = '\0';
-}
-
 /* Row of SQL_LEASES or SQL_BLOCKERS into 'l'; its agent row to '*aid'. */
 static void
 read_lease(pgn_stmt *st, struct pgn_lease *l, int64_t *aid)
 {
 	memset(l, 0, sizeof(*l));
 	l->id = pgn_col_i64(st, 0);
-	copy_col(l->holder, sizeof(l->holder), st, 1);
-	copy_col(l->pattern, sizeof(l->pattern), st, 2);
-	copy_col(l->norm, sizeof(l->norm), st, 3);
-	copy_col(l->reason, sizeof(l->reason), st, 4);
+	pgn_col_copy(l->holder, sizeof(l->holder), st, 1);
+	pgn_col_copy(l->pattern, sizeof(l->pattern), st, 2);
+	pgn_col_copy(l->norm, sizeof(l->norm), st, 3);
+	pgn_col_copy(l->reason, sizeof(l->reason), st, 4);
 	l->shared = pgn_col_i64(st, 5) != 0;
 	l->created_ms = pgn_col_i64(st, 6);
 	l->expires_ms = pgn_col_i64(st, 7);
@@ -185,7 +169,7 @@ session_agent(pgn_db *db, const char *key, char name[PGN_MAX_NAME + 1])
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading the session");
 	if (rc == PGN_OK)
-		copy_col(name, PGN_MAX_NAME + 1, st, 0);
+		pgn_col_copy(name, PGN_MAX_NAME + 1, st, 0);
 	pgn_finish(db, st);
 	return rc == PGN_ENOTFOUND ? PGN_OK : rc;
 }

@@ -96,19 +96,6 @@ pgn_session_info_release(struct pgn_session_info *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void
-copy_col(pgn_stmt *st, int col, char *out, size_t len)
-{
-	const char *t = pgn_col_str(st, col, NULL);
-	size_t n = t != NULL ? strlen(t) : 0;
-
-	if (n >= len)
-		n = len - 1;
-	if (n > 0)
-		memcpy(out, t, n);
-	out[n] = '\0';
-}
-
 static pgn_status
 find_tx(pgn_db *db, void *arg)
 {
@@ -142,9 +129,9 @@ find_tx(pgn_db *db, void *arg)
 		rc = pgn_fail(db, rc, "agent '%s' has had no session yet",
 		    c->agent);
 	if (rc == PGN_OK) {
-		copy_col(st, 0, o->key, sizeof(o->key));
-		copy_col(st, 1, o->host, sizeof(o->host));
-		copy_col(st, 2, o->agent, sizeof(o->agent));
+		pgn_col_copy(o->key, sizeof(o->key), st, 0);
+		pgn_col_copy(o->host, sizeof(o->host), st, 1);
+		pgn_col_copy(o->agent, sizeof(o->agent), st, 2);
 		o->created_ms = pgn_col_i64(st, 3);
 		o->last_seen_ms = pgn_col_i64(st, 4);
 		if (pgn_col_str(st, 5, NULL) != NULL) {

@@ -129,6 +129,22 @@ query_i64(pgn_db *db, pgn_stmt *st, int64_t *out, const char *what)
 	return rc;
 }
 
+void
+pgn_col_copy(char *dst, size_t max, pgn_stmt *st, int col)
+{
+	size_t n;
+	const char *t = pgn_col_str(st, col, &n);
+
+	if (t == NULL)
+		n = 0;
+	if (n >= max)
+		n = max -
+		    1; /* stored values are checked; a bound all the same */
+	if (n > 0)
+		memcpy(dst, t, n);
+	dst[n] = '\0';
+}
+
 char *
 pgn_col_text(pgn_stmt *st, int col)
 {

@@ -223,6 +223,8 @@ PGN_NODISCARD pgn_status pgn_read(pgn_db *db, pgn_tx_fn *fn, void *arg);
 
 /* Text column as a fresh string ("" for NULL). NULL on ENOMEM. */
 char *pgn_col_text(pgn_stmt *st, int col);
+/* Text of a column into 'dst' (cut to 'max' - 1 bytes; "" for NULL). */
+void pgn_col_copy(char *dst, size_t max, pgn_stmt *st, int col);
 
 /* ---- statements and shared lookups (stmt.c) ------------------------ */
 
@@ -398,7 +400,6 @@ void pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
 /* Fill 's' from the current row (its ack_text the caller's); ENOMEM. */
 PGN_NODISCARD pgn_status pgn_status_row(pgn_db *db, pgn_stmt *st,
     struct pgn_msg_status *s, int64_t now);
-void pgn_status_copy_text(char *dst, size_t max, pgn_stmt *st, int col);
 
 PGN_NODISCARD pgn_status pgn_journal_add(pgn_db *db, int64_t agent,
     const char *kind, int64_t msg, const char *peer, const char *detail,

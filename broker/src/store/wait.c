@@ -223,22 +223,6 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 	return rc;
 }
 
-void
-pgn_status_copy_text(char *dst, size_t max, pgn_stmt *st, int col)
-{
-	size_t n;
-	const char *t = pgn_col_str(st, col, &n);
-
-	if (t == NULL)
-		n = 0;
-	if (n >= max)
-		n = max -
-		    1; /* stored values are checked; a bound all the same */
-	if (n > 0)
-		memcpy(dst, t, n);
-	dst[n] = '\0';
-}
-
 struct status_ctx {
 	const int64_t *ids;
 	size_t n;
@@ -290,14 +274,14 @@ pgn_status_row(pgn_db *db, pgn_stmt *st, struct pgn_msg_status *s, int64_t now)
 	size_t len;
 
 	s->found = 1;
-	pgn_status_copy_text(s->sender, sizeof(s->sender), st, 0);
-	pgn_status_copy_text(s->recipient, sizeof(s->recipient), st, 1);
+	pgn_col_copy(s->sender, sizeof(s->sender), st, 0);
+	pgn_col_copy(s->recipient, sizeof(s->recipient), st, 1);
 	s->created_ms = pgn_col_i64(st, 2);
 	s->reply_to = pgn_col_i64(st, 3);
 	s->delivered_ms = pgn_col_i64(st, 4);
-	pgn_status_copy_text(s->session, sizeof(s->session), st, 5);
-	pgn_status_copy_text(s->host, sizeof(s->host), st, 6);
-	pgn_status_copy_text(s->route, sizeof(s->route), st, 7);
+	pgn_col_copy(s->session, sizeof(s->session), st, 5);
+	pgn_col_copy(s->host, sizeof(s->host), st, 6);
+	pgn_col_copy(s->route, sizeof(s->route), st, 7);
 	s->thread = pgn_col_i64(st, 8);
 	s->ack_ms = pgn_col_i64(st, 9);
 	s->acked_ms = pgn_col_i64(st, 10);
