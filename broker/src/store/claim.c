@@ -89,6 +89,19 @@ static const char SQL_TURN_PEEK_AT_PG[] =
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+/*
+ * What is due a reminder for agent ?1 at ?2: asked, delivered, not
+ * acknowledged in time, not reminded yet; served by message_unacked.
+ */
+static const char SQL_DUE[] =
+    "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
+    "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), m.ack_ms "
+    "FROM message m JOIN agent a ON a.id = m.recipient_id "
+    "WHERE m.recipient_id = ?1 AND m.ack_ms IS NOT NULL "
+    "AND m.acked_ms IS NULL AND m.reminded_ms IS NULL "
+    "AND m.delivered_ms + m.ack_ms < ?2 ORDER BY m.id LIMIT ?3";
+static const char SQL_REMINDED[] =
+    "UPDATE message SET reminded_ms = ?2 WHERE id = ?1";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
 /* After a tool call or at a stop: seen, and whether the turn had mail. */
@@ -939,4 +952,83 @@ int
 pgn_turn_quiet(const struct pgn_peek *p, int64_t now)
 {
 	return p->bound && !p->queued && now - p->seen_ms < PGN_SEEN_REFRESH_MS;
+}
+
+/* ---- reminders of overdue acknowledgements (decision 0157) ---- */
+
+/*
+ * Append the current row of SQL_DUE, read here and not by
+ * pgn_msgs_push: the queue's columns may grow without it.
+ */
+static pgn_status
+push_due(pgn_db *db, struct pgn_msgs *m, pgn_stmt *st)
+{
+	struct pgn_msg *x;
+
+	if (!pgn_vec_grow((void **)&m->v, &m->cap, m->n, sizeof(*m->v)))
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	x = &m->v[m->n];
+	memset(x, 0, sizeof(*x));
+	x->id = pgn_col_i64(st, 0);
+	x->sender = pgn_col_text(st, 1);
+	x->recipient = pgn_col_text(st, 2);
+	x->body = pgn_col_text(st, 3);
+	(void)pgn_col_str(st, 3, &x->body_len);
+	x->created_ms = pgn_col_i64(st, 4);
+	x->reply_to = pgn_col_i64(st, 5);
+	x->thread = pgn_col_i64(st, 6);
+	x->ack_ms = pgn_col_i64(st, 7);
+	x->reminder = 1;
+	m->n++;
+	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	return PGN_OK;
+}
+
+pgn_status
+pgn_reminders_in_tx(pgn_db *db, int64_t aid, int64_t now, size_t budget,
+    pgn_cost_fn *cost, void *cost_arg, struct pgn_msgs *out)
+{
+	pgn_stmt *st = NULL;
+	size_t spent = 0, k;
+	pgn_status rc;
+
+	pgn_msgs_release(out);
+	rc = pgn_prepare(db, SQL_DUE, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(aid), PGN_I(now),
+		    PGN_I(PGN_MAX_REMINDERS));
+	while (pgn_next_row(db, st, &rc, "reading what is overdue")) {
+		rc = push_due(db, out, st);
+		if (rc != PGN_OK)
+			break;
+		k = cost != NULL ? cost(&out->v[out->n - 1], cost_arg) :
+		                   out->v[out->n - 1].body_len;
+		if (k > budget || spent > budget - k) {
+			pgn_msgs_truncate(out, out->n - 1);
+			break;
+		}
+		spent += k;
+	}
+	pgn_finish(db, st);
+	if (rc != PGN_OK)
+		pgn_msgs_release(out);
+	return rc;
+}
+
+pgn_status
+pgn_reminded_in_tx(pgn_db *db, int64_t aid, const struct pgn_msgs *m,
+    const char *route, int64_t now)
+{
+	pgn_status rc = PGN_OK;
+	size_t i;
+
+	for (i = 0; rc == PGN_OK && i < m->n; i++) {
+		rc = pgn_exec_id(db, SQL_REMINDED, m->v[i].id, now,
+		    "recording a reminder");
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, aid, "reminded", m->v[i].id,
+			    m->v[i].sender, route, now);
+	}
+	return rc;
 }
