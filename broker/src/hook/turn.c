@@ -508,6 +508,7 @@ claim(struct turn *t)
 	req.committing = t->in->committing;
 	req.committing_arg = t->in->arg;
 	req.reminded = &t->reminded;
+	req.no_reminders = t->peek.bound && !t->peek.remind;
 	st = pgn_turn_claim(t->db, &req, &out);
 	if (st == PGN_OK) {
 		memcpy(t->o->agent, out.agent, sizeof(out.agent));

@@ -788,7 +788,7 @@ turn_tx(pgn_db *db, void *arg)
 		out->held = sh.held;
 		shares_release(&sh);
 	}
-	if (rc == PGN_OK &&
+	if (rc == PGN_OK && !req->no_reminders &&
 	    (c->route == ROUTE_PROMPT || c->route == ROUTE_SESSION_START))
 		rc = reminders(db, &claim, b.agent, now, out);
 	/* The output exists, and fits, before anything is marked. */

@@ -128,6 +128,12 @@ struct pgn_turn {
 	 * oldest ones); NULL: all of them.
 	 */
 	size_t *reminded;
+	/*
+	 * The turn's first look (pgn_turn_peek_for) found the session bound
+	 * and no reminder due: the claim does not ask again. One falling due
+	 * in between waits for the next prompt.
+	 */
+	int no_reminders;
 };
 
 /*
