@@ -125,6 +125,28 @@ be_drop(void)
 	return r;
 }
 
+/*
+ * This pass's store ('prefix' names a PostgreSQL database), opened
+ * twice: the library's handle and a second connection for checks.
+ */
+static H_UNUSED void
+be_open_pair(const char *prefix, pgn_db **db, pgn_db **chk)
+{
+	be_store(prefix, h_tmp);
+	*db = h_open_path(be_where, 0);
+	*chk = h_open_path(be_where, 0);
+}
+
+/* Close both handles and drop this pass's database: be_drop()'s status. */
+static H_UNUSED int
+be_close_pair(pgn_db **db, pgn_db **chk)
+{
+	pgn_db_close(*db);
+	pgn_db_close(*chk);
+	*db = *chk = NULL;
+	return be_drop();
+}
+
 /* One number read through 'chk' (a second connection); -1 on error. */
 static H_UNUSED int64_t
 be_count(pgn_db *chk, const char *sql)

@@ -23,9 +23,7 @@ static pgn_db *chk; /* a second connection, for checks */
 static void
 setup(void)
 {
-	be_store("pgn_ack", h_tmp);
-	db = h_open_path(be_where, 0);
-	chk = h_open_path(be_where, 0);
+	be_open_pair("pgn_ack", &db, &chk);
 	REQUIRE(pgn_agent_add(db, "alice") == PGN_OK);
 	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
 	REQUIRE(pgn_agent_add(db, "carol") == PGN_OK);
@@ -34,10 +32,7 @@ setup(void)
 static void
 teardown(void)
 {
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
-	(void)be_drop();
+	(void)be_close_pair(&db, &chk);
 }
 
 static int64_t

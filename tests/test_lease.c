@@ -51,10 +51,7 @@ setup(void)
 static void
 teardown(void)
 {
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
-	(void)be_drop();
+	(void)be_close_pair(&db, &chk);
 }
 
 static int64_t

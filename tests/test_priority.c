@@ -24,18 +24,13 @@ static pgn_db *chk; /* a second connection, for checks */
 static void
 setup(void)
 {
-	be_store("pgn_prio", h_tmp);
-	db = h_open_path(be_where, 0);
-	chk = h_open_path(be_where, 0);
+	be_open_pair("pgn_prio", &db, &chk);
 }
 
 static void
 teardown(void)
 {
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
-	(void)be_drop();
+	(void)be_close_pair(&db, &chk);
 }
 
 static int64_t

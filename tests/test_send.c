@@ -26,18 +26,13 @@ static pgn_db *chk; /* a second connection, for checks */
 static void
 setup(void)
 {
-	be_store("pgn_send", h_tmp);
-	db = h_open_path(be_where, 0);
-	chk = h_open_path(be_where, 0);
+	be_open_pair("pgn_send", &db, &chk);
 }
 
 static void
 teardown(void)
 {
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
-	CHECK_INT(be_drop(), 0);
+	CHECK_INT(be_close_pair(&db, &chk), 0);
 }
 
 /* One number from the second connection. */
