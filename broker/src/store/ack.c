@@ -164,18 +164,24 @@ acked_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
-/*
- * pgn_wait's machinery (its backend wake-up, at most PGN_WAIT_TICK_MS
- * apart, at least every PGN_WAIT_POLL_MS): the look is whether the
- * message is acknowledged.
- */
+/* pgn_wait_ack's look: done once the message is acknowledged. */
+static pgn_status
+ack_look(pgn_db *db, void *arg, int *done)
+{
+	struct acked_ctx *c = arg;
+	pgn_status rc;
+
+	rc = pgn_read(db, acked_tx, c);
+	*done = rc == PGN_OK && c->acked_ms != 0;
+	return rc;
+}
+
+/* pgn_wait's loop (pgn_wait_until): the look is "acknowledged yet?". */
 pgn_status
 pgn_wait_ack(pgn_db *db, int64_t id, int64_t timeout_ms,
     int (*cancel)(void *arg), void *cancel_arg, int *acked)
 {
 	struct acked_ctx c;
-	struct pgn_waker *w;
-	int64_t until, last, now;
 	pgn_status rc;
 
 	*acked = 0;
@@ -188,29 +194,8 @@ pgn_wait_ack(pgn_db *db, int64_t id, int64_t timeout_ms,
 		    (long long)timeout_ms);
 	c.id = id;
 	c.acked_ms = 0;
-	until = pgn_mono_ms() + timeout_ms;
-	w = db->be->wait_open(db, NULL);
-	for (;;) {
-		last = pgn_mono_ms();
-		rc = pgn_read(db, acked_tx, &c);
-		if (rc != PGN_OK || c.acked_ms != 0)
-			break;
-		if (cancel != NULL && cancel(cancel_arg))
-			break;
-		rc = pgn_db_check_file(db);
-		if (rc != PGN_OK)
-			break;
-		now = pgn_mono_ms();
-		if (now >= until)
-			break;
-		pgn_waker_sleep(db, w,
-		    until - now < PGN_WAIT_POLL_MS ? until - now :
-		                                     PGN_WAIT_POLL_MS,
-		    last, until);
-		if (cancel != NULL && cancel(cancel_arg))
-			break;
-	}
-	db->be->wait_close(db, w);
+	rc = pgn_wait_until(db, NULL, timeout_ms, ack_look, &c, cancel,
+	    cancel_arg);
 	*acked = rc == PGN_OK && c.acked_ms != 0;
 	return rc;
 }

@@ -394,6 +394,21 @@ PGN_NODISCARD pgn_status pgn_actor_in_tx(pgn_db *db, const char *asked,
 	"AND r.reply_to = m.id AND r.sender = a.name), 0) END "
 /* Keep the first 'n' messages of 'm', freeing the rest. */
 void pgn_msgs_truncate(struct pgn_msgs *m, size_t n);
+/*
+ * One look of a wait: reads, sets '*done' when the wait is over (what it
+ * waited for is in 'arg'); an error ends the wait with that status.
+ */
+typedef pgn_status pgn_wait_look_fn(pgn_db *db, void *arg, int *done);
+/*
+ * Look, then sleep on the backend's wake-up (watching 'watch_dir' too on
+ * SQLite, or NULL), at most PGN_WAIT_POLL_MS and at least
+ * PGN_WAIT_TICK_MS apart, until a look is done, fails, 'timeout_ms' has
+ * passed, the database file was replaced (its status) or 'cancel' says
+ * so (asked before and after each sleep). pgn_wait and pgn_wait_ack.
+ */
+PGN_NODISCARD pgn_status pgn_wait_until(pgn_db *db, const char *watch_dir,
+    int64_t timeout_ms, pgn_wait_look_fn *look, void *arg,
+    int (*cancel)(void *cancel_arg), void *cancel_arg);
 /* pgn_wait's sleep on the backend's wake-up 'w' (NULL: a plain sleep). */
 void pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
     int64_t until);

@@ -63,11 +63,51 @@ pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
 	sleep_ms(gap);
 }
 
+pgn_status
+pgn_wait_until(pgn_db *db, const char *watch_dir, int64_t timeout_ms,
+    pgn_wait_look_fn *look, void *arg, int (*cancel)(void *cancel_arg),
+    void *cancel_arg)
+{
+	struct pgn_waker *w;
+	int64_t until, last, now;
+	pgn_status rc;
+	int done;
+
+	until = pgn_mono_ms() + timeout_ms;
+	w = db->be->wait_open(db, watch_dir);
+	for (;;) {
+		last = pgn_mono_ms();
+		done = 0;
+		rc = look(db, arg, &done);
+		if (rc != PGN_OK || done)
+			break;
+		if (cancel != NULL && cancel(cancel_arg))
+			break;
+		rc = pgn_db_check_file(db);
+		if (rc != PGN_OK)
+			break;
+		now = pgn_mono_ms();
+		if (now >= until)
+			break;
+		pgn_waker_sleep(db, w,
+		    until - now < PGN_WAIT_POLL_MS ? until - now :
+		                                     PGN_WAIT_POLL_MS,
+		    last, until);
+		if (cancel != NULL && cancel(cancel_arg))
+			break;
+	}
+	db->be->wait_close(db, w);
+	return rc;
+}
+
 struct look_ctx {
 	const struct pgn_claim *claim;
 	const char *agent; /* checked */
 	const char *from;  /* checked, or NULL */
 	int64_t found;
+	struct pgn_wait *req;
+	struct pgn_claim *want; /* what a look that found mail claims */
+	struct pgn_msgs *out;
 };
 
 struct replier_ctx {
@@ -153,14 +193,37 @@ look_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
+/* pgn_wait's look: done once a message is claimed (or, look_only, seen). */
+static pgn_status
+wait_look(pgn_db *db, void *arg, int *done)
+{
+	struct look_ctx *c = arg;
+	pgn_status rc;
+
+	c->req->looks++;
+	rc = pgn_read(db, look_tx, c);
+	if (rc == PGN_OK && c->found && c->req->look_only) {
+		c->req->found = 1;
+		*done = 1;
+		return PGN_OK;
+	}
+	if (rc == PGN_OK && c->found)
+		rc = pgn_claim(db, c->want, c->out);
+	/* n == 0: another waiter took it first; wait on */
+	if (rc != PGN_OK || c->out->n > 0) {
+		*done = 1;
+		return rc;
+	}
+	pgn_msgs_release(c->out);
+	return PGN_OK;
+}
+
 pgn_status
 pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 {
 	char agent[PGN_MAX_NAME + 1], from[PGN_MAX_NAME + 1];
 	struct pgn_claim claim = req->claim;
 	struct look_ctx look;
-	struct pgn_waker *w;
-	int64_t until, last, now;
 	pgn_status rc;
 
 	memset(out, 0, sizeof(*out));
@@ -186,38 +249,11 @@ pgn_wait(pgn_db *db, struct pgn_wait *req, struct pgn_msgs *out)
 	look.claim = &claim;
 	look.agent = agent;
 	look.from = claim.from != NULL ? from : NULL;
-	until = pgn_mono_ms() + req->timeout_ms;
-	w = db->be->wait_open(db, req->watch_dir);
-	for (;;) {
-		last = pgn_mono_ms();
-		req->looks++;
-		rc = pgn_read(db, look_tx, &look);
-		if (rc == PGN_OK && look.found && req->look_only) {
-			req->found = 1;
-			break;
-		}
-		if (rc == PGN_OK && look.found)
-			rc = pgn_claim(db, &claim, out);
-		/* n == 0: another waiter took it first; wait on */
-		if (rc != PGN_OK || out->n > 0)
-			break;
-		pgn_msgs_release(out);
-		if (req->cancel != NULL && req->cancel(req->cancel_arg))
-			break;
-		rc = pgn_db_check_file(db);
-		if (rc != PGN_OK)
-			break;
-		now = pgn_mono_ms();
-		if (now >= until)
-			break;
-		pgn_waker_sleep(db, w,
-		    until - now < PGN_WAIT_POLL_MS ? until - now :
-		                                     PGN_WAIT_POLL_MS,
-		    last, until);
-		if (req->cancel != NULL && req->cancel(req->cancel_arg))
-			break;
-	}
-	db->be->wait_close(db, w);
+	look.req = req;
+	look.want = &claim;
+	look.out = out;
+	rc = pgn_wait_until(db, req->watch_dir, req->timeout_ms, wait_look,
+	    &look, req->cancel, req->cancel_arg);
 	if (rc != PGN_OK)
 		pgn_msgs_release(out);
 	return rc;
