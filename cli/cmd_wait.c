@@ -39,7 +39,7 @@ const struct cli_cmd cli_cmd_status = {
     .summary = "where sent messages stand: queued, delivered, acknowledged",
     .synopsis = {"ID..."},
     .text =
-        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always). An id the scope does not hold gets a line on standard error and exit 1.",
+        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always); an urgent or low message says so, and one sent to a group names it, as inbox does. An id the scope does not hold gets a line on standard error and exit 1.",
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
@@ -347,6 +347,11 @@ cli_json_status(const struct pgn_msg_status *s)
 	}
 	/* Decision 0157: its thread and acknowledgement; a thread's text. */
 	cJSON_AddNumberToObject(o, "thread", (double)s->thread);
+	cJSON_AddStringToObject(o, "priority", pgn_priority_name(s->priority));
+	if (s->group[0] != '\0')
+		cJSON_AddStringToObject(o, "group", s->group);
+	else
+		cJSON_AddNullToObject(o, "group");
 	json_ack(o, s);
 	if (s->body != NULL)
 		cJSON_AddStringToObject(o, "body", s->body);
@@ -413,6 +418,14 @@ cli_print_status(const struct pgn_msg_status *s, int64_t now)
 	 */
 	if (s->thread != 0 && s->thread != s->id && s->thread != s->reply_to)
 		printf(", thread #%lld", (long long)s->thread);
+	/* As inbox marks them (decision 0158): normal goes unsaid. */
+	if (s->priority != PGN_PRIORITY_NORMAL)
+		printf(", %s%s%s",
+		    s->priority == PGN_PRIORITY_URGENT ? cli_sgr(CLI_SGR_WARN) :
+		                                         "",
+		    pgn_priority_name(s->priority), cli_sgr(CLI_SGR_RESET));
+	if (s->group[0] != '\0')
+		printf(", to @%s", cli_safe(s->group));
 	if (s->delivered_ms == 0) {
 		pgn_format_time(s->created_ms, at, sizeof(at));
 		cli_age(s->created_ms, now, age, sizeof(age));

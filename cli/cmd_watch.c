@@ -35,7 +35,7 @@ const struct cli_cmd cli_cmd_watch = {
     .summary = "a live view of the scope in the terminal",
     .synopsis = {"[--db PATH] [--project DIR] [--color WHEN]"},
     .text =
-        "Show the scope live on the terminal's alternate screen: its agents with their hosts, state (new, active, mail, idle, idle+mail) and last seen, the queued messages, the newest deliveries, the open batons and the live leases (holder, pattern, mode, time left, reason). It redraws when the database changes (it sleeps on the database's -wal file, as pigeon wait does, and wakes at least once a second for the ages), when the terminal is resized, and after the database file is replaced. q or Ctrl-C quits and gives the terminal back as it was; so does SIGTERM or SIGHUP.\n\n"
+        "Show the scope live on the terminal's alternate screen: its agents with their hosts, state (new, active, mail, idle, idle+mail) and last seen, the queued messages, the newest deliveries (urgent and low ones marked, as inbox marks them), the open batons and the live leases (holder, pattern, mode, time left, reason). It redraws when the database changes (it sleeps on the database's -wal file, as pigeon wait does, and wakes at least once a second for the ages), when the terminal is resized, and after the database file is replaced. q or Ctrl-C quits and gives the terminal back as it was; so does SIGTERM or SIGHUP.\n\n"
         "It needs a terminal on standard input and output of at least 60 columns and 12 lines, and an existing database. Text from messages is shown escaped, never raw.",
     .common = CLI_DB | CLI_PROJECT | CLI_COLOR,
 };
@@ -263,6 +263,19 @@ draw_agents(struct screen *s, const struct pgn_watch *w, int quota)
 	}
 }
 
+/* A message's priority and group, as inbox marks them (decision 0158). */
+static void
+mark(struct screen *s, int priority, const char *group)
+{
+	if (priority != PGN_PRIORITY_NORMAL)
+		textf(s,
+		    priority == PGN_PRIORITY_URGENT ? CLI_SGR_WARN :
+		                                      CLI_SGR_DIM,
+		    ", %s", pgn_priority_name(priority));
+	if (group != NULL)
+		textf(s, CLI_SGR_DIM, ", to @%s", cli_safe(group));
+}
+
 static void
 draw_queued(struct screen *s, const struct pgn_watch *w, int quota)
 {
@@ -279,7 +292,9 @@ draw_queued(struct screen *s, const struct pgn_watch *w, int quota)
 		textf(s, CLI_SGR_NAME, "%s", cli_safe(m->sender));
 		text(s, CLI_SGR_RESET, " -> ");
 		textf(s, CLI_SGR_NAME, "%s", cli_safe(m->recipient));
-		textf(s, CLI_SGR_DIM, " %s  ", age);
+		textf(s, CLI_SGR_DIM, " %s", age);
+		mark(s, m->priority, m->group);
+		text(s, CLI_SGR_RESET, "  ");
 		text(s, CLI_SGR_RESET, preview(m->body));
 		endline(s);
 	}
@@ -305,9 +320,11 @@ draw_deliveries(struct screen *s, const struct pgn_watch *w, int quota)
 		textf(s, CLI_SGR_NAME, "%s", cli_safe(d->sender));
 		text(s, CLI_SGR_RESET, " -> ");
 		textf(s, CLI_SGR_NAME, "%s", cli_safe(d->recipient));
-		textf(s, CLI_SGR_DIM, " via %s%s%s%s  ", cli_safe(d->route),
+		textf(s, CLI_SGR_DIM, " via %s%s%s%s", cli_safe(d->route),
 		    d->host[0] ? " (" : "", d->host[0] ? cli_safe(d->host) : "",
 		    d->host[0] ? ")" : "");
+		mark(s, d->priority, d->group);
+		text(s, CLI_SGR_RESET, "  ");
 		text(s, CLI_SGR_RESET, preview(d->body));
 		endline(s);
 	}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # pigeon watch in a real terminal (tmux): it shows the scope's agents,
-# queued messages, deliveries and batons, redraws when the database
+# queued messages (urgent and low marked), deliveries, batons and live
+# leases, redraws when the database
 # changes (a ping shows up without a key pressed), shows a hostile body
 # escaped, survives a resize (and says when the terminal is too small)
 # and a replaced database, and gives the terminal back exactly as it was
@@ -83,6 +84,22 @@ test_case 'it shows the scope, then a ping as it is sent, without a key' '
 	term_wait "the delivery" "via cli" &&
 	term_screen >screen &&
 	grep -q "alice -> bob via cli  first ping" screen
+'
+
+test_case 'urgent and low mail are marked; a lease shows live, then goes' '
+	pigeon send --to alice --from bob --priority urgent "build broken" >/dev/null &&
+	term_wait "the urgent ping" ", urgent  build broken" &&
+	pigeon send --to alice --from bob --priority low "no hurry" >/dev/null &&
+	term_wait "the low ping" ", low  no hurry" &&
+	pigeon lease take --agent bob --reason "the schema" "*.sql" >/dev/null &&
+	term_wait "the lease" "bob *.sql exclusive, " &&
+	term_screen >screen &&
+	grep -q "bob \*\.sql exclusive, [0-9]*m left  the schema$" screen &&
+	term_wait "one lease" "LEASES 1" &&
+	pigeon lease release --agent bob --all >/dev/null &&
+	term_wait "no lease" "LEASES 0" &&
+	pigeon read --agent alice >/dev/null &&
+	term_wait "the urgent delivery" "bob -> alice via cli, urgent  build broken"
 '
 
 test_case 'a body with escape sequences is shown escaped' '

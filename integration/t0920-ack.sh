@@ -186,4 +186,15 @@ test_case 'the audit names each delivery'"'"'s thread' '
 	pigeon audit >out && grep -q " re #[0-9]*, thread #3, " out
 '
 
+test_case 'an urgent reminder is marked urgent, as its delivery was' '
+	pigeon send --from alice --to bob --ack --priority urgent "roll it back" \
+	    >out && id=$(sed -n "s/^queued #\([0-9]*\) for bob$/\1/p" out) &&
+	fire prompt s1 t4 && ctx | grep -q "^\[URGENT #$id from alice" &&
+	# Past its time: delivered an hour ago, asked within 30 minutes.
+	sql "UPDATE message SET delivered_ms = delivered_ms - 3600000 WHERE id = $id" &&
+	pigeon status "$id" | grep -q "^#$id alice -> bob, urgent: delivered .*; overdue" &&
+	fire prompt s1 t5 &&
+	ctx | grep -q "^\[reminder\] \[URGENT #$id from alice, "
+'
+
 test_done

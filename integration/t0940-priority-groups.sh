@@ -107,6 +107,20 @@ test_case 'inbox, read and audit: urgent first and marked, low last' '
 	test "$(jq -r "map(.priority) | join(\",\")" out)" = "low,normal,urgent"
 '
 
+test_case 'status and thread mark urgent and low, and name the group' '
+	pigeon status 5 4 3 1 >out &&
+	grep -q "^#5 alice -> bob, urgent: delivered " out &&
+	grep -q "^#4 alice -> bob, low: delivered " out &&
+	grep -q "^#3 alice -> bob: delivered " out &&
+	grep -q "^#1 alice -> bob, to @team: " out &&
+	pigeon status --json 5 4 3 1 >out &&
+	test "$(jq -r "map(.priority) | join(\",\")" out)" = "urgent,low,normal,normal" &&
+	test "$(jq -r "map(.group // \"-\") | join(\",\")" out)" = "-,-,-,team" &&
+	pigeon thread 5 >out &&
+	grep -q "^#5 alice -> bob, urgent: delivered " out &&
+	pigeon thread --json 1 | jq -e ".[0].group == \"team\"" >/dev/null
+'
+
 test_case 'the urgent cap: 20 per sender and recipient, then refused' '
 	i=0 &&
 	while [ $i -lt 20 ]; do

@@ -362,6 +362,88 @@ test_an_overdue_message_is_reminded_once_at_a_prompt(void)
 	CHECK(status_of(id).reminded_ms > 0);
 }
 
+/* Send from alice with a priority to 'to' (a name or "@GROUP"). */
+static int64_t
+send_prio(const char *to, int priority, const char *body)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	size_t n = 0;
+
+	memset(&req, 0, sizeof(req));
+	req.from = "alice";
+	req.to = &to;
+	req.nto = 1;
+	req.body = body;
+	req.body_len = strlen(body);
+	req.ack_ms = 60000;
+	req.priority = priority;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	REQUIRE(n == 1);
+	return sent[0].id;
+}
+
+/*
+ * Status, a thread and a reminder carry the message's priority and
+ * group (decision 0158): the reminder is marked as the delivery was,
+ * urgent first.
+ */
+static void
+test_status_thread_and_reminder_carry_priority_and_group(void)
+{
+	const char *bob = "bob";
+	struct pgn_msg_status s, *v = NULL;
+	struct pgn_turn_out out;
+	int64_t low, plain, urgent;
+	size_t n = 0;
+	int more = 0;
+
+	REQUIRE(pgn_group_add(db, "team", &bob, 1) == PGN_OK);
+	low = send_prio("bob", PGN_PRIORITY_LOW, "when you can");
+	plain = send_prio("@team", PGN_PRIORITY_NORMAL, "to the team");
+	urgent = send_prio("bob", PGN_PRIORITY_URGENT, "stop pushing");
+	s = status_of(urgent);
+	CHECK_INT(s.priority, PGN_PRIORITY_URGENT);
+	CHECK_STR(s.group, "");
+	s = status_of(low);
+	CHECK_INT(s.priority, PGN_PRIORITY_LOW);
+	s = status_of(plain);
+	CHECK_INT(s.priority, PGN_PRIORITY_NORMAL);
+	CHECK_STR(s.group, "team");
+	REQUIRE(pgn_thread(db, plain, &v, &n, &more) == PGN_OK);
+	REQUIRE(n == 1);
+	CHECK_INT(v[0].id, plain);
+	CHECK_STR(v[0].group, "team");
+	CHECK_STR(v[0].body, "to the team");
+	pgn_msg_status_release(v, n);
+	free(v);
+	REQUIRE(pgn_thread(db, urgent, &v, &n, &more) == PGN_OK);
+	REQUIRE(n == 1);
+	CHECK_INT(v[0].priority, PGN_PRIORITY_URGENT);
+	pgn_msg_status_release(v, n);
+	free(v);
+	turn("prompt", "t1", &out);
+	CHECK_INT(out.msgs.n, 3);
+	pgn_msgs_release(&out.msgs);
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE message SET delivered_ms = delivered_ms - 120000",
+	            "backdating", PGN_NONE) == PGN_OK);
+	turn("prompt", "t2", &out);
+	REQUIRE(out.reminders.n == 3);
+	CHECK_INT(out.reminders.v[0].id, urgent);
+	CHECK_INT(out.reminders.v[0].priority, PGN_PRIORITY_URGENT);
+	CHECK(out.reminders.v[0].group == NULL);
+	CHECK_INT(out.reminders.v[1].id, plain);
+	REQUIRE(out.reminders.v[1].group != NULL);
+	CHECK_STR(out.reminders.v[1].group, "team");
+	CHECK_INT(out.reminders.v[2].id, low);
+	CHECK_INT(out.reminders.v[2].priority, PGN_PRIORITY_LOW);
+	pgn_msgs_release(&out.reminders);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE reminded_ms IS "
+	                "NOT NULL"),
+	    3);
+}
+
 static void
 test_an_acknowledged_message_is_never_reminded(void)
 {
@@ -486,6 +568,7 @@ static void (*const rules[])(void) = {
     test_status_goes_queued_delivered_overdue_acknowledged,
     test_an_overdue_message_is_reminded_once_at_a_prompt,
     test_an_acknowledged_message_is_never_reminded,
+    test_status_thread_and_reminder_carry_priority_and_group,
     test_wait_ack_returns_once_acknowledged_and_times_out_before,
     test_a_thread_lists_its_messages_in_order,
     test_a_thread_of_exactly_the_bound_is_whole,

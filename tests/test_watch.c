@@ -174,6 +174,53 @@ test_watch_lists_live_leases_not_expired_ones(void)
 	teardown();
 }
 
+/* Queued and delivered mail carry their priority and group (0158). */
+static void
+test_watch_marks_priority_and_group(void)
+{
+	struct pgn_claim c = {.agent = "bob", .route = "cli"};
+	const char *bob = "bob", *team = "@team", *alice = "alice";
+	struct pgn_msgs got = {0};
+	struct pgn_sent sent[1];
+	struct pgn_send req;
+	struct pgn_watch w;
+	size_t n = 0;
+
+	setup();
+	REQUIRE(pgn_group_add(db, "team", &bob, 1) == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "alice";
+	req.to = &team;
+	req.nto = 1;
+	req.body = "to the team";
+	req.body_len = strlen(req.body);
+	req.priority = PGN_PRIORITY_URGENT;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	REQUIRE(pgn_claim(db, &c, &got) == PGN_OK);
+	REQUIRE(got.n == 1);
+	pgn_msgs_release(&got);
+	req.from = "bob";
+	req.to = &alice;
+	req.body = "later";
+	req.body_len = strlen(req.body);
+	req.priority = PGN_PRIORITY_LOW;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	send1(db, "bob", "alice", "plain");
+	REQUIRE(pgn_watch_read(db, 10, &w) == PGN_OK);
+	REQUIRE(w.queued.n == 2);
+	CHECK_STR(w.queued.v[0].body, "plain");
+	CHECK_INT(w.queued.v[0].priority, PGN_PRIORITY_NORMAL);
+	CHECK(w.queued.v[0].group == NULL);
+	CHECK_STR(w.queued.v[1].body, "later");
+	CHECK_INT(w.queued.v[1].priority, PGN_PRIORITY_LOW);
+	REQUIRE(w.deliveries.n == 1);
+	CHECK_INT(w.deliveries.v[0].priority, PGN_PRIORITY_URGENT);
+	REQUIRE(w.deliveries.v[0].group != NULL);
+	CHECK_STR(w.deliveries.v[0].group, "team");
+	pgn_watch_release(&w);
+	teardown();
+}
+
 static void
 test_agent_state_from_sighting_and_queue(void)
 {
@@ -225,6 +272,7 @@ static const struct h_test tests[] = {
     H_TEST(test_watch_rows_bound_cuts_lists_not_totals),
     H_TEST(test_watch_lists_open_batons_only),
     H_TEST(test_watch_lists_live_leases_not_expired_ones),
+    H_TEST(test_watch_marks_priority_and_group),
     H_TEST(test_agent_state_from_sighting_and_queue),
     H_TEST(test_notifier_wakes_on_another_connections_write),
 };

@@ -617,6 +617,9 @@ struct pgn_msg_status {
 	int overdue;         /* asked, delivered, not acknowledged in time */
 	char *ack_text;      /* NULL: none; free() (pgn_msg_status_release) */
 	char *body;          /* pgn_thread only, else NULL; freed the same */
+	/* Priority and group (decision 0158): */
+	int priority;                 /* pgn_priority */
+	char group[PGN_MAX_NAME + 1]; /* sent to @group: its name, else "" */
 };
 
 /*

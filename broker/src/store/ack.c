@@ -252,10 +252,10 @@ thread_tx(pgn_db *db, void *arg)
 		}
 		s = &c->v[c->n++];
 		memset(s, 0, sizeof(*s));
-		s->id = pgn_col_i64(st, 14);
+		s->id = pgn_col_i64(st, 16);
 		rc = pgn_status_row(db, st, s, now);
 		if (rc == PGN_OK) {
-			s->body = pgn_col_text(st, 15);
+			s->body = pgn_col_text(st, 17);
 			if (s->body == NULL)
 				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 		}

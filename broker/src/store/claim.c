@@ -95,11 +95,12 @@ static const char SQL_TURN_PEEK_AT_PG[] =
  */
 static const char SQL_DUE[] =
     "SELECT m.id, m.sender, a.name, m.body, m.created_ms, "
-    "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), m.ack_ms "
-    "FROM message m JOIN agent a ON a.id = m.recipient_id "
+    "coalesce(m.reply_to, 0), coalesce(m.thread, m.id), m.ack_ms, "
+    "m.priority, m.grp FROM message m JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.recipient_id = ?1 AND m.ack_ms IS NOT NULL "
     "AND m.acked_ms IS NULL AND m.reminded_ms IS NULL "
-    "AND m.delivered_ms + m.ack_ms < ?2 ORDER BY m.id LIMIT ?3";
+    "AND m.delivered_ms + m.ack_ms < ?2 ORDER BY m.priority DESC, m.id "
+    "LIMIT ?3";
 static const char SQL_REMINDED[] =
     "UPDATE message SET reminded_ms = ?2 WHERE id = ?1";
 static const char SQL_SESSION_SEEN[] =
@@ -979,9 +980,17 @@ push_due(pgn_db *db, struct pgn_msgs *m, pgn_stmt *st)
 	x->thread = pgn_col_i64(st, 6);
 	x->ack_ms = pgn_col_i64(st, 7);
 	x->reminder = 1;
+	/* marked as it was when delivered (decision 0158) */
+	x->priority = (int)pgn_col_i64(st, 8);
+	x->group = pgn_col_text(st, 9); /* "" for NULL: none */
 	m->n++;
-	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
+	if (x->sender == NULL || x->recipient == NULL || x->body == NULL ||
+	    x->group == NULL)
 		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	if (x->group[0] == '\0') {
+		free(x->group);
+		x->group = NULL;
+	}
 	return PGN_OK;
 }
 

@@ -391,7 +391,8 @@ PGN_NODISCARD pgn_status pgn_actor_in_tx(pgn_db *db, const char *asked,
 	"CASE WHEN m.acked_ms IS NULL OR m.ack_text IS NOT NULL THEN 0 "       \
 	"ELSE coalesce((SELECT min(r.id) "                                     \
 	"FROM message r WHERE r.thread = coalesce(m.thread, m.id) "            \
-	"AND r.reply_to = m.id AND r.sender = a.name), 0) END "
+	"AND r.reply_to = m.id AND r.sender = a.name), 0) END, "               \
+	"m.priority, coalesce(m.grp, '') "
 /* Keep the first 'n' messages of 'm', freeing the rest. */
 void pgn_msgs_truncate(struct pgn_msgs *m, size_t n);
 /*

@@ -323,6 +323,8 @@ pgn_status_row(pgn_db *db, pgn_stmt *st, struct pgn_msg_status *s, int64_t now)
 	s->acked_ms = pgn_col_i64(st, 10);
 	s->reminded_ms = pgn_col_i64(st, 12);
 	s->ack_reply = pgn_col_i64(st, 13);
+	s->priority = (int)pgn_col_i64(st, 14);
+	pgn_col_copy(s->group, sizeof(s->group), st, 15);
 	s->overdue = s->ack_ms != 0 && s->acked_ms == 0 &&
 	    s->delivered_ms != 0 && now - s->delivered_ms > s->ack_ms;
 	free(s->ack_text);

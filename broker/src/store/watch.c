@@ -17,7 +17,8 @@ static const char SQL_QUEUED_COUNT[] =
     "AND delivered_ms IS NULL";
 static const char SQL_QUEUED_NEWEST[] =
     "SELECT m.id, m.sender, a.name, m.created_ms, coalesce(m.reply_to, 0), "
-    "m.body FROM message m JOIN agent a ON a.id = m.recipient_id "
+    "m.body, m.priority, m.grp FROM message m "
+    "JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.scope_id = ?1 AND m.delivered_ms IS NULL "
     "ORDER BY m.id DESC LIMIT ?2";
 static const char SQL_BATONS_OPEN[] =
@@ -83,11 +84,18 @@ queued_tx(pgn_db *db, int64_t sid, struct watch_ctx *c)
 		m->created_ms = pgn_col_i64(st, 3);
 		m->reply_to = pgn_col_i64(st, 4);
 		m->body = pgn_col_text(st, 5);
+		m->priority = (int)pgn_col_i64(st, 6);
+		m->group = pgn_col_text(st, 7); /* "" for NULL: none */
 		if (m->sender == NULL || m->recipient == NULL ||
-		    m->body == NULL)
+		    m->body == NULL || m->group == NULL) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
-		else
-			m->body_len = strlen(m->body);
+			break;
+		}
+		m->body_len = strlen(m->body);
+		if (m->group[0] == '\0') {
+			free(m->group);
+			m->group = NULL;
+		}
 	}
 	pgn_finish(db, st);
 	return rc;
