@@ -80,6 +80,18 @@ test_case 'group rm takes members out, then the whole group' '
 	pigeon read --agent bob >/dev/null && pigeon read --agent carol >/dev/null
 '
 
+test_case 'each member that joins or leaves has a journal entry (0191)' '
+	pigeon journal dora >out &&
+	grep -q " group     joined @team$" out &&
+	grep -q " group     left @team$" out &&
+	pigeon journal alice >out &&
+	test "$(grep -c " group " out)" = 2 &&
+	grep -q " group     left @team$" out &&
+	pigeon journal --json carol | jq -e ".entries | map(select(.kind == \"group\") | .detail) == [\"joined @team\", \"left @team\"]" >/dev/null &&
+	pigeon journal erin >out && ! grep -q " group " out &&
+	sql_is "SELECT count(*) FROM journal WHERE kind = '\''group'\''" 8
+'
+
 test_case 'bad priority: one error line, exit 2, nothing stored' '
 	expect_error 2 "say urgent, normal or low" \
 		pigeon send --from alice --to bob --priority high hi &&

@@ -492,6 +492,47 @@ test_a_scope_holds_at_most_max_groups_an_agent_max_agent_groups(void)
 	    2);
 }
 
+/* Joined and left, each a 'group' entry of the member (decision 0191). */
+static int64_t
+group_entries(const char *agent, const char *detail)
+{
+	char sql[256];
+
+	(void)snprintf(sql, sizeof(sql),
+	    "SELECT count(*) FROM journal j JOIN agent a ON a.id = j.agent_id "
+	    "WHERE j.kind = 'group' AND a.name = '%s' AND j.detail = '%s'",
+	    agent, detail);
+	return count(sql);
+}
+
+static void
+test_group_changes_are_journalled_for_each_member(void)
+{
+	static const char *const who[] = {"alice", "bob", "carol"};
+	const char *bad[] = {"carol", "nobody"};
+
+	agents(who, 3);
+	CHECK_INT(pgn_group_add(db, "team", who, 2), PGN_OK);
+	CHECK_INT(group_entries("alice", "joined @team"), 1);
+	CHECK_INT(group_entries("bob", "joined @team"), 1);
+	/* Already in: no change, no entry; a failed add: nothing at all. */
+	CHECK_INT(pgn_group_add(db, "team", who, 1), PGN_OK);
+	CHECK_INT(group_entries("alice", "joined @team"), 1);
+	CHECK_INT(pgn_group_add(db, "team", bad, 2), PGN_ENOTFOUND);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'group'"),
+	    2);
+	CHECK_INT(pgn_group_rm(db, "team", &who[1], 1), PGN_OK);
+	CHECK_INT(group_entries("bob", "left @team"), 1);
+	CHECK_INT(pgn_group_add(db, "team", &who[2], 1), PGN_OK);
+	CHECK_INT(pgn_group_rm(db, "team", NULL, 0), PGN_OK);
+	CHECK_INT(group_entries("alice", "left @team"), 1);
+	CHECK_INT(group_entries("carol", "joined @team"), 1);
+	CHECK_INT(group_entries("carol", "left @team"), 1);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'group' "
+	                "AND message_id IS NULL AND peer = ''"),
+	    6);
+}
+
 static void (*const rules[])(void) = {
     test_a_claim_takes_urgent_first_then_oldest_and_low_last,
     test_after_a_tool_and_at_a_stop_low_mail_stays_queued,
@@ -507,6 +548,7 @@ static void (*const rules[])(void) = {
     test_group_names_and_members_are_checked_all_or_nothing,
     test_a_group_follows_a_rename_and_skips_a_removed_agent,
     test_a_scope_holds_at_most_max_groups_an_agent_max_agent_groups,
+    test_group_changes_are_journalled_for_each_member,
 };
 
 static void
@@ -619,11 +661,93 @@ test_a_database_from_before_migrates_on_postgresql(void)
 	teardown();
 }
 
+/* ---- the migration that journals group changes (decision 0191) ---- */
+
+static const char seed_journal[] =
+    "INSERT INTO scope(id, root) VALUES (1, '');"
+    "INSERT INTO agent(id, scope_id, name, created_ms) VALUES (1, 1, 'bob', 1);"
+    "INSERT INTO journal(agent_id, at_ms, kind, detail) VALUES (1, 2, 'lease', 'took x'), (1, 3, 'reminded', 'prompt');";
+
+/* Old rows are kept; the new kind is taken. */
+static void
+check_journal_migrated(void)
+{
+	const char *bob = "bob";
+
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind IN "
+	                "('lease', 'reminded') AND agent_id = 1"),
+	    2);
+	CHECK_INT(pgn_group_add(db, "team", &bob, 1), PGN_OK);
+	CHECK_INT(group_entries("bob", "joined @team"), 1);
+}
+
+static void
+test_a_journal_from_before_takes_group_entries_on_sqlite(void)
+{
+	char path[PATH_MAX], pragma[64];
+	sqlite3 *raw;
+	int i, k = -1;
+
+	for (i = 0; i < pgn_nmigrations; i++)
+		if (strstr(pgn_migrations[i].name, "_group_journal.sql") !=
+		    NULL)
+			k = i;
+	REQUIRE(k >= 1);
+	H_PATH(path, "old-journal.db");
+	raw = h_raw_open(path);
+	for (i = 0; i < k; i++)
+		REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
+	(void)snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+	    pgn_migrations[k - 1].version);
+	REQUIRE(H_EXEC(raw, pragma));
+	REQUIRE(H_EXEC(raw, seed_journal));
+	sqlite3_close(raw);
+	db = h_open_path(path, 1000);
+	chk = h_open_path(path, 1000);
+	REQUIRE(db != NULL && chk != NULL);
+	check_journal_migrated();
+	pgn_db_close(db);
+	pgn_db_close(chk);
+	db = chk = NULL;
+}
+
+static void
+test_a_journal_from_before_takes_group_entries_on_postgresql(void)
+{
+	char cmd[4 * PATH_MAX];
+	const char *fix = getenv("PGN_TEST_FIXTURES");
+
+	if (!be_have_pg())
+		return;
+	REQUIRE(fix != NULL);
+	be_on_pg = 1;
+	be_store("pgn_grpj_old", h_tmp);
+	(void)snprintf(cmd, sizeof(cmd),
+	    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
+	    "case \"$f\" in *_group_journal.sql) break;; esac; "
+	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
+	    "n=$((n + 1)); done; "
+	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
+	    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
+	    fix, be_where, be_where, seed_journal);
+	REQUIRE(be_sh(cmd) == 0);
+	db = h_open_path(be_where, 1000);
+	chk = h_open_path(be_where, 1000);
+	REQUIRE(db != NULL && chk != NULL);
+	check_journal_migrated();
+	CHECK_INT(count("SELECT version FROM pigeon_schema"),
+	    pgn_pg_schema_version());
+	teardown();
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_rules_on_sqlite),
     H_TEST(test_rules_on_postgresql),
     H_TEST(test_a_database_from_before_migrates_on_sqlite),
     H_TEST(test_a_database_from_before_migrates_on_postgresql),
+    H_TEST(test_a_journal_from_before_takes_group_entries_on_sqlite),
+    H_TEST(test_a_journal_from_before_takes_group_entries_on_postgresql),
 };
 
 int

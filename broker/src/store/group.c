@@ -5,6 +5,7 @@
  * rename keeps them, a retired agent drops out, and a group is the
  * active agents that list it — gone with the last of them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,17 @@ members(pgn_db *db, int64_t sid, const char *name, int64_t *n)
 	return rc;
 }
 
+/* "joined @NAME" or "left @NAME": a 'group' entry of agent row 'id'. */
+static pgn_status
+journal_change(pgn_db *db, int64_t id, const char *name, int in)
+{
+	char detail[PGN_MAX_NAME + 16];
+
+	(void)snprintf(detail, sizeof(detail), "%s @%s", in ? "joined" : "left",
+	    name);
+	return pgn_journal_add(db, id, "group", 0, NULL, detail, pgn_now_ms());
+}
+
 /*
  * Agent row 'id' ('who', for errors) joins (or, 'in' 0, leaves) group
  * 'name'; '*was' says whether it was in before.
@@ -261,8 +273,12 @@ set_member(pgn_db *db, int64_t id, const char *who, const char *name, int in,
 		if (strcmp(grps, ",") == 0)
 			grps[0] = '\0';
 	}
-	return pgn_exec(db, SQL_GRPS_SET, "writing an agent's groups",
-	    PGN_I(id), PGN_T(grps));
+	rc = pgn_exec(db, SQL_GRPS_SET, "writing an agent's groups", PGN_I(id),
+	    PGN_T(grps));
+	/* Each change a journal entry of the member (decision 0191). */
+	if (rc == PGN_OK)
+		rc = journal_change(db, id, name, in);
+	return rc;
 }
 
 static pgn_status

@@ -1,0 +1,6 @@
+-- Pigeon's PostgreSQL schema, version 6: SQLite's version 9 (group
+-- changes are journalled, decision 0191).
+ALTER TABLE journal DROP CONSTRAINT journal_kind_check;
+ALTER TABLE journal ADD CONSTRAINT journal_kind_check CHECK (kind IN
+	('created', 'sent', 'delivered', 'bound', 'renamed', 'removed',
+	'handoff', 'lease', 'acked', 'reminded', 'group'));
