@@ -41,10 +41,13 @@ count(const char *sql)
 	return be_count(chk, sql);
 }
 
-/* Send 'body' from 'from' to 'to'; its id, or 0 with '*st' the status. */
+/*
+ * Send 'body' from 'from' to 'to' (a name or "@GROUP") with 'priority';
+ * its id, or 0 with '*st' the status.
+ */
 static int64_t
-send_ack(const char *from, const char *to, const char *body, int64_t reply_to,
-    int64_t ack_ms, pgn_status *st)
+send_with(const char *from, const char *to, const char *body, int64_t reply_to,
+    int64_t ack_ms, int priority, pgn_status *st)
 {
 	struct pgn_send req;
 	struct pgn_sent sent[1];
@@ -58,8 +61,17 @@ send_ack(const char *from, const char *to, const char *body, int64_t reply_to,
 	req.body_len = strlen(body);
 	req.reply_to = reply_to;
 	req.ack_ms = ack_ms;
+	req.priority = priority;
 	*st = pgn_send(db, &req, sent, 1, &n);
 	return *st == PGN_OK && n == 1 ? sent[0].id : 0;
+}
+
+static int64_t
+send_ack(const char *from, const char *to, const char *body, int64_t reply_to,
+    int64_t ack_ms, pgn_status *st)
+{
+	return send_with(from, to, body, reply_to, ack_ms, PGN_PRIORITY_NORMAL,
+	    st);
 }
 
 static int64_t
@@ -362,25 +374,15 @@ test_an_overdue_message_is_reminded_once_at_a_prompt(void)
 	CHECK(status_of(id).reminded_ms > 0);
 }
 
-/* Send from alice with a priority to 'to' (a name or "@GROUP"). */
+/* Send from alice with a priority to 'to', asking for an ack. */
 static int64_t
 send_prio(const char *to, int priority, const char *body)
 {
-	struct pgn_send req;
-	struct pgn_sent sent[1];
-	size_t n = 0;
+	pgn_status st;
+	int64_t id = send_with("alice", to, body, 0, 60000, priority, &st);
 
-	memset(&req, 0, sizeof(req));
-	req.from = "alice";
-	req.to = &to;
-	req.nto = 1;
-	req.body = body;
-	req.body_len = strlen(body);
-	req.ack_ms = 60000;
-	req.priority = priority;
-	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
-	REQUIRE(n == 1);
-	return sent[0].id;
+	REQUIRE(st == PGN_OK);
+	return id;
 }
 
 /*

@@ -564,21 +564,79 @@ test_rules_on_postgresql(void)
 		be_rules(1, rules, H_COUNT(rules), setup, teardown);
 }
 
-/* ---- the migration from the schema before priority and groups ------- */
+/* ---- the migrations: from the schema before a feature's file ------- */
 
-/* The migration of this feature in 'm' (n of them): its index, or -1. */
-static int
-ours(const struct pgn_migration *m, int n)
+/*
+ * On SQLite: the migrations before the one named "*SUFFIX", the version
+ * they make, then 'seed'; opened by the library (which migrates the
+ * rest), then 'check' with db and chk on it.
+ */
+static void
+migrate_sqlite_from(const char *suffix, const char *seed_sql,
+    void (*check)(void))
 {
-	int i;
+	char path[PATH_MAX], pragma[64];
+	sqlite3 *raw;
+	int i, k = -1;
 
-	for (i = 0; i < n; i++)
-		if (strstr(m[i].name, "_priority_groups.sql") != NULL)
-			return i;
-	return -1;
+	for (i = 0; i < pgn_nmigrations && k < 0; i++)
+		if (strstr(pgn_migrations[i].name, suffix) != NULL)
+			k = i;
+	REQUIRE(k >= 1);
+	H_PATH(path, "old.db");
+	raw = h_raw_open(path);
+	for (i = 0; i < k; i++)
+		REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
+	(void)snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+	    pgn_migrations[k - 1].version);
+	REQUIRE(H_EXEC(raw, pragma));
+	REQUIRE(H_EXEC(raw, seed_sql));
+	sqlite3_close(raw);
+	db = h_open_path(path, 1000);
+	chk = h_open_path(path, 1000);
+	REQUIRE(db != NULL && chk != NULL);
+	check();
+	pgn_db_close(db);
+	pgn_db_close(chk);
+	db = chk = NULL;
 }
 
-/* A message queued before the migration is normal, with no group. */
+/*
+ * On PostgreSQL, database 'name', from the repository's schema/pg files
+ * through psql: those before "*SUFFIX", the version they make and
+ * 'seed'; then as migrate_sqlite_from, and the version is the latest.
+ */
+static void
+migrate_pg_from(const char *name, const char *suffix, const char *seed_sql,
+    void (*check)(void))
+{
+	char cmd[4 * PATH_MAX];
+	const char *fix = getenv("PGN_TEST_FIXTURES");
+
+	if (!be_have_pg())
+		return;
+	REQUIRE(fix != NULL);
+	be_on_pg = 1;
+	be_store(name, h_tmp);
+	(void)snprintf(cmd, sizeof(cmd),
+	    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
+	    "case \"$f\" in *%s) break;; esac; "
+	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
+	    "n=$((n + 1)); done; "
+	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
+	    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
+	    fix, suffix, be_where, be_where, seed_sql);
+	REQUIRE(be_sh(cmd) == 0);
+	db = h_open_path(be_where, 1000);
+	chk = h_open_path(be_where, 1000);
+	REQUIRE(db != NULL && chk != NULL);
+	check();
+	CHECK_INT(count("SELECT version FROM pigeon_schema"),
+	    pgn_pg_schema_version());
+	teardown();
+}
+
+/* A message queued before priority and groups is normal, no group. */
 static void
 check_migrated(void)
 {
@@ -604,61 +662,14 @@ static const char seed[] =
 static void
 test_a_database_from_before_migrates_on_sqlite(void)
 {
-	char path[PATH_MAX], pragma[64];
-	sqlite3 *raw;
-	int i, k = ours(pgn_migrations, pgn_nmigrations);
-
-	REQUIRE(k >= 0);
-	H_PATH(path, "old.db");
-	raw = h_raw_open(path);
-	for (i = 0; i < k; i++)
-		REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
-	(void)snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
-	    pgn_migrations[k - 1].version);
-	REQUIRE(H_EXEC(raw, pragma));
-	REQUIRE(H_EXEC(raw, seed));
-	sqlite3_close(raw);
-	db = h_open_path(path, 1000);
-	chk = h_open_path(path, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check_migrated();
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
+	migrate_sqlite_from("_priority_groups.sql", seed, check_migrated);
 }
 
-/*
- * On PostgreSQL from the repository's schema/pg files, through psql:
- * those before this feature's, then the version they make and a queued
- * message.
- */
 static void
 test_a_database_from_before_migrates_on_postgresql(void)
 {
-	char cmd[4 * PATH_MAX];
-	const char *fix = getenv("PGN_TEST_FIXTURES");
-
-	if (!be_have_pg())
-		return;
-	REQUIRE(fix != NULL);
-	be_on_pg = 1;
-	be_store("pgn_prio_old", h_tmp);
-	(void)snprintf(cmd, sizeof(cmd),
-	    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
-	    "case \"$f\" in *_priority_groups.sql) break;; esac; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
-	    "n=$((n + 1)); done; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
-	    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
-	    fix, be_where, be_where, seed);
-	REQUIRE(be_sh(cmd) == 0);
-	db = h_open_path(be_where, 1000);
-	chk = h_open_path(be_where, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check_migrated();
-	CHECK_INT(count("SELECT version FROM pigeon_schema"),
-	    pgn_pg_schema_version());
-	teardown();
+	migrate_pg_from("pgn_prio_old", "_priority_groups.sql", seed,
+	    check_migrated);
 }
 
 /* ---- the migration that journals group changes (decision 0191) ---- */
@@ -685,60 +696,15 @@ check_journal_migrated(void)
 static void
 test_a_journal_from_before_takes_group_entries_on_sqlite(void)
 {
-	char path[PATH_MAX], pragma[64];
-	sqlite3 *raw;
-	int i, k = -1;
-
-	for (i = 0; i < pgn_nmigrations; i++)
-		if (strstr(pgn_migrations[i].name, "_group_journal.sql") !=
-		    NULL)
-			k = i;
-	REQUIRE(k >= 1);
-	H_PATH(path, "old-journal.db");
-	raw = h_raw_open(path);
-	for (i = 0; i < k; i++)
-		REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
-	(void)snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
-	    pgn_migrations[k - 1].version);
-	REQUIRE(H_EXEC(raw, pragma));
-	REQUIRE(H_EXEC(raw, seed_journal));
-	sqlite3_close(raw);
-	db = h_open_path(path, 1000);
-	chk = h_open_path(path, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check_journal_migrated();
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
+	migrate_sqlite_from("_group_journal.sql", seed_journal,
+	    check_journal_migrated);
 }
 
 static void
 test_a_journal_from_before_takes_group_entries_on_postgresql(void)
 {
-	char cmd[4 * PATH_MAX];
-	const char *fix = getenv("PGN_TEST_FIXTURES");
-
-	if (!be_have_pg())
-		return;
-	REQUIRE(fix != NULL);
-	be_on_pg = 1;
-	be_store("pgn_grpj_old", h_tmp);
-	(void)snprintf(cmd, sizeof(cmd),
-	    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
-	    "case \"$f\" in *_group_journal.sql) break;; esac; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
-	    "n=$((n + 1)); done; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
-	    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
-	    fix, be_where, be_where, seed_journal);
-	REQUIRE(be_sh(cmd) == 0);
-	db = h_open_path(be_where, 1000);
-	chk = h_open_path(be_where, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check_journal_migrated();
-	CHECK_INT(count("SELECT version FROM pigeon_schema"),
-	    pgn_pg_schema_version());
-	teardown();
+	migrate_pg_from("pgn_grpj_old", "_group_journal.sql", seed_journal,
+	    check_journal_migrated);
 }
 
 static const struct h_test tests[] = {
