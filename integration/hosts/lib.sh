@@ -27,17 +27,21 @@ if ! hosts_why=$(PIGEON_HOSTS_CACHE=$hosts_cache \
 	exit 77
 fi
 . "$hosts_dir/versions"
-case $HOST in
-claude) HOST_BIN=$hosts_cache/$PGN_CLAUDE_PKG@$PGN_CLAUDE_VERSION ;;
-codex) HOST_BIN=$hosts_cache/$PGN_CODEX_PKG@$PGN_CODEX_VERSION ;;
-gemini) HOST_BIN=$hosts_cache/$PGN_GEMINI_PKG@$PGN_GEMINI_VERSION ;;
-copilot) HOST_BIN=$hosts_cache/$PGN_COPILOT_PKG@$PGN_COPILOT_VERSION ;;
-opencode) HOST_BIN=$hosts_cache/$PGN_OPENCODE_PKG@$PGN_OPENCODE_VERSION ;;
-esac
-# Copilot CLI's unpacked JavaScript (integration/hosts/install).
-HOST_XDG_CACHE=$HOST_BIN/xdg-cache
-HOST_CACHE=$HOST_BIN
-HOST_BIN=$HOST_BIN/node_modules/.bin/$HOST
+# host_bin H: HOST_BIN, HOST_CACHE and HOST_XDG_CACHE of host H's cache.
+host_bin() {
+	case $1 in
+	claude) HOST_BIN=$hosts_cache/$PGN_CLAUDE_PKG@$PGN_CLAUDE_VERSION ;;
+	codex) HOST_BIN=$hosts_cache/$PGN_CODEX_PKG@$PGN_CODEX_VERSION ;;
+	gemini) HOST_BIN=$hosts_cache/$PGN_GEMINI_PKG@$PGN_GEMINI_VERSION ;;
+	copilot) HOST_BIN=$hosts_cache/$PGN_COPILOT_PKG@$PGN_COPILOT_VERSION ;;
+	opencode) HOST_BIN=$hosts_cache/$PGN_OPENCODE_PKG@$PGN_OPENCODE_VERSION ;;
+	esac
+	# Copilot CLI's unpacked JavaScript (integration/hosts/install).
+	HOST_XDG_CACHE=$HOST_BIN/xdg-cache
+	HOST_CACHE=$HOST_BIN
+	HOST_BIN=$HOST_BIN/node_modules/.bin/$1
+}
+host_bin "$HOST"
 
 . "$(dirname "$0")/lib.sh"
 
@@ -69,13 +73,16 @@ test_note "$HOST $("$HOST_BIN" --version 2>/dev/null </dev/null | head -n 1)" \
 
 # The files `pigeon install $HOST` edits, and the one a user hook of the
 # user's own logs to (it must keep running whatever Pigeon does).
-case $HOST in
-claude) HOST_CONFIG=$HOME/.claude/settings.json ;;
-codex) HOST_CONFIG=$HOME/.codex/hooks.json ;;
-gemini) HOST_CONFIG=$HOME/.gemini/settings.json ;;
-copilot) HOST_CONFIG=$HOME/.copilot/hooks/pigeon.json ;;
-opencode) HOST_CONFIG=$HOME/.config/opencode/opencode.json ;;
-esac
+host_config() {
+	case $1 in
+	claude) HOST_CONFIG=$HOME/.claude/settings.json ;;
+	codex) HOST_CONFIG=$HOME/.codex/hooks.json ;;
+	gemini) HOST_CONFIG=$HOME/.gemini/settings.json ;;
+	copilot) HOST_CONFIG=$HOME/.copilot/hooks/pigeon.json ;;
+	opencode) HOST_CONFIG=$HOME/.config/opencode/opencode.json ;;
+	esac
+}
+host_config "$HOST"
 USER_HOOK_LOG=$TEST_DIR/user-hook.log
 
 # host_seed: the host's configuration as a user has it before Pigeon:
@@ -157,6 +164,32 @@ host_seed() {
 			autoupdate: false, share: "disabled"}' ;;
 	esac >"$HOST_CONFIG"
 }
+
+# ---- a second host in one scenario --------------------------------------
+
+# other_host H: install host H (as this script's own host is) and give it
+# its seeded configuration and `pigeon install H`, in the same HOME, the
+# same mock and the same state; 1 with a line on fd 9 if it cannot be
+# installed (a scenario of two hosts is then skipped, except under CI).
+other_host() {
+	if ! oh_why=$(PIGEON_HOSTS_CACHE=$hosts_cache \
+	    "$hosts_dir/install" "$1" 2>&1 >/dev/null); then
+		echo "error: the second host $1 cannot be installed: $oh_why" >&9
+		return 1
+	fi
+	as_host "$1" host_seed && as_host "$1" "$PIG" install "$1" >/dev/null
+}
+
+# as_host H CMD...: run CMD in a subshell as if this script's host were
+# H (HOST, HOST_BIN, HOST_CONFIG...): host_run, requests, arrives... for
+# a second real host in a scenario; the turn files are shared.
+as_host() (
+	HOST=$1 # this subshell's only (shellcheck's SC2030/SC2031 notes)
+	shift
+	host_bin "$HOST"
+	host_config "$HOST"
+	"$@"
+)
 
 # ---- running the host --------------------------------------------------
 

@@ -475,6 +475,27 @@ test_case 'a baton left through the shell is taken by the next new session, not 
 
 # ---- an acknowledgement asked and given through the shell (0157) -------
 
+# ack_asked TURN BODY: the id of the message BODY that sam's model queued
+# for ada with --ack in turn TURN (the command's output, in the turn's
+# next request), checked in the table: asked within 30m, not yet given.
+ack_asked() {
+	aa_id=$(requests "$1" | grep -o "queued #[0-9]* for ada" |
+		head -n 1 | tr -dc 0-9) &&
+	test -n "$aa_id" &&
+	sql_is "SELECT m.sender, a.name, m.ack_ms, m.acked_ms IS NULL
+		FROM message m JOIN agent a ON a.id = m.recipient_id
+		WHERE m.id = $aa_id AND m.body = '$2'" "sam|ada|1800000|1" \
+		>&9 &&
+	echo "$aa_id"
+}
+
+# ack_given TURN ID: ada's turn TURN read Pigeon's line on how to
+# acknowledge ID, and its model's pigeon ack answered in the next request.
+ack_given() {
+	requests "$1" | grep -qF "[the sender asks for an acknowledgement within 30m: $PIG ack $2" &&
+	requests "$1" | grep -q "acknowledged #$2 from sam"
+}
+
 # Two sessions of the real host, two agents: sam's model runs pigeon send
 # --ack in its shell tool; the message is in ada's first request, with
 # Pigeon's line on how to acknowledge; ada's model runs pigeon ack in its
@@ -495,18 +516,11 @@ test_case 'a message sent with --ack through the shell is acknowledged through t
 	AGENT=sam &&
 	host_run k1 "$PROJ/ks" new \
 		"mock-shell: $PIG send --create --ack --to ada PGN-ACK-2\"\"0" &&
-	id=$(requests k1 | grep -o "queued #[0-9]* for ada" | head -n 1 |
-		tr -dc 0-9) &&
-	test -n "$id" &&
-	sql_is "SELECT m.sender, a.name, m.ack_ms, m.acked_ms IS NULL
-		FROM message m JOIN agent a ON a.id = m.recipient_id
-		WHERE m.id = $id AND m.body = '"'"'PGN-ACK-20'"'"'" \
-		"sam|ada|1800000|1" &&
+	id=$(ack_asked k1 PGN-ACK-20) &&
 	AGENT=ada && HOST_MODE=defaults &&
 	host_run k2 "$PROJ/kr" new "mock-shell: $PIG ack $id done" &&
 	arrives k2 PGN-ACK-20 "$AT_START" &&
-	requests k2 | grep -qF "[the sender asks for an acknowledgement within 30m: $PIG ack $id" &&
-	requests k2 | grep -q "acknowledged #$id from sam" &&
+	ack_given k2 "$id" &&
 	test "$(route_of "$id")" = "1|session-start" &&
 	sql_is "SELECT ack_text, acked_ms >= delivered_ms FROM message
 		WHERE id = $id" "done|1" &&
@@ -519,6 +533,47 @@ test_case 'a message sent with --ack through the shell is acknowledged through t
 		.host == \"$HOST\" and
 		.ack.within_ms == 1800000 and .ack.text == \"done\" and
 		.ack.acknowledged != null and .ack.reply == null)" \
+		status.json >/dev/null
+'
+
+# ---- an acknowledgement between two different real hosts (0192) -------
+
+# Claude Code's model sends --ack through its shell tool as sam; Codex,
+# installed beside it in the same HOME (other_host), delivers it to ada
+# at its session start and ada's model acknowledges through Codex's
+# shell tool, Codex at its defaults (workspace-write sandbox, the state
+# directory a writable root); then sam's model, in Claude Code again,
+# reads `pigeon status` through its shell tool: acknowledged, delivered
+# by Codex. Run by the Claude Code suite only (one pair is the proof;
+# the same pair the other way would double its time).
+test_case 'an --ack message from Claude Code is acknowledged in Codex; Claude Code sees it acknowledged' '
+	if [ "$HOST" != claude ]; then
+		test_note "the Claude Code suite runs it"; exit 0
+	fi &&
+	if ! other_host codex; then
+		[ "${CI:-}" = true ] && exit 1
+		test_note "skipped: codex cannot be installed"; exit 0
+	fi &&
+	mkdir "$PROJ/xs" "$PROJ/xr" &&
+	AGENT=sam &&
+	host_run x1 "$PROJ/xs" new \
+		"mock-shell: $PIG send --create --ack --to ada PGN-XACK-3\"\"0" &&
+	id=$(ack_asked x1 PGN-XACK-30) &&
+	AGENT=ada &&
+	HOST_MODE=defaults as_host codex host_run x2 "$PROJ/xr" new \
+		"mock-shell: $PIG ack $id done in codex" &&
+	arrives x2 PGN-XACK-30 codex &&
+	ack_given x2 "$id" &&
+	test "$(route_of "$id")" = "1|session-start" &&
+	sql_is "SELECT d.host, m.ack_text, m.acked_ms >= m.delivered_ms
+		FROM message m JOIN delivery d ON d.message_id = m.id
+		WHERE m.id = $id" "codex|done in codex|1" &&
+	AGENT=sam &&
+	host_run x3 "$PROJ/xs" new "mock-shell: $PIG status $id" &&
+	requests x3 | grep -q "#$id sam -> ada: delivered [^;]* via session-start, session codex:[^,]*, host codex; acknowledged [0-9T:-]*Z ([0-9]*[smhd] ago): done in codex" &&
+	"$PIG" status --project "$PROJ" --json "$id" >status.json &&
+	jq -e "length == 1 and (.[0] | .state == \"acknowledged\" and
+		.host == \"codex\" and .ack.text == \"done in codex\")" \
 		status.json >/dev/null
 '
 
