@@ -98,6 +98,12 @@ test_case 'urgent and low mail are marked; a lease shows live, then goes' '
 	term_wait "one lease" "LEASES 1" &&
 	pigeon lease release --agent bob --all >/dev/null &&
 	term_wait "no lease" "LEASES 0" &&
+	# An expiry changes no file: the once-a-second read takes it away
+	# (10 s: time for the redraw that shows it first, on a loaded machine;
+	# term_wait allows 30 s for it to go).
+	pigeon lease take --agent bob --ttl 10s "*.md" >/dev/null &&
+	term_wait "a short lease" "bob *.md exclusive, " &&
+	term_wait "the short lease expired" "LEASES 0" &&
 	pigeon read --agent alice >/dev/null &&
 	term_wait "the urgent delivery" "bob -> alice via cli, urgent  build broken"
 '
