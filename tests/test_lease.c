@@ -643,7 +643,7 @@ test_a_new_database_has_an_empty_stamp_and_a_missing_one_means_ask(void)
 	REQUIRE(unlink(stamp) == 0);
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
 	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, NULL, 0, pgn_now_ms()),
-	    PGN_LEASE_ASK);
+	    PGN_LEASE_NO_STAMP);
 	/* the next change writes it again */
 	CHECK(take1("alice", 0, "src/"));
 	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
@@ -688,6 +688,42 @@ test_the_stamp_judges_paths_without_the_database(void)
 	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
 	              pgn_now_ms()),
 	    PGN_LEASE_CLEAR);
+	teardown();
+}
+
+/*
+ * A reader that found no stamp makes it from the database (the hook
+ * does), with what is live; it never replaces a stamp that is there.
+ */
+static void
+test_a_missing_stamp_is_made_from_the_database_never_replaced(void)
+{
+	const char *in[1] = {"src/x.c"}, *out[1] = {"lib/y.c"};
+	unsigned char junk[544];
+	char *now;
+	size_t len;
+
+	stamp_setup();
+	CHECK(take1("alice", 0, "./src/"));
+	REQUIRE(unlink(stamp) == 0);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, in, 1, pgn_now_ms()),
+	    PGN_LEASE_NO_STAMP);
+	REQUIRE(pgn_lease_stamp_make(db) == PGN_OK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, in, 1, pgn_now_ms()),
+	    PGN_LEASE_ASK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, out, 1, pgn_now_ms()),
+	    PGN_LEASE_CLEAR);
+	/* one there, even one not to be trusted, stays as it is */
+	memset(junk, 7, sizeof(junk));
+	h_write_file(stamp, (const char *)junk, sizeof(junk));
+	REQUIRE(chmod(stamp, 0600) == 0);
+	REQUIRE(pgn_lease_stamp_make(db) == PGN_OK);
+	now = h_read_file(stamp, &len);
+	REQUIRE(now != NULL);
+	CHECK(len == sizeof(junk) && memcmp(now, junk, len) == 0);
+	free(now);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, out, 1, pgn_now_ms()),
+	    PGN_LEASE_ASK);
 	teardown();
 }
 
@@ -1025,6 +1061,7 @@ static const struct h_test tests[] = {
     H_TEST(test_lease_rules_on_postgresql),
     H_TEST(test_a_new_database_has_an_empty_stamp_and_a_missing_one_means_ask),
     H_TEST(test_the_stamp_judges_paths_without_the_database),
+    H_TEST(test_a_missing_stamp_is_made_from_the_database_never_replaced),
     H_TEST(test_a_take_whose_stamp_cannot_be_written_stores_nothing),
     H_TEST(test_a_crash_between_commit_and_stamp_leaves_it_wider_only),
     H_TEST(test_an_old_or_oversized_stamp_means_ask),

@@ -308,6 +308,39 @@ rule_codex_heredoc_patch_is_denied(void)
 	pgn_hook_out_release(&o);
 }
 
+/*
+ * No stamp beside the database (a copy, one removed): the hook asks the
+ * database, and makes the stamp for the calls after it (SQLite).
+ */
+static void
+rule_a_missing_stamp_is_asked_and_made(void)
+{
+	struct pgn_hook_out o;
+	char stamp[sizeof(dbpath) + 16];
+	char *why;
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", "parser");
+	if (be_on_pg)
+		return;
+	snprintf(stamp, sizeof(stamp), "%s-leases", dbpath);
+	REQUIRE(unlink(stamp) == 0);
+	write_of(&o, "s-bob", "src/a.c");
+	why = reason_of(&o);
+	CHECK(strstr(why, "src/a.c is leased by alice") != NULL);
+	free(why);
+	pgn_hook_out_release(&o);
+	CHECK(access(stamp, F_OK) == 0);
+	{
+		const char *p[1] = {"docs/a.md"};
+
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, root, p, 1,
+		              pgn_now_ms()),
+		    PGN_LEASE_CLEAR);
+	}
+}
+
 /* A Codex apply_patch heredoc adding files f0.c .. f<n-1>.c. */
 static void
 codex_patch_of(struct pgn_hook_out *o, size_t n)
@@ -577,6 +610,7 @@ static void (*const rules[])(void) = {
     rule_a_denial_is_journalled_and_an_allowed_call_writes_nothing,
     rule_a_denial_whose_journal_write_fails_still_denies,
     rule_every_lease_in_the_way_is_named_one_line_each,
+    rule_a_missing_stamp_is_asked_and_made,
 };
 
 static void

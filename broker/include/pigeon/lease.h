@@ -219,7 +219,8 @@ PGN_NODISCARD pgn_status pgn_lease_denied(pgn_db *db, const char *agent,
 typedef enum {
 	PGN_LEASE_ASK = 0, /* a lease may block it: ask pgn_lease_blocking */
 	PGN_LEASE_NONE,    /* no live lease in the scope at all */
-	PGN_LEASE_CLEAR    /* leases live, none exclusive covers the paths */
+	PGN_LEASE_CLEAR,   /* leases live, none exclusive covers the paths */
+	PGN_LEASE_NO_STAMP /* ask: there is no stamp (pgn_lease_stamp_make) */
 } pgn_lease_verdict;
 
 /*
@@ -243,16 +244,28 @@ typedef enum {
  * PGN_LEASE_NONE when the scope's slot expired by 'now_ms', and when
  * there is no database; PGN_LEASE_CLEAR when no live exclusive lease of
  * the scope in the stamp matches a path (pgn_glob_match); PGN_LEASE_ASK
- * when one does, and for a stamp missing, torn, foreign, oversized, not
+ * when one does, and for a stamp torn, foreign, oversized, not
  * the user's own private regular file, of another database file
  * (replaced or restored), one whose leases did not fit (overflow), and
- * for a PostgreSQL string (other machines take leases there). Costs a
+ * for a PostgreSQL string (other machines take leases there);
+ * PGN_LEASE_NO_STAMP (ask too) when the database has no stamp. Costs a
  * stat of the database, one read of the stamp and a match per live
  * exclusive lease of the scope.
  */
 pgn_lease_verdict pgn_lease_stamp_judge(const char *db_path,
     const char *scope, const char *const *paths, size_t npaths,
     int64_t now_ms);
+
+/*
+ * The stamp of 'db' (SQLite; nothing for PostgreSQL) made from one read
+ * of the database, only if there is none: for the before-tool hook that
+ * found none (a database copied or restored, or the stamp removed) and
+ * asked the database, so that the next call takes the fast path. Never
+ * replaces a stamp: a change that commits a lease writes its stamp
+ * before its commit, so one this read missed is found there. Returns
+ * PGN_EBUSY, PGN_EDB, PGN_EIO, PGN_ENOMEM (the hook logs and goes on).
+ */
+PGN_NODISCARD pgn_status pgn_lease_stamp_make(pgn_db *db);
 
 /* pgn_lease_stamp_judge with no path: 1 when it says PGN_LEASE_NONE. */
 int pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms);

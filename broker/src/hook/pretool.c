@@ -481,6 +481,11 @@ check(struct pretool *t)
 		return PGN_OK; /* no database: no lease */
 	if (st == PGN_OK)
 		st = pgn_db_set_scope(t->db, t->root);
+	/* No stamp (a copied database, one removed): made for next time. */
+	if (st == PGN_OK && v == PGN_LEASE_NO_STAMP &&
+	    pgn_lease_stamp_make(t->db) != PGN_OK)
+		logf_pre(t, "pass", "the lease stamp was not made (%s)",
+		    pgn_errmsg(t->db));
 	if (st == PGN_OK)
 		st = pgn_lease_blockers(t->db, NULL, t->p->session,
 		    (const char *const *)t->rels, t->nrels, blk,

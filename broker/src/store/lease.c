@@ -326,11 +326,12 @@ stamp_write(pgn_db *db, const struct pgn_stamp_set *set)
 /*
  * Read the stamp of 'db_path' into 'buf' (PGN_LEASE_STAMP_MAX bytes) and
  * parse it into 'v': 1 when it is there and to be trusted, 0 to ask the
- * database; '*none' 1 when there is no database at all.
+ * database; '*none' 1 when there is no database at all, '*missing' 1
+ * when there is no stamp.
  */
 static int
 stamp_read(const char *db_path, unsigned char *buf,
-    struct pgn_stamp_view *v, int *none)
+    struct pgn_stamp_view *v, int *none, int *missing)
 {
 	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
 	struct stat db, sb;
@@ -338,6 +339,7 @@ stamp_read(const char *db_path, unsigned char *buf,
 	int fd;
 
 	*none = 0;
+	*missing = 0;
 	if (db_path == NULL || pgn_db_is_postgres(db_path) ||
 	    !pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)))
 		return 0;
@@ -347,8 +349,10 @@ stamp_read(const char *db_path, unsigned char *buf,
 	}
 	/* no stamp: removed, or written by no one yet: ask */
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0) {
+		*missing = errno == ENOENT;
 		return 0;
+	}
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0 &&
 	    sb.st_size <= (off_t)PGN_LEASE_STAMP_MAX)
@@ -371,12 +375,14 @@ pgn_lease_stamp_judge(const char *db_path, const char *scope,
 	struct pgn_stamp_entry e;
 	uint64_t h;
 	size_t off, i;
-	int none;
+	int none, missing;
 
 	if (scope == NULL)
 		return PGN_LEASE_ASK;
-	if (!stamp_read(db_path, buf, &v, &none))
-		return none ? PGN_LEASE_NONE : PGN_LEASE_ASK;
+	if (!stamp_read(db_path, buf, &v, &none, &missing))
+		return none ? PGN_LEASE_NONE :
+		    missing ? PGN_LEASE_NO_STAMP :
+		              PGN_LEASE_ASK;
 	if (v.slot[pgn_stamp_slot(scope)] <= now_ms)
 		return PGN_LEASE_NONE;
 	if (v.flags & PGN_STAMP_OVERFLOW)
@@ -399,6 +405,36 @@ pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms)
 {
 	return pgn_lease_stamp_judge(db_path, scope, NULL, 0, now_ms) ==
 	    PGN_LEASE_NONE;
+}
+
+static pgn_status
+stamp_make_tx(pgn_db *db, void *arg)
+{
+	struct pgn_stamp_set *set = arg;
+
+	return stamp_compute(db, pgn_now_ms(), set);
+}
+
+pgn_status
+pgn_lease_stamp_make(pgn_db *db)
+{
+	struct pgn_stamp_set set;
+	pgn_status rc;
+	int e;
+
+	if (!has_stamp(db))
+		return PGN_OK;
+	memset(&set, 0, sizeof(set));
+	rc = pgn_read(db, stamp_make_tx, &set);
+	if (rc == PGN_OK) {
+		e = pgn_stamp_make(db->path, &set);
+		if (e != 0 && e != EEXIST)
+			rc = pgn_fail(db, PGN_EIO,
+			    "making the lease stamp of %.200s: %s", db->path,
+			    strerror(e));
+	}
+	pgn_stamp_set_release(&set);
+	return rc;
 }
 
 /*

@@ -242,20 +242,20 @@ encode(const struct pgn_stamp_set *s, uint64_t dev, uint64_t ino,
 	return off + 8;
 }
 
-int
-pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s)
+/*
+ * 's' into the file 'tmp', then renamed over 'path' ('make' 0) or linked
+ * to it only if there is none ('make' 1: EEXIST when there is).
+ */
+static int
+put_file(const char *db_path, const char *tmp, const char *path,
+    const struct pgn_stamp_set *s, int make)
 {
-	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
-	char tmp[PGN_MAX_PATH + sizeof(PGN_STAMP_TMPSUFFIX)];
 	unsigned char *b = NULL;
 	struct stat sb;
 	size_t len;
 	ssize_t w;
 	int fd = -1, e = 0;
 
-	if (!pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)) ||
-	    !pgn_stamp_path(db_path, PGN_STAMP_TMPSUFFIX, tmp, sizeof(tmp)))
-		return ENAMETOOLONG;
 	if (stat(db_path, &sb) != 0)
 		return errno;
 	b = malloc(PGN_LEASE_STAMP_MAX);
@@ -284,13 +284,41 @@ pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s)
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) != 0)
+	if (make ? link(tmp, path) != 0 : rename(tmp, path) != 0)
 		e = errno;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (e != 0)
+	if (e != 0 || make)
 		(void)unlink(tmp);
 	free(b);
 	return e;
+}
+
+int
+pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s)
+{
+	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
+	char tmp[PGN_MAX_PATH + sizeof(PGN_STAMP_TMPSUFFIX)];
+
+	if (!pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)) ||
+	    !pgn_stamp_path(db_path, PGN_STAMP_TMPSUFFIX, tmp, sizeof(tmp)))
+		return ENAMETOOLONG;
+	return put_file(db_path, tmp, path, s, 0);
+}
+
+int
+pgn_stamp_make(const char *db_path, const struct pgn_stamp_set *s)
+{
+	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
+	char tmp[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX) + 24];
+	char suffix[sizeof(PGN_STAMP_SUFFIX) + 24];
+
+	/* a name of this process's own: no writer waits for it */
+	(void)snprintf(suffix, sizeof(suffix), "%s.%ld", PGN_STAMP_SUFFIX,
+	    (long)getpid());
+	if (!pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)) ||
+	    !pgn_stamp_path(db_path, suffix, tmp, sizeof(tmp)))
+		return ENAMETOOLONG;
+	return put_file(db_path, tmp, path, s, 1);
 }

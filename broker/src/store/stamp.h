@@ -96,6 +96,16 @@ int pgn_stamp_set_union(struct pgn_stamp_set *a, const struct pgn_stamp_set *b,
  */
 int pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s);
 
+/*
+ * The stamp 's' of 'db_path' made only if there is none (written to a
+ * name of this process's own, then linked: EEXIST when a stamp is
+ * there). For a reader that found none and read 's' from the database:
+ * a change that commits a lease writes its stamp before its commit, so
+ * a stamp made from a read that missed it finds that one there and
+ * leaves it. 0, or an errno value.
+ */
+int pgn_stamp_make(const char *db_path, const struct pgn_stamp_set *s);
+
 /* "<db_path>-leases" into 'buf'; 0 when it does not fit. */
 int pgn_stamp_path(const char *db_path, const char *suffix, char *buf,
     size_t len);
