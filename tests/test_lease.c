@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "backends.h"
+#include "pgn_glob.h"
 #include "pgn_int.h"
 #include "pigeon/lease.h"
 #include "stamp.h"
@@ -727,6 +728,45 @@ test_a_missing_stamp_is_made_from_the_database_never_replaced(void)
 	teardown();
 }
 
+/*
+ * The stamp's prefilter (pgn_stamp_may_match) says 0 only where the
+ * match says 0: each pair's verdicts, and what the match says.
+ */
+static void
+test_the_stamp_prefilter_never_refuses_a_match(void)
+{
+	static const struct {
+		const char *pattern, *path;
+		int match, may;
+	} t[] = {
+	    {"./src/", "src/x.c", 1, 1},
+	    {"./src/", "srcx/x.c", 0, 0},
+	    {"./src/", "src", 0, 1},
+	    {"./other/d000/", "other/d000/a", 1, 1},
+	    {"./other/d000/", "other/d001/a", 0, 0},
+	    {"./other/d000/", "other/d000", 0, 1},
+	    {"./other/d000/", "other", 0, 1},
+	    {"docs/", "x/docs/y", 1, 1},
+	    {"./a/b*/c", "a/bx/c", 1, 1},
+	    {"./a/b*/c", "b/bx/c", 0, 0},
+	    {"./a\\*b/c", "a*b/c", 1, 1},
+	    {"./a/[bc]/d", "a/c/d", 1, 1},
+	    {"./x.c", "x.c", 1, 1},
+	    {"./A/", "a/x", 0, 0},
+	    {"./a/**/z", "a/z", 1, 1},
+	};
+	char norm[PGN_LEASE_NORM_SIZE];
+	struct pgn_err err;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		REQUIRE(pgn_glob_check(t[i].pattern, norm, sizeof(norm), &err) ==
+		    PGN_OK);
+		CHECK_INT(pgn_glob_match(norm, t[i].path), t[i].match);
+		CHECK_INT(pgn_stamp_may_match(norm, t[i].path), t[i].may);
+	}
+}
+
 /* A take whose stamp cannot be written fails and stores nothing. */
 static void
 test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
@@ -1062,6 +1102,7 @@ static const struct h_test tests[] = {
     H_TEST(test_a_new_database_has_an_empty_stamp_and_a_missing_one_means_ask),
     H_TEST(test_the_stamp_judges_paths_without_the_database),
     H_TEST(test_a_missing_stamp_is_made_from_the_database_never_replaced),
+    H_TEST(test_the_stamp_prefilter_never_refuses_a_match),
     H_TEST(test_a_take_whose_stamp_cannot_be_written_stores_nothing),
     H_TEST(test_a_crash_between_commit_and_stamp_leaves_it_wider_only),
     H_TEST(test_an_old_or_oversized_stamp_means_ask),

@@ -388,14 +388,15 @@ pgn_lease_stamp_judge(const char *db_path, const char *scope,
 	if (v.flags & PGN_STAMP_OVERFLOW)
 		return PGN_LEASE_ASK;
 	h = pgn_stamp_hash(scope, strlen(scope));
-	for (off = 0; pgn_stamp_next(&v, &off, &e);) {
-		if (e.scope != h || e.expires_ms <= now_ms)
-			continue;
-		for (i = 0; i < npaths; i++)
-			if (paths[i] != NULL &&
-			    clean_path(paths[i], clean, sizeof(clean)) &&
+	for (i = 0; i < npaths; i++) {
+		if (paths[i] == NULL ||
+		    !clean_path(paths[i], clean, sizeof(clean)))
+			continue; /* covered by no lease */
+		for (off = 0; pgn_stamp_next(&v, &off, &e);)
+			if (e.scope == h && e.expires_ms > now_ms &&
+			    pgn_stamp_may_match(e.norm, clean) &&
 			    pgn_glob_match(e.norm, clean))
-				return PGN_LEASE_ASK; /* it may block: the database says */
+				return PGN_LEASE_ASK; /* the database says */
 	}
 	return PGN_LEASE_CLEAR;
 }

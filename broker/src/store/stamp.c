@@ -126,6 +126,31 @@ pgn_stamp_next(const struct pgn_stamp_view *v, size_t *off,
 	return 1;
 }
 
+int
+pgn_stamp_may_match(const char *norm, const char *path)
+{
+	const char *p = norm, *q = path, *e;
+	size_t n, i;
+
+	for (;;) {
+		e = strchr(p, '/');
+		if (e == NULL || e == p)
+			return 1; /* the last component: the match decides */
+		n = (size_t)(e - p);
+		for (i = 0; i < n; i++)
+			if (p[i] == '*' || p[i] == '?' || p[i] == '[' ||
+			    p[i] == '\\')
+				return 1;
+		/* a literal component stands for one equal component */
+		if (strncmp(q, p, n) != 0 || (q[n] != '/' && q[n] != '\0'))
+			return 0;
+		if (q[n] == '\0')
+			return 1;
+		p = e + 1;
+		q += n + 1;
+	}
+}
+
 /* ---- building ------------------------------------------------------- */
 
 void

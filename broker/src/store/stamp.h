@@ -76,6 +76,15 @@ int pgn_stamp_parse(const void *buf, size_t len, struct pgn_stamp_view *v);
 int pgn_stamp_next(const struct pgn_stamp_view *v, size_t *off,
     struct pgn_stamp_entry *e);
 
+/*
+ * 0 only when normalized pattern 'norm' cannot match clean path 'path'
+ * (pgn_glob_match would say 0): a leading component of the pattern with
+ * no glob byte ('*', '?', '[', '\\') and a '/' after it stands for one
+ * equal component of the path. A few instructions instead of compiling
+ * the pattern: the hook's test of each live lease in the stamp.
+ */
+int pgn_stamp_may_match(const char *norm, const char *path);
+
 void pgn_stamp_set_release(struct pgn_stamp_set *s);
 /* Add a live lease of scope key 'scope'; 0 out of memory. */
 int pgn_stamp_set_add(struct pgn_stamp_set *s, const char *scope,
