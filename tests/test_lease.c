@@ -684,6 +684,28 @@ test_the_stamp_judges_paths_without_the_database(void)
 	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
 	              now + PGN_LEASE_TTL_DEFAULT_MS + 1000),
 	    PGN_LEASE_NONE);
+	/* a change in another scope keeps this scope's leases, and back */
+	{
+		pgn_db *o = h_open_path(be_where, 5000);
+		struct pgn_lease_taken t;
+		const char *p[1] = {"./lib/"}, *lib[1] = {"lib/a.c"};
+
+		REQUIRE(pgn_db_set_scope(o, "/some/other/repo") == PGN_OK);
+		REQUIRE(pgn_agent_add(o, "dave") == PGN_OK);
+		REQUIRE(take_on(o, "dave", 0, 0, NULL, p, 1, &t) == PGN_OK);
+		pgn_lease_taken_release(&t);
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
+		              pgn_now_ms()),
+		    PGN_LEASE_ASK);
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo",
+		              lib, 1, pgn_now_ms()),
+		    PGN_LEASE_ASK);
+		CHECK(take1("carol", 0, "./tmp/"));
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo",
+		              lib, 1, pgn_now_ms()),
+		    PGN_LEASE_ASK);
+		pgn_db_close(o);
+	}
 	/* released: the exclusive one is gone from the stamp */
 	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
 	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,

@@ -33,6 +33,15 @@ static const char SQL_LEASES[] =
     "l.created_ms, l.expires_ms, l.agent_id FROM lease l "
     "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1 "
     "ORDER BY a.name, l.pattern, l.id";
+/*
+ * The same for a change (take, release): every row, in the order of the
+ * unique index (agent, normal form) rather than sorted, which the
+ * change does not need and which cost a sort of every lease.
+ */
+static const char SQL_SCOPE_LEASES[] =
+    "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
+    "l.created_ms, l.expires_ms, l.agent_id FROM lease l "
+    "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1";
 /* What may block a write: live, exclusive, not the actor's. */
 static const char SQL_BLOCKERS[] =
     "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
@@ -55,6 +64,11 @@ static const char SQL_LEASE_DEL[] = "DELETE FROM lease WHERE id = ?1";
 static const char SQL_STAMP[] =
     "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
     "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1";
+/* The same but scope ?2's, which a change has in hand. */
+static const char SQL_STAMP_OTHERS[] =
+    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
+    "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1 "
+    "AND (l.scope_id < ?2 OR l.scope_id > ?2)";
 /* The agent session ?1 is bound to, in whatever scope (0134). */
 static const char SQL_SESSION_AGENT[] =
     "SELECT a.name FROM session s JOIN agent a ON a.id = s.agent_id "
@@ -135,7 +149,13 @@ load_leases(pgn_db *db, int64_t sid, struct scope_leases *s)
 	pgn_status rc;
 
 	scope_leases_release(s);
-	rc = pgn_prepare(db, SQL_LEASES, &st);
+	/* room for the bound at once: no copy of every lease as it grows */
+	s->all.v = malloc(PGN_MAX_LEASES * sizeof(*s->all.v));
+	s->aids = malloc(PGN_MAX_LEASES * sizeof(*s->aids));
+	if (s->all.v == NULL || s->aids == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	s->all.cap = s->acap = PGN_MAX_LEASES;
+	rc = pgn_prepare(db, SQL_SCOPE_LEASES, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(sid));
 	while (pgn_next_row(db, st, &rc, "reading the leases")) {
@@ -442,20 +462,58 @@ pgn_lease_stamp_make(pgn_db *db)
  * Inside a change's transaction, before its commit: the stamp of the
  * leases before the change ('pre') and after it together, so no reader
  * trusting it misses a lease either state holds; '*lowered' says the
- * exact one is due once the change has committed (restamp).
+ * exact one is due once the change has committed (restamp). The
+ * change's own scope ('sid') is what it has in hand: 's', the scope's
+ * leases as read in this transaction (those with no agent row, released
+ * now, and expired ones left out), and 'fresh', what it took or renewed
+ * (its rows in 's' as they were are left out); the other scopes are
+ * read.
  */
 static pgn_status
-stamp_in_tx(pgn_db *db, int64_t now, const struct pgn_stamp_set *pre,
+stamp_in_tx(pgn_db *db, int64_t now, int64_t sid, const struct scope_leases *s,
+    const struct pgn_leases *fresh, const struct pgn_stamp_set *pre,
     int *lowered)
 {
 	struct pgn_stamp_set post;
+	const struct pgn_lease *l;
+	pgn_stmt *st = NULL;
+	const char *root, *norm;
+	size_t k, j;
 	pgn_status rc;
 
 	*lowered = 0;
 	if (!has_stamp(db))
 		return PGN_OK;
 	memset(&post, 0, sizeof(post));
-	rc = stamp_compute(db, now, &post);
+	rc = pgn_prepare(db, SQL_STAMP_OTHERS, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(now), PGN_I(sid));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		root = pgn_col_str(st, 0, NULL);
+		norm = pgn_col_str(st, 1, NULL);
+		if (!pgn_stamp_set_add(&post, root != NULL ? root : "",
+		        norm != NULL ? norm : "", pgn_col_i64(st, 2) != 0,
+		        pgn_col_i64(st, 3)))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	pgn_finish(db, st);
+	for (k = 0; rc == PGN_OK && k < s->all.n; k++) {
+		l = &s->all.v[k];
+		if (s->aids[k] == 0 || !pgn_lease_live(l, now))
+			continue;
+		for (j = 0; fresh != NULL && j < fresh->n; j++)
+			if (fresh->v[j].id == l->id)
+				break;
+		if (fresh != NULL && j < fresh->n)
+			continue;
+		if (!pgn_stamp_set_add(&post, db->scope, l->norm, l->shared,
+		        l->expires_ms))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	for (k = 0; rc == PGN_OK && fresh != NULL && k < fresh->n; k++)
+		if (!pgn_stamp_set_add(&post, db->scope, fresh->v[k].norm,
+		        fresh->v[k].shared, fresh->v[k].expires_ms))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	if (rc == PGN_OK && !pgn_stamp_set_union(&post, pre, lowered))
 		rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	if (rc == PGN_OK)
@@ -671,7 +729,8 @@ take_tx(pgn_db *db, void *arg)
 	}
 out:
 	if (rc == PGN_OK && has_stamp(db))
-		rc = stamp_in_tx(db, now, &pre, &c->lowered);
+		rc = stamp_in_tx(db, now, sid, &s, &out->leases, &pre,
+		    &c->lowered);
 	pgn_stamp_set_release(&pre);
 	scope_leases_release(&s);
 	return rc;
@@ -849,7 +908,7 @@ release_tx(pgn_db *db, void *arg)
 		}
 	}
 	if (rc == PGN_OK && has_stamp(db))
-		rc = stamp_in_tx(db, now, &pre, &c->lowered);
+		rc = stamp_in_tx(db, now, sid, &s, NULL, &pre, &c->lowered);
 	pgn_stamp_set_release(&pre);
 	scope_leases_release(&s);
 	return rc;
