@@ -1168,6 +1168,7 @@ blockers_tx(pgn_db *db, void *arg)
 		read_lease(st, &l, NULL);
 		for (i = 0; i < c->npaths; i++)
 			if (c->clean[i][0] != '\0' &&
+			    pgn_stamp_may_match(l.norm, c->clean[i]) &&
 			    pgn_glob_match(l.norm, c->clean[i]))
 				break;
 		if (i == c->npaths)
