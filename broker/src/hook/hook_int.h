@@ -141,10 +141,11 @@ pgn_host pgn_payload_detect(const char *buf, size_t len);
 /*
  * The before-tool run (pretool.c): for payload 'p' (parsed, event
  * PGN_EVENT_BEFORE_TOOL), deny the call in o->line when a path it
- * writes is covered by a live exclusive lease of another agent; else
- * leave o->line NULL (the call passes). With no live lease in the scope
- * (the stamp, pgn_lease_none_live) no database is opened and nothing is
- * written. Never fails the call: any error passes it, logged. 'start'
+ * writes is covered by a live exclusive lease of another agent (every
+ * one named, one line each, up to PGN_HOOK_DENY_LEASES); else leave
+ * o->line NULL (the call passes). With no live lease in the scope, or
+ * none that covers the paths (the stamp, pgn_lease_stamp_judge), no
+ * database is opened and nothing is written. Never fails the call: any error passes it, logged. 'start'
  * is the run's start, for the log.
  */
 pgn_status pgn_hook_pretool(const struct pgn_hook_in *in,
