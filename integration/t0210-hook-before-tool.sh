@@ -141,7 +141,7 @@ test_case 'no live lease: the call runs, no database opened, nothing written' '
 	ls -l --time-style=+%s.%N "$PIGEON_HOME"/pigeon.db* >after &&
 	test_cmp before after &&
 	test "$(hook_lines)" = "$n" &&
-	test ! -e "$PIGEON_HOME/pigeon.db-leases"
+	test -s "$PIGEON_HOME/pigeon.db-leases"
 '
 
 test_case 'another agent'"'"'s write under alice'"'"'s lease is denied, the file unchanged' '

@@ -342,8 +342,15 @@ test_an_overdue_message_is_reminded_once_at_a_prompt(void)
 	pgn_msgs_release(&out.msgs);
 	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
 	CHECK(!p.remind);
+	/* when it is due, kept on bob's row too (decision 0160) */
+	CHECK_INT(count("SELECT count(*) FROM agent a JOIN message m ON "
+	                "m.recipient_id = a.id WHERE a.remind_ms = "
+	                "m.delivered_ms + m.ack_ms"),
+	    1);
 	REQUIRE(pgn_exec(chk,
 	            "UPDATE message SET delivered_ms = delivered_ms - 120000",
+	            "backdating", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_exec(chk, "UPDATE agent SET remind_ms = remind_ms - 120000",
 	            "backdating", PGN_NONE) == PGN_OK);
 	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
 	CHECK(p.remind);
@@ -366,6 +373,10 @@ test_an_overdue_message_is_reminded_once_at_a_prompt(void)
 	                "'reminded' AND message_id = 1 AND peer = 'alice' "
 	                "AND detail = 'prompt'"),
 	    1);
+	/* reminded: nothing else is due */
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE remind_ms IS NOT "
+	                "NULL"),
+	    0);
 	turn("prompt", "t3", &out);
 	CHECK_INT(out.reminders.n, 0);
 	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
@@ -465,6 +476,42 @@ test_an_acknowledged_message_is_never_reminded(void)
 	                "NOT NULL"),
 	    0);
 	CHECK(!overdue(1));
+}
+
+/*
+ * The due time on the agent row is never later than the truth, and may
+ * be earlier (an acknowledgement leaves it): the first look then says
+ * "maybe", the prompt finds none due, and the row is set right.
+ */
+static void
+test_a_due_time_left_by_an_acknowledgement_is_set_right_by_a_prompt(void)
+{
+	struct pgn_turn_out out;
+	struct pgn_acked a;
+	struct pgn_peek p;
+
+	send_ok("alice", "bob", "do it", 0, 60000);
+	send_ok("alice", "bob", "and this", 0, 600000);
+	turn("prompt", "t1", &out);
+	CHECK_INT(out.msgs.n, 2);
+	pgn_msgs_release(&out.msgs);
+	CHECK_INT(count("SELECT count(*) FROM agent a JOIN message m ON "
+	                "m.id = 1 AND a.remind_ms = m.delivered_ms + m.ack_ms"),
+	    1);
+	CHECK_INT(ack("bob", 1, NULL, &a), PGN_OK);
+	REQUIRE(pgn_exec(chk, "UPDATE agent SET remind_ms = remind_ms - 120000",
+	            "backdating", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
+	CHECK(p.remind);
+	turn("prompt", "t2", &out);
+	CHECK_INT(out.reminders.n, 0);
+	pgn_msgs_release(&out.reminders);
+	/* the second message's time, exactly */
+	CHECK_INT(count("SELECT count(*) FROM agent a JOIN message m ON "
+	                "m.id = 2 AND a.remind_ms = m.delivered_ms + m.ack_ms"),
+	    1);
+	REQUIRE(pgn_turn_peek(db, "claude:s", &p) == PGN_OK);
+	CHECK(!p.remind);
 }
 
 static void
@@ -571,6 +618,7 @@ static void (*const rules[])(void) = {
     test_an_overdue_message_is_reminded_once_at_a_prompt,
     test_an_acknowledged_message_is_never_reminded,
     test_status_thread_and_reminder_carry_priority_and_group,
+    test_a_due_time_left_by_an_acknowledgement_is_set_right_by_a_prompt,
     test_wait_ack_returns_once_acknowledged_and_times_out_before,
     test_a_thread_lists_its_messages_in_order,
     test_a_thread_of_exactly_the_bound_is_whole,

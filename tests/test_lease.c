@@ -17,8 +17,10 @@
 
 #include "harness.h"
 #include "backends.h"
+#include "pgn_glob.h"
 #include "pgn_int.h"
 #include "pigeon/lease.h"
+#include "stamp.h"
 #include "store_int.h"
 
 #define ROOT     "/nonexistent/lease-repo"
@@ -633,13 +635,306 @@ stamp_setup(void)
 }
 
 static void
-test_no_stamp_means_no_live_lease(void)
+test_a_new_database_has_an_empty_stamp_and_a_missing_one_means_ask(void)
 {
 	stamp_setup();
-	CHECK(access(stamp, F_OK) != 0);
+	CHECK(access(stamp, F_OK) == 0);
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
-	/* no database at all: none either */
+	/* removed: nothing says there is no lease, so ask */
+	REQUIRE(unlink(stamp) == 0);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, NULL, 0, pgn_now_ms()),
+	    PGN_LEASE_NO_STAMP);
+	/* the next change writes it again */
+	CHECK(take1("alice", 0, "src/"));
+	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
+	/* no database at all: no lease */
 	CHECK_INT(pgn_lease_none_live("/nonexistent/x.db", ROOT, 0), 1);
+	teardown();
+}
+
+static void
+test_the_stamp_judges_paths_without_the_database(void)
+{
+	const char *inside[2] = {"docs/a.md", "src/x.c"};
+	const char *outside[3] = {"docs/a.md", "../src/x.c", NULL};
+	const char *dotted[1] = {"docs/../src/./x.c"};
+	int64_t now;
+
+	stamp_setup();
+	CHECK(take1("alice", 0, "./src/"));
+	CHECK(take1("bob", 1, "./docs/"));
+	now = pgn_now_ms();
+	/* a path the exclusive lease covers: ask; others: clear */
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2, now),
+	    PGN_LEASE_ASK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, dotted, 1, now),
+	    PGN_LEASE_ASK);
+	/* a shared lease never blocks; a path leaving the root is no one's */
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, outside, 3, now),
+	    PGN_LEASE_CLEAR);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, NULL, 0, now),
+	    PGN_LEASE_CLEAR);
+	/* another scope of the database */
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo", inside, 2,
+	              now),
+	    PGN_LEASE_NONE);
+	/* past every expiry: none, without a write */
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
+	              now + PGN_LEASE_TTL_DEFAULT_MS + 1000),
+	    PGN_LEASE_NONE);
+	/* a change in another scope keeps this scope's leases, and back */
+	{
+		pgn_db *o = h_open_path(be_where, 5000);
+		struct pgn_lease_taken t;
+		const char *p[1] = {"./lib/"}, *lib[1] = {"lib/a.c"};
+
+		REQUIRE(pgn_db_set_scope(o, "/some/other/repo") == PGN_OK);
+		REQUIRE(pgn_agent_add(o, "dave") == PGN_OK);
+		REQUIRE(take_on(o, "dave", 0, 0, NULL, p, 1, &t) == PGN_OK);
+		pgn_lease_taken_release(&t);
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
+		              pgn_now_ms()),
+		    PGN_LEASE_ASK);
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo",
+		              lib, 1, pgn_now_ms()),
+		    PGN_LEASE_ASK);
+		CHECK(take1("carol", 0, "./tmp/"));
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo",
+		              lib, 1, pgn_now_ms()),
+		    PGN_LEASE_ASK);
+		pgn_db_close(o);
+	}
+	/* released: the exclusive one is gone from the stamp */
+	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
+	              pgn_now_ms()),
+	    PGN_LEASE_CLEAR);
+	teardown();
+}
+
+/*
+ * A reader that found no stamp makes it from the database (the hook
+ * does), with what is live; it never replaces a stamp that is there.
+ */
+static void
+test_a_missing_stamp_is_made_from_the_database_never_replaced(void)
+{
+	const char *in[1] = {"src/x.c"}, *out[1] = {"lib/y.c"};
+	unsigned char junk[544];
+	char *now;
+	size_t len;
+
+	stamp_setup();
+	CHECK(take1("alice", 0, "./src/"));
+	REQUIRE(unlink(stamp) == 0);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, in, 1, pgn_now_ms()),
+	    PGN_LEASE_NO_STAMP);
+	REQUIRE(pgn_lease_stamp_make(db) == PGN_OK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, in, 1, pgn_now_ms()),
+	    PGN_LEASE_ASK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, out, 1, pgn_now_ms()),
+	    PGN_LEASE_CLEAR);
+	/* one there, even one not to be trusted, stays as it is */
+	memset(junk, 7, sizeof(junk));
+	h_write_file(stamp, (const char *)junk, sizeof(junk));
+	REQUIRE(chmod(stamp, 0600) == 0);
+	REQUIRE(pgn_lease_stamp_make(db) == PGN_OK);
+	now = h_read_file(stamp, &len);
+	REQUIRE(now != NULL);
+	CHECK(len == sizeof(junk) && memcmp(now, junk, len) == 0);
+	free(now);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, out, 1, pgn_now_ms()),
+	    PGN_LEASE_ASK);
+	teardown();
+}
+
+/*
+ * The stamp's prefilter (pgn_stamp_may_match) says 0 only where the
+ * match says 0: each pair's verdicts, and what the match says.
+ */
+static void
+test_the_stamp_prefilter_never_refuses_a_match(void)
+{
+	static const struct {
+		const char *pattern, *path;
+		int match, may;
+	} t[] = {
+	    {"./src/", "src/x.c", 1, 1},
+	    {"./src/", "srcx/x.c", 0, 0},
+	    {"./src/", "src", 0, 1},
+	    {"./other/d000/", "other/d000/a", 1, 1},
+	    {"./other/d000/", "other/d001/a", 0, 0},
+	    {"./other/d000/", "other/d000", 0, 1},
+	    {"./other/d000/", "other", 0, 1},
+	    {"docs/", "x/docs/y", 1, 1},
+	    {"./a/b*/c", "a/bx/c", 1, 1},
+	    {"./a/b*/c", "b/bx/c", 0, 0},
+	    {"./a\\*b/c", "a*b/c", 1, 1},
+	    {"./a/[bc]/d", "a/c/d", 1, 1},
+	    {"./x.c", "x.c", 1, 1},
+	    {"./A/", "a/x", 0, 0},
+	    {"./a/**/z", "a/z", 1, 1},
+	};
+	char norm[PGN_LEASE_NORM_SIZE];
+	struct pgn_err err;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		REQUIRE(pgn_glob_check(t[i].pattern, norm, sizeof(norm), &err) ==
+		    PGN_OK);
+		CHECK_INT(pgn_glob_match(norm, t[i].path), t[i].match);
+		CHECK_INT(pgn_stamp_may_match(norm, t[i].path), t[i].may);
+	}
+}
+
+/* A take whose stamp cannot be written fails and stores nothing. */
+static void
+test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
+{
+	char tmp[sizeof(dbpath) + 32];
+	struct pgn_lease_taken t;
+	const char *p[1] = {"src/"};
+
+	stamp_setup();
+	(void)snprintf(tmp, sizeof(tmp), "%s-leases.tmp", dbpath);
+	REQUIRE(mkdir(tmp, 0700) == 0);
+	CHECK_INT(take_on(db, "alice", 0, 0, NULL, p, 1, &t), PGN_EIO);
+	pgn_lease_taken_release(&t);
+	CHECK(strstr(pgn_errmsg(db), "lease stamp") != NULL);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease'"),
+	    0);
+	/* and the stamp it had still says none */
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
+	REQUIRE(rmdir(tmp) == 0);
+	CHECK(take1("alice", 0, "src/"));
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	teardown();
+}
+
+/*
+ * The states a crash can leave are wider than the database, never
+ * narrower: the stamp is written before the commit that adds a lease,
+ * and narrowed only after the commit that removes one. Both only ask.
+ */
+static void
+test_a_crash_between_commit_and_stamp_leaves_it_wider_only(void)
+{
+	const char *path[1] = {"src/x.c"};
+	struct pgn_lease_hit hit;
+	size_t len;
+	char *wide;
+	int found;
+
+	stamp_setup();
+	CHECK(take1("alice", 0, "src/"));
+	wide = h_read_file(stamp, &len);
+	REQUIRE(wide != NULL);
+	/* a release committed, its narrowing lost (the old stamp back) */
+	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, path, 1, pgn_now_ms()),
+	    PGN_LEASE_NONE);
+	h_write_file(stamp, wide, len);
+	REQUIRE(chmod(stamp, 0600) == 0);
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, path, 1, pgn_now_ms()),
+	    PGN_LEASE_ASK);
+	REQUIRE(pgn_lease_blocking(db, NULL, NULL, "src/x.c", &hit, &found) ==
+	    PGN_OK);
+	CHECK_INT(found, 0);
+	/* a take's stamp written, its commit lost (the row never came) */
+	CHECK(take1("alice", 0, "lib/"));
+	REQUIRE(pgn_exec(chk, "DELETE FROM lease", "test", PGN_NONE) == PGN_OK);
+	path[0] = "lib/y.c";
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, path, 1, pgn_now_ms()),
+	    PGN_LEASE_ASK);
+	free(wide);
+	teardown();
+}
+
+/* An old stamp (version 1, 544 bytes) or an oversized one: ask. */
+static void
+test_an_old_or_oversized_stamp_means_ask(void)
+{
+	unsigned char v1[544];
+	unsigned char *big;
+	uint32_t magic = 0x31534c50u;
+
+	stamp_setup();
+	memset(v1, 0, sizeof(v1));
+	memcpy(v1, &magic, sizeof(magic));
+	h_write_file(stamp, (const char *)v1, sizeof(v1));
+	REQUIRE(chmod(stamp, 0600) == 0);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	big = calloc(1, PGN_LEASE_STAMP_MAX + 1);
+	REQUIRE(big != NULL);
+	h_write_file(stamp, (const char *)big, PGN_LEASE_STAMP_MAX + 1);
+	REQUIRE(chmod(stamp, 0600) == 0);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	free(big);
+	teardown();
+}
+
+/*
+ * PGN_LEASE_STAMP_MAX at its edge: entries that fill it exactly are
+ * kept; one byte more and they are left out, the stamp saying so, and a
+ * scope with a live lease asks.
+ */
+static void
+test_the_stamp_holds_leases_up_to_its_bound(void)
+{
+	const char *path[1] = {"elsewhere/x.c"};
+	struct pgn_stamp_set set;
+	struct pgn_stamp_view v;
+	char norm[PGN_LEASE_NORM_SIZE];
+	unsigned char *bytes;
+	size_t len, i, room, last;
+	int64_t exp = pgn_now_ms() + 600000;
+
+	stamp_setup();
+	/* 62 entries of 500-byte forms, then one that fills the rest */
+	room = PGN_LEASE_STAMP_MAX - PGN_STAMP_HEAD - 8;
+	for (last = 0; last < 2; last++) {
+		memset(&set, 0, sizeof(set));
+		for (i = 0; i < 62; i++) {
+			memset(norm, 'a', 500);
+			(void)snprintf(norm, sizeof(norm), "%02zu", i);
+			norm[2] = 'a';
+			norm[500] = '\0';
+			REQUIRE(pgn_stamp_set_add(&set, ROOT, norm, 0, exp));
+		}
+		len = room - 62 * (PGN_STAMP_ENTRY_HEAD + 501) -
+		    PGN_STAMP_ENTRY_HEAD - 1 + last;
+		memset(norm, 'b', len);
+		norm[len] = '\0';
+		REQUIRE(pgn_stamp_set_add(&set, ROOT, norm, 0, exp));
+		REQUIRE(pgn_stamp_write(dbpath, &set) == 0);
+		pgn_stamp_set_release(&set);
+		bytes = (unsigned char *)h_read_file(stamp, &len);
+		REQUIRE(bytes != NULL);
+		CHECK_INT(pgn_stamp_parse(bytes, len, &v), 1);
+		if (last == 0) {
+			CHECK_INT(len, PGN_LEASE_STAMP_MAX);
+			CHECK_INT(v.nentries, 63);
+			CHECK_INT(v.flags & PGN_STAMP_OVERFLOW, 0);
+			CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, path, 1,
+			              pgn_now_ms()),
+			    PGN_LEASE_CLEAR);
+		} else {
+			CHECK_INT(v.nentries, 0);
+			CHECK_INT(v.flags & PGN_STAMP_OVERFLOW,
+			    PGN_STAMP_OVERFLOW);
+			CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, path, 1,
+			              pgn_now_ms()),
+			    PGN_LEASE_ASK);
+			/* another scope's slot is still empty: none */
+			CHECK_INT(pgn_lease_stamp_judge(dbpath, "/other", path,
+			              1, pgn_now_ms()),
+			    PGN_LEASE_NONE);
+		}
+		free(bytes);
+	}
 	teardown();
 }
 
@@ -826,7 +1121,14 @@ test_an_absolute_path_in_the_scope_names_that_place(void)
 static const struct h_test tests[] = {
     H_TEST(test_lease_rules_on_sqlite),
     H_TEST(test_lease_rules_on_postgresql),
-    H_TEST(test_no_stamp_means_no_live_lease),
+    H_TEST(test_a_new_database_has_an_empty_stamp_and_a_missing_one_means_ask),
+    H_TEST(test_the_stamp_judges_paths_without_the_database),
+    H_TEST(test_a_missing_stamp_is_made_from_the_database_never_replaced),
+    H_TEST(test_the_stamp_prefilter_never_refuses_a_match),
+    H_TEST(test_a_take_whose_stamp_cannot_be_written_stores_nothing),
+    H_TEST(test_a_crash_between_commit_and_stamp_leaves_it_wider_only),
+    H_TEST(test_an_old_or_oversized_stamp_means_ask),
+    H_TEST(test_the_stamp_holds_leases_up_to_its_bound),
     H_TEST(test_the_stamp_follows_take_release_and_expiry),
     H_TEST(test_a_renewal_that_shortens_lowers_the_stamp),
     H_TEST(test_a_stamp_not_to_be_trusted_means_ask_the_database),

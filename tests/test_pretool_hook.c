@@ -188,8 +188,9 @@ rule_no_live_lease_passes_without_a_word(void)
 	CHECK_INT(o.nlog, 0);
 	pgn_hook_out_release(&o);
 	/*
-	 * No lease was ever taken: the fast path says so without a stamp
-	 * (on SQLite; PostgreSQL has no stamp: other machines take leases).
+	 * No lease was ever taken: the fast path says so from the empty
+	 * stamp written with the database (on SQLite; PostgreSQL has no
+	 * stamp: other machines take leases).
 	 */
 	CHECK_INT(pgn_lease_none_live(dbpath, root, pgn_now_ms()), !be_on_pg);
 }
@@ -304,6 +305,121 @@ rule_codex_heredoc_patch_is_denied(void)
 	REQUIRE(o.line != NULL);
 	CHECK(strstr(o.line, "\"permissionDecision\":\"deny\"") != NULL);
 	CHECK(strstr(o.line, "db/001.sql is leased by alice") != NULL);
+	pgn_hook_out_release(&o);
+}
+
+/*
+ * No stamp beside the database (a copy, one removed): the hook asks the
+ * database, and makes the stamp for the calls after it (SQLite).
+ */
+static void
+rule_a_missing_stamp_is_asked_and_made(void)
+{
+	struct pgn_hook_out o;
+	char stamp[sizeof(dbpath) + 16];
+	char *why;
+
+	start("s-alice", "alice");
+	start("s-bob", "bob");
+	take("alice", "src/**", "parser");
+	if (be_on_pg)
+		return;
+	snprintf(stamp, sizeof(stamp), "%s-leases", dbpath);
+	REQUIRE(unlink(stamp) == 0);
+	write_of(&o, "s-bob", "src/a.c");
+	why = reason_of(&o);
+	CHECK(strstr(why, "src/a.c is leased by alice") != NULL);
+	free(why);
+	pgn_hook_out_release(&o);
+	CHECK(access(stamp, F_OK) == 0);
+	{
+		const char *p[1] = {"docs/a.md"};
+
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, root, p, 1,
+		              pgn_now_ms()),
+		    PGN_LEASE_CLEAR);
+	}
+}
+
+/* A Codex apply_patch heredoc adding files f0.c .. f<n-1>.c. */
+static void
+codex_patch_of(struct pgn_hook_out *o, size_t n)
+{
+	char json[PATH_MAX + 4096], files[2048];
+	size_t i, k = 0;
+
+	files[0] = '\0';
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(files + k, sizeof(files) - k,
+		    "*** Add File: f%zu.c\\n+x\\n", i);
+	snprintf(json, sizeof(json),
+	    "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"c1\","
+	    "\"turn_id\":\"t1\",\"cwd\":\"%s\",\"tool_name\":\"Bash\","
+	    "\"tool_input\":{\"command\":\"apply_patch <<'EOF'\\n"
+	    "*** Begin Patch\\n%s*** End Patch\\nEOF\\n\"}}",
+	    root, files);
+	run(o, PGN_HOST_CODEX, PGN_EVENT_BEFORE_TOOL, json, "bob");
+}
+
+/* Lines of 's' that contain 'needle' (the empty one: every line). */
+static size_t
+lines_with(const char *s, const char *needle)
+{
+	char *copy = strdup(s), *line, *save = NULL;
+	size_t n = 0;
+
+	REQUIRE(copy != NULL);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, needle) != NULL)
+			n++;
+	free(copy);
+	return n;
+}
+
+/*
+ * Every lease in the way is named, one line each, up to
+ * PGN_HOOK_DENY_LEASES; past it one more line counts the rest.
+ */
+static void
+rule_every_lease_in_the_way_is_named_one_line_each(void)
+{
+	struct pgn_hook_out o;
+	char pat[32], *why;
+	size_t i;
+
+	start("s-alice", "alice");
+	for (i = 0; i <= PGN_HOOK_DENY_LEASES; i++) {
+		snprintf(pat, sizeof(pat), "f%zu.c", i);
+		take("alice", pat, "split");
+	}
+	/* two paths, two leases: two lines */
+	codex_patch_of(&o, 2);
+	why = reason_of(&o);
+	CHECK_INT(lines_with(why, "is leased by alice"), 2);
+	CHECK_INT(lines_with(why, ""), 2);
+	CHECK(strstr(why, "f0.c is leased by alice") != NULL);
+	CHECK(strstr(why, "f1.c is leased by alice") != NULL);
+	CHECK(strstr(why, "more lease") == NULL);
+	free(why);
+	pgn_hook_out_release(&o);
+	/* at the bound: every one named, no count */
+	codex_patch_of(&o, PGN_HOOK_DENY_LEASES);
+	why = reason_of(&o);
+	CHECK_INT(lines_with(why, "is leased by alice"), PGN_HOOK_DENY_LEASES);
+	CHECK_INT(lines_with(why, ""), PGN_HOOK_DENY_LEASES);
+	CHECK(strstr(why, "more lease") == NULL);
+	free(why);
+	pgn_hook_out_release(&o);
+	/* one past it: the bound's lines, then one that counts the rest */
+	codex_patch_of(&o, PGN_HOOK_DENY_LEASES + 1);
+	why = reason_of(&o);
+	CHECK_INT(lines_with(why, "is leased by alice"), PGN_HOOK_DENY_LEASES);
+	CHECK_INT(lines_with(why, ""), PGN_HOOK_DENY_LEASES + 1);
+	CHECK(strstr(why,
+	          "\nPigeon: and 1 more lease in the way of this edit (pigeon lease list shows them)") !=
+	    NULL);
+	free(why);
 	pgn_hook_out_release(&o);
 }
 
@@ -493,6 +609,8 @@ static void (*const rules[])(void) = {
     rule_a_bad_call_passes_logged_while_a_lease_lives,
     rule_a_denial_is_journalled_and_an_allowed_call_writes_nothing,
     rule_a_denial_whose_journal_write_fails_still_denies,
+    rule_every_lease_in_the_way_is_named_one_line_each,
+    rule_a_missing_stamp_is_asked_and_made,
 };
 
 static void

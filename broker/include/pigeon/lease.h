@@ -38,6 +38,13 @@
 #define PGN_MAX_LEASES 256
 /* Slots of the lease stamp beside the database (see pgn_lease_none_live) */
 #define PGN_LEASE_STAMP_SLOTS 64
+/*
+ * Bytes of the lease stamp (decision 0160): its header and the live
+ * exclusive leases' normal forms. Leases that do not fit are left out
+ * and the stamp says so: a scope with a live lease then asks the
+ * database. The hook reads the stamp into a buffer of this size.
+ */
+#define PGN_LEASE_STAMP_MAX 32768
 
 /* One lease as stored. */
 struct pgn_lease {
@@ -177,6 +184,25 @@ PGN_NODISCARD pgn_status pgn_lease_blocking(pgn_db *db, const char *agent,
     const char *session, const char *path, struct pgn_lease_hit *hit,
     int *found);
 
+/* One lease in the way of a write: which path it covers (an index). */
+struct pgn_lease_block {
+	size_t path;
+	struct pgn_lease_hit hit;
+};
+
+/*
+ * pgn_lease_blocking for several paths at once, every lease named: in
+ * one read, each live exclusive lease of an agent other than the acting
+ * one that covers any of 'paths' ('npaths'; NULL ones and those
+ * pgn_lease_blocking would find covered by nothing are skipped), the
+ * one expiring last first, into 'out' (at most 'max'), with the index of
+ * the first path it covers; '*n' of them, and '*more' the count of those
+ * left out past 'max'. Returns PGN_EBUSY, PGN_EDB, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_lease_blockers(pgn_db *db, const char *agent,
+    const char *session, const char *const *paths, size_t npaths,
+    struct pgn_lease_block *out, size_t max, size_t *n, size_t *more);
+
 /*
  * A denial as a journal entry (product.md §13, decision 0159): in one
  * write transaction of the current scope, kind 'lease' with detail
@@ -189,24 +215,59 @@ PGN_NODISCARD pgn_status pgn_lease_blocking(pgn_db *db, const char *agent,
 PGN_NODISCARD pgn_status pgn_lease_denied(pgn_db *db, const char *agent,
     const char *session, const char *path, const struct pgn_lease_hit *hit);
 
+/* What the lease stamp says of a write (pgn_lease_stamp_judge). */
+typedef enum {
+	PGN_LEASE_ASK = 0, /* a lease may block it: ask pgn_lease_blocking */
+	PGN_LEASE_NONE,    /* no live lease in the scope at all */
+	PGN_LEASE_CLEAR,   /* leases live, none exclusive covers the paths */
+	PGN_LEASE_NO_STAMP /* ask: there is no stamp (pgn_lease_stamp_make) */
+} pgn_lease_verdict;
+
 /*
- * The no-lease fast path, without opening the database: 1 when the
- * lease stamp of SQLite database 'db_path' says scope 'scope' (its key as
- * stored: the root path, "" for the global scope) holds no live lease at
- * 'now_ms'; 0 when it may (ask pgn_lease_blocking).
+ * The before-tool fast path, without opening the database (decisions
+ * 0155, 0160): what the lease stamp of SQLite database 'db_path' says of
+ * a write of 'paths' ('npaths' of them, relative to the scope root as
+ * pgn_lease_blocking takes them; NULL ones are skipped) in scope 'scope'
+ * (its key as stored: the root path, "" for the global scope) at
+ * 'now_ms'.
  *
  * The stamp is the file "<db_path>-leases", written under the writer
- * lock by every change of the leases, before its commit: for each of
- * PGN_LEASE_STAMP_SLOTS slots (FNV-1a of the scope key), the latest
- * expiry of a live lease of the scopes in that slot, never lower than
- * what the database holds (a lowering is written after its commit, again
- * under the lock), with the database file's device and inode and a
- * checksum. No stamp file: no lease was ever taken in this database (1).
- * 0 for a stamp torn, foreign, not the user's own private regular file
- * or of another database file (replaced or restored), for a PostgreSQL
- * string (other machines take leases there), and for a slot whose expiry
- * is after 'now_ms'. Costs an lstat of the database and one read.
+ * lock by every change of the leases before its commit, whole, by a
+ * rename: for each of PGN_LEASE_STAMP_SLOTS slots (FNV-1a of the scope
+ * key) the latest expiry of a live lease of its scopes, and every live
+ * exclusive lease (the scope's hash, the normal form, the expiry), never
+ * fewer than the database holds (what a change removes or shortens is
+ * removed from the stamp only after its commit, again under the lock);
+ * with the database file's device and inode and a checksum. It is
+ * written empty when the database is created or migrated with no lease.
+ *
+ * PGN_LEASE_NONE when the scope's slot expired by 'now_ms', and when
+ * there is no database; PGN_LEASE_CLEAR when no live exclusive lease of
+ * the scope in the stamp matches a path (pgn_glob_match); PGN_LEASE_ASK
+ * when one does, and for a stamp torn, foreign, oversized, not
+ * the user's own private regular file, of another database file
+ * (replaced or restored), one whose leases did not fit (overflow), and
+ * for a PostgreSQL string (other machines take leases there);
+ * PGN_LEASE_NO_STAMP (ask too) when the database has no stamp. Costs a
+ * stat of the database, one read of the stamp and a match per live
+ * exclusive lease of the scope.
  */
+pgn_lease_verdict pgn_lease_stamp_judge(const char *db_path,
+    const char *scope, const char *const *paths, size_t npaths,
+    int64_t now_ms);
+
+/*
+ * The stamp of 'db' (SQLite; nothing for PostgreSQL) made from one read
+ * of the database, only if there is none: for the before-tool hook that
+ * found none (a database copied or restored, or the stamp removed) and
+ * asked the database, so that the next call takes the fast path. Never
+ * replaces a stamp: a change that commits a lease writes its stamp
+ * before its commit, so one this read missed is found there. Returns
+ * PGN_EBUSY, PGN_EDB, PGN_EIO, PGN_ENOMEM (the hook logs and goes on).
+ */
+PGN_NODISCARD pgn_status pgn_lease_stamp_make(pgn_db *db);
+
+/* pgn_lease_stamp_judge with no path: 1 when it says PGN_LEASE_NONE. */
 int pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms);
 
 /*

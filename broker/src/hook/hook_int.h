@@ -34,7 +34,18 @@
 
 #define PGN_HOOK_MAX_TOOL_PATHS 64   /* paths one tool call is judged on */
 #define PGN_HOOK_MAX_TOOL_NAME  64   /* bytes of a tool's name kept */
-#define PGN_HOOK_DENY_MAX       2048 /* bytes of a denial's text */
+/*
+ * Leases one denial names, one line each (decision 0160); past it, one
+ * more line counts the rest. A line holds the path and the pattern up
+ * to PGN_HOOK_MAX_SHOWN each (a quote in the path shown as four bytes in
+ * the command), the holder twice, the reason, the time and the CLI word:
+ * at most PGN_HOOK_DENY_LINE bytes.
+ */
+#define PGN_HOOK_DENY_LEASES 8
+#define PGN_HOOK_DENY_LINE   3072
+#define PGN_HOOK_DENY_TAIL   (PGN_HOOK_MAX_SHOWN + 96) /* the "more" line */
+#define PGN_HOOK_DENY_MAX                                                      \
+	(PGN_HOOK_DENY_LEASES * (PGN_HOOK_DENY_LINE + 1) + PGN_HOOK_DENY_TAIL)
 
 struct pgn_tool_call {
 	char tool[PGN_HOOK_MAX_TOOL_NAME + 1]; /* "" when none is named */
@@ -130,10 +141,11 @@ pgn_host pgn_payload_detect(const char *buf, size_t len);
 /*
  * The before-tool run (pretool.c): for payload 'p' (parsed, event
  * PGN_EVENT_BEFORE_TOOL), deny the call in o->line when a path it
- * writes is covered by a live exclusive lease of another agent; else
- * leave o->line NULL (the call passes). With no live lease in the scope
- * (the stamp, pgn_lease_none_live) no database is opened and nothing is
- * written. Never fails the call: any error passes it, logged. 'start'
+ * writes is covered by a live exclusive lease of another agent (every
+ * one named, one line each, up to PGN_HOOK_DENY_LEASES); else leave
+ * o->line NULL (the call passes). With no live lease in the scope, or
+ * none that covers the paths (the stamp, pgn_lease_stamp_judge), no
+ * database is opened and nothing is written. Never fails the call: any error passes it, logged. 'start'
  * is the run's start, for the log.
  */
 pgn_status pgn_hook_pretool(const struct pgn_hook_in *in,

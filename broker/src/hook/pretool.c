@@ -179,6 +179,8 @@ struct pretool {
 	char *root; /* the scope root of the payload's directory */
 	pgn_db *db;
 	char *found; /* the pigeon beside in->self */
+	char *rels[PGN_HOOK_MAX_TOOL_PATHS]; /* the paths, relative */
+	size_t nrels;
 };
 
 static void logf_pre(struct pretool *t, const char *status, const char *fmt,
@@ -289,64 +291,101 @@ left_text(int64_t ms, char *out, size_t cap)
 }
 
 /*
- * The one line of a denial: the path, the holder, the reason, the
+ * One line of a denial into 'b': the path, the holder, the reason, the
  * expiry, and the command that asks the holder.
  */
-static pgn_status
-deny(struct pretool *t, const char *rel, const struct pgn_lease_hit *hit)
+static void
+deny_line(struct pgn_buf *b, const char *pigeon, const char *rel,
+    const struct pgn_lease_hit *hit)
 {
-	char pigeon[PGN_HOOK_MAX_SHOWN + 3], at[32], left[32];
-	struct pgn_buf b;
-	pgn_status st;
-	char *line;
+	char at[32], left[32];
 	size_t n;
 
-	if (t->in->pigeon == NULL && t->in->self != NULL)
-		t->found = pgn_pigeon_beside(t->in->self);
-	pgn_shell_word(t->in->pigeon != NULL ? t->in->pigeon : t->found, pigeon,
-	    sizeof(pigeon));
 	pgn_format_time(hit->expires_ms, at, sizeof(at));
 	left_text(hit->expires_ms - pgn_now_ms(), left, sizeof(left));
-	pgn_buf_init(&b, PGN_HOOK_DENY_MAX);
-	pgn_buf_adds(&b, "Pigeon: ");
-	pgn_render_safe(&b, rel, PGN_HOOK_MAX_SHOWN);
-	pgn_buf_addf(&b, " is leased by %s (pattern ", hit->holder);
-	pgn_render_safe(&b, hit->pattern, PGN_HOOK_MAX_SHOWN);
-	pgn_buf_adds(&b, ", reason: ");
+	pgn_buf_adds(b, "Pigeon: ");
+	pgn_render_safe(b, rel, PGN_HOOK_MAX_SHOWN);
+	pgn_buf_addf(b, " is leased by %s (pattern ", hit->holder);
+	pgn_render_safe(b, hit->pattern, PGN_HOOK_MAX_SHOWN);
+	pgn_buf_adds(b, ", reason: ");
 	if (hit->reason[0] != '\0')
-		pgn_render_safe(&b, hit->reason, PGN_MAX_LEASE_REASON);
+		pgn_render_safe(b, hit->reason, PGN_MAX_LEASE_REASON);
 	else
-		pgn_buf_adds(&b, "none given");
-	pgn_buf_addf(&b,
+		pgn_buf_adds(b, "none given");
+	pgn_buf_addf(b,
 	    ") until %s (%s from now); this edit was not made. Ask them: %s send --to %s 'May I edit ",
 	    at, left, pigeon, hit->holder);
 	/* Inside single quotes: a quote in the path closes and reopens. */
 	for (n = 0; rel[n] != '\0' && n < PGN_HOOK_MAX_SHOWN; n++) {
 		if (rel[n] == '\'')
-			pgn_buf_adds(&b, "'\\''");
+			pgn_buf_adds(b, "'\\''");
 		else if ((unsigned char)rel[n] >= 0x20 && rel[n] != 0x7f)
-			pgn_buf_add(&b, rel + n, 1);
+			pgn_buf_add(b, rel + n, 1);
 	}
-	pgn_buf_adds(&b, "?'");
+	pgn_buf_adds(b, "?'");
+}
+
+/*
+ * A denial: one line for each lease in the way ('blk', 'n' of them, the
+ * paths by index into 'rels'), and when some were left out ('more'), a
+ * last line that counts them. Each lease's denial is journalled.
+ */
+static pgn_status
+deny(struct pretool *t, char *const *rels, const struct pgn_lease_block *blk,
+    size_t n, size_t more)
+{
+	char pigeon[PGN_HOOK_MAX_SHOWN + 3];
+	struct pgn_buf b, line;
+	pgn_status st;
+	char *out;
+	size_t i;
+
+	if (t->in->pigeon == NULL && t->in->self != NULL)
+		t->found = pgn_pigeon_beside(t->in->self);
+	pgn_shell_word(t->in->pigeon != NULL ? t->in->pigeon : t->found, pigeon,
+	    sizeof(pigeon));
+	pgn_buf_init(&b, PGN_HOOK_DENY_MAX);
+	for (i = 0; i < n; i++) {
+		pgn_buf_init(&line, PGN_HOOK_DENY_LINE);
+		deny_line(&line, pigeon, rels[blk[i].path], &blk[i].hit);
+		/* a line that cannot be whole is counted, not cut */
+		if (line.err != PGN_OK ||
+		    b.len + 1 + line.len + PGN_HOOK_DENY_TAIL > PGN_HOOK_DENY_MAX) {
+			more++;
+		} else {
+			if (b.len > 0)
+				pgn_buf_adds(&b, "\n");
+			pgn_buf_add(&b, line.data, line.len);
+		}
+		pgn_buf_release(&line);
+	}
+	if (more > 0)
+		pgn_buf_addf(&b,
+		    "\nPigeon: and %zu more lease%s in the way of this edit (%s lease list shows them)",
+		    more, more == 1 ? "" : "s", pigeon);
 	st = b.err;
-	line = st == PGN_OK ?
+	out = st == PGN_OK ?
 	    pgn_envelope(t->p->host, PGN_EVENT_BEFORE_TOOL, b.data, &st) :
 	    NULL;
 	pgn_buf_release(&b);
-	if (line == NULL)
+	if (out == NULL)
 		return st != PGN_OK ? st : PGN_ENOMEM;
-	t->o->len = strlen(line);
-	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
-	t->o->line = line;
-	logf_pre(t, "deny", "tool=%s path=%s holder=%s pattern=%s lease=%lld",
-	    t->p->call.tool, rel, hit->holder, hit->pattern,
-	    (long long)hit->id);
-	/* The journal entry (§13): a failed write still denies, logged. */
-	st = pgn_lease_denied(t->db, NULL, t->p->session, rel, hit);
-	if (st != PGN_OK)
-		logf_pre(t, pgn_status_name(st),
-		    "the denial of %s was not journalled (%s); the call is still denied",
-		    rel, pgn_errmsg(t->db));
+	t->o->len = strlen(out);
+	out[t->o->len++] = '\n'; /* over the NUL: written with its length */
+	t->o->line = out;
+	for (i = 0; i < n; i++) {
+		logf_pre(t, "deny",
+		    "tool=%s path=%s holder=%s pattern=%s lease=%lld",
+		    t->p->call.tool, rels[blk[i].path], blk[i].hit.holder,
+		    blk[i].hit.pattern, (long long)blk[i].hit.id);
+		/* The journal entry (§13): a failed write still denies, logged. */
+		st = pgn_lease_denied(t->db, NULL, t->p->session,
+		    rels[blk[i].path], &blk[i].hit);
+		if (st != PGN_OK)
+			logf_pre(t, pgn_status_name(st),
+			    "the denial of %s was not journalled (%s); the call is still denied",
+			    rels[blk[i].path], pgn_errmsg(t->db));
+	}
 	return PGN_OK;
 }
 
@@ -362,17 +401,42 @@ open_db(struct pretool *t)
 	return pgn_db_open(t->in->db_path, PGN_OPEN_LATENCY, left, &t->db);
 }
 
+/*
+ * The call's paths made relative to the scope root, as the leases name
+ * them (no "./": it anchors), into 't->rels'; those outside the scope
+ * are not Pigeon's to judge and are left out.
+ */
+static pgn_status
+relative_paths(struct pretool *t)
+{
+	const struct pgn_tool_call *c = &t->p->call;
+	char abs[PGN_MAX_PATH], rel[PGN_MAX_PATH];
+	struct pgn_err err;
+	const char *r;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (!absolute(t->p->dir, c->paths[i], abs, sizeof(abs)) ||
+		    pgn_lease_relative(t->root, abs, rel, sizeof(rel), &err) !=
+		        PGN_OK)
+			continue;
+		r = strncmp(rel, "./", 2) == 0 ? rel + 2 : rel;
+		t->rels[t->nrels] = pgn_strdup(r);
+		if (t->rels[t->nrels] == NULL)
+			return PGN_ENOMEM;
+		t->nrels++;
+	}
+	return PGN_OK;
+}
+
 static pgn_status
 check(struct pretool *t)
 {
 	const struct pgn_tool_call *c = &t->p->call;
-	struct pgn_lease_hit hit;
-	struct pgn_err err;
-	char abs[PGN_MAX_PATH], rel[PGN_MAX_PATH];
-	const char *r;
+	struct pgn_lease_block blk[PGN_HOOK_DENY_LEASES];
+	pgn_lease_verdict v;
 	pgn_status st;
-	size_t i;
-	int found;
+	size_t n, more;
 
 	memcpy(t->o->session, t->p->session, sizeof(t->o->session));
 	/* A tool Pigeon knows that writes no path here (a plain command). */
@@ -384,8 +448,20 @@ check(struct pretool *t)
 	/* The global scope takes no path: nothing there is leased by path. */
 	if (t->root[0] == '\0')
 		return PGN_OK;
-	/* The fast path: no live lease in the scope, nothing opened. */
-	if (pgn_lease_none_live(t->in->db_path, t->root, pgn_now_ms()))
+	if (c->judged && c->why[0] == '\0') {
+		st = relative_paths(t);
+		if (st != PGN_OK)
+			return st;
+		if (t->nrels == 0)
+			return PGN_OK; /* every path outside the scope */
+	}
+	/*
+	 * The fast path: the stamp says no live lease in the scope, or none
+	 * that covers these paths; nothing opened (decision 0160).
+	 */
+	v = pgn_lease_stamp_judge(t->in->db_path, t->root,
+	    (const char *const *)t->rels, t->nrels, pgn_now_ms());
+	if (v == PGN_LEASE_NONE)
 		return PGN_OK;
 	if (c->why[0] != '\0') {
 		logf_pre(t, "pass", "%s; the call passes unjudged", c->why);
@@ -398,23 +474,24 @@ check(struct pretool *t)
 		    c->tool);
 		return PGN_OK;
 	}
+	if (v == PGN_LEASE_CLEAR)
+		return PGN_OK;
 	st = open_db(t);
 	if (st == PGN_ENOTFOUND)
 		return PGN_OK; /* no database: no lease */
 	if (st == PGN_OK)
 		st = pgn_db_set_scope(t->db, t->root);
-	for (i = 0; st == PGN_OK && i < c->n; i++) {
-		if (!absolute(t->p->dir, c->paths[i], abs, sizeof(abs)) ||
-		    pgn_lease_relative(t->root, abs, rel, sizeof(rel), &err) !=
-		        PGN_OK)
-			continue; /* outside the scope: not Pigeon's to judge */
-		/* Shown as the agent would name it: no "./" (it anchors). */
-		r = strncmp(rel, "./", 2) == 0 ? rel + 2 : rel;
-		st = pgn_lease_blocking(t->db, NULL, t->p->session, r, &hit,
-		    &found);
-		if (st == PGN_OK && found)
-			return deny(t, r, &hit);
-	}
+	/* No stamp (a copied database, one removed): made for next time. */
+	if (st == PGN_OK && v == PGN_LEASE_NO_STAMP &&
+	    pgn_lease_stamp_make(t->db) != PGN_OK)
+		logf_pre(t, "pass", "the lease stamp was not made (%s)",
+		    pgn_errmsg(t->db));
+	if (st == PGN_OK)
+		st = pgn_lease_blockers(t->db, NULL, t->p->session,
+		    (const char *const *)t->rels, t->nrels, blk,
+		    PGN_HOOK_DENY_LEASES, &n, &more);
+	if (st == PGN_OK && n > 0)
+		return deny(t, t->rels, blk, n, more);
 	return st;
 }
 
@@ -441,5 +518,7 @@ pgn_hook_pretool(const struct pgn_hook_in *in, struct pgn_hook_out *o,
 	pgn_db_close(t.db);
 	free(t.root);
 	free(t.found);
+	while (t.nrels > 0)
+		free(t.rels[--t.nrels]);
 	return st;
 }

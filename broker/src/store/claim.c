@@ -38,13 +38,11 @@ static const char SQL_SESSION_GET[] =
     "JOIN agent a ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
 /*
- * Is a reminder due (decision 0157)? Served by message_unacked, which
- * holds only what may still need one: nothing, in the common case.
+ * Is a reminder due (decisions 0157, 0160)? The agent row's remind_ms,
+ * never later than the earliest one due: one column, no subquery.
  */
-#define PEEK_REMIND                                                            \
-	"EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "         \
-	"AND m.ack_ms IS NOT NULL AND m.acked_ms IS NULL "                     \
-	"AND m.reminded_ms IS NULL AND m.delivered_ms + m.ack_ms < ?2) "
+#define PEEK_REMIND    "coalesce(a.remind_ms < ?2, 0) "
+#define PEEK_REMIND_PG "coalesce(a.remind_ms < ?2, false) "
 /*
  * A turn's first look: the bound session's agent and scope, when it was
  * last seen, whether anything waits for it (the partial index), and
@@ -63,7 +61,7 @@ static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND_PG
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -103,6 +101,18 @@ static const char SQL_DUE[] =
     "LIMIT ?3";
 static const char SQL_REMINDED[] =
     "UPDATE message SET reminded_ms = ?2 WHERE id = ?1";
+/* A delivery asking an acknowledgement: its reminder may be the first due. */
+static const char SQL_REMIND_AT[] =
+    "UPDATE agent SET remind_ms = min(coalesce(remind_ms, ?2), ?2) "
+    "WHERE id = ?1";
+static const char SQL_REMIND_AT_PG[] =
+    "UPDATE agent SET remind_ms = least(remind_ms, ?2) WHERE id = ?1";
+/* Once its reminders were looked at: the next one due, exactly. */
+static const char SQL_REMIND_NEXT[] =
+    "UPDATE agent SET remind_ms = (SELECT min(m.delivered_ms + m.ack_ms) "
+    "FROM message m WHERE m.recipient_id = ?1 AND m.ack_ms IS NOT NULL "
+    "AND m.acked_ms IS NULL AND m.reminded_ms IS NULL "
+    "AND m.delivered_ms IS NOT NULL) WHERE id = ?1";
 static const char SQL_SESSION_SEEN[] =
     "UPDATE session SET last_seen_ms = ?2 WHERE id = ?1";
 /* After a tool call or at a stop: seen, and whether the turn had mail. */
@@ -458,6 +468,11 @@ mark_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		if (rc == PGN_OK)
 			rc = pgn_journal_add(db, aid, "delivered", m->id,
 			    m->sender, req->route, now);
+		if (rc == PGN_OK && m->ack_ms > 0)
+			rc = pgn_exec(db,
+			    pgn_sql(db, SQL_REMIND_AT, SQL_REMIND_AT_PG),
+			    "recording when a reminder is due", PGN_I(aid),
+			    PGN_I(now + m->ack_ms));
 	}
 	pgn_finish(db, mark);
 	return rc;
@@ -808,6 +823,11 @@ turn_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = pgn_reminded_in_tx(db, b.agent, &out->reminders,
 		    claim.route, now);
+	/* Its reminders were looked at: when the next is due, exactly. */
+	if (rc == PGN_OK && !req->no_reminders &&
+	    (c->route == ROUTE_PROMPT || c->route == ROUTE_SESSION_START))
+		rc = pgn_exec(db, SQL_REMIND_NEXT, "recording when a reminder is due",
+		    PGN_I(b.agent));
 	if (rc == PGN_OK && out->baton.id != 0) {
 		claim.route = route_names[ROUTE_HANDOFF];
 		rc = pgn_baton_take_in_tx(db, &claim, b.agent, b.name,

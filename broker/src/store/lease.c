@@ -22,10 +22,8 @@
 #include "pgn_glob.h"
 #include "pgn_int.h"
 #include "pigeon/lease.h"
+#include "stamp.h"
 #include "store_int.h"
-
-#define STAMP_MAGIC  0x31534c50u /* "PLS1" */
-#define STAMP_SUFFIX "-leases"
 
 /* A journal entry's text: the verb, the pattern, the mode, the time. */
 #define LEASE_DETAIL_SIZE (PGN_MAX_LEASE_PATTERN + PGN_MAX_LEASE_REASON + 96)
@@ -35,6 +33,15 @@ static const char SQL_LEASES[] =
     "l.created_ms, l.expires_ms, l.agent_id FROM lease l "
     "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1 "
     "ORDER BY a.name, l.pattern, l.id";
+/*
+ * The same for a change (take, release): every row, in the order of the
+ * unique index (agent, normal form) rather than sorted, which the
+ * change does not need and which cost a sort of every lease.
+ */
+static const char SQL_SCOPE_LEASES[] =
+    "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
+    "l.created_ms, l.expires_ms, l.agent_id FROM lease l "
+    "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1";
 /* What may block a write: live, exclusive, not the actor's. */
 static const char SQL_BLOCKERS[] =
     "SELECT l.id, a.name, l.pattern, l.norm, l.reason, l.shared, "
@@ -53,11 +60,15 @@ static const char SQL_LEASE_RENEW[] =
     "UPDATE lease SET pattern = ?2, shared = ?3, reason = ?4, "
     "expires_ms = ?5 WHERE id = ?1";
 static const char SQL_LEASE_DEL[] = "DELETE FROM lease WHERE id = ?1";
-/* The stamp: the latest live expiry of each scope of the database. */
+/* The stamp: every live lease of every scope of the database. */
 static const char SQL_STAMP[] =
-    "SELECT s.root, max(l.expires_ms) FROM lease l "
+    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
+    "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1";
+/* The same but scope ?2's, which a change has in hand. */
+static const char SQL_STAMP_OTHERS[] =
+    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
     "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1 "
-    "GROUP BY s.root";
+    "AND (l.scope_id < ?2 OR l.scope_id > ?2)";
 /* The agent session ?1 is bound to, in whatever scope (0134). */
 static const char SQL_SESSION_AGENT[] =
     "SELECT a.name FROM session s JOIN agent a ON a.id = s.agent_id "
@@ -138,7 +149,13 @@ load_leases(pgn_db *db, int64_t sid, struct scope_leases *s)
 	pgn_status rc;
 
 	scope_leases_release(s);
-	rc = pgn_prepare(db, SQL_LEASES, &st);
+	/* room for the bound at once: no copy of every lease as it grows */
+	s->all.v = malloc(PGN_MAX_LEASES * sizeof(*s->all.v));
+	s->aids = malloc(PGN_MAX_LEASES * sizeof(*s->aids));
+	if (s->all.v == NULL || s->aids == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	s->all.cap = s->acap = PGN_MAX_LEASES;
+	rc = pgn_prepare(db, SQL_SCOPE_LEASES, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(sid));
 	while (pgn_next_row(db, st, &rc, "reading the leases")) {
@@ -278,48 +295,9 @@ lease_detail(char *out, size_t len, const char *verb, const struct pgn_lease *l)
 	    l->reason);
 }
 
-/* ---- the stamp ------------------------------------------------------ */
+static int clean_path(const char *in, char *out, size_t len);
 
-/* The stamp as stored: native layout, this machine's files only. */
-struct stamp {
-	uint32_t magic;
-	uint32_t slots;
-	uint64_t dev;
-	uint64_t ino;
-	int64_t slot[PGN_LEASE_STAMP_SLOTS];
-	uint64_t sum; /* FNV-1a of everything before it: a torn stamp misses */
-};
-
-static uint64_t
-fnv1a(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	uint64_t h = 1469598103934665603ULL;
-
-	while (n-- > 0) {
-		h ^= *s++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static size_t
-slot_of(const char *scope)
-{
-	return (size_t)(fnv1a(scope, strlen(scope)) % PGN_LEASE_STAMP_SLOTS);
-}
-
-static int
-stamp_path(const char *db_path, char *buf, size_t len)
-{
-	size_t n = strlen(db_path);
-
-	if (n > PGN_MAX_PATH || n + sizeof(STAMP_SUFFIX) > len)
-		return 0;
-	memcpy(buf, db_path, n);
-	memcpy(buf + n, STAMP_SUFFIX, sizeof(STAMP_SUFFIX));
-	return 1;
-}
+/* ---- the stamp (stamp.c, decisions 0155 and 0160) ------------------ */
 
 /* Only an SQLite file has a stamp (decision 0155). */
 static int
@@ -329,147 +307,241 @@ has_stamp(const pgn_db *db)
 	    db->path[0] != '\0';
 }
 
-/* The slots as the database holds them at 'now'. */
+/* The live leases of every scope of the database at 'now', as a stamp. */
 static pgn_status
-stamp_compute(pgn_db *db, int64_t now, int64_t slot[PGN_LEASE_STAMP_SLOTS])
+stamp_compute(pgn_db *db, int64_t now, struct pgn_stamp_set *set)
 {
 	pgn_stmt *st = NULL;
-	const char *root;
-	int64_t v;
-	size_t k;
+	const char *root, *norm;
 	pgn_status rc;
 
-	memset(slot, 0, sizeof(int64_t) * PGN_LEASE_STAMP_SLOTS);
+	pgn_stamp_set_release(set);
 	rc = pgn_prepare(db, SQL_STAMP, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(now));
 	while (pgn_next_row(db, st, &rc, "reading the leases")) {
 		root = pgn_col_str(st, 0, NULL);
-		k = slot_of(root != NULL ? root : "");
-		v = pgn_col_i64(st, 1);
-		if (v > slot[k])
-			slot[k] = v;
+		norm = pgn_col_str(st, 1, NULL);
+		if (!pgn_stamp_set_add(set, root != NULL ? root : "",
+		        norm != NULL ? norm : "", pgn_col_i64(st, 2) != 0,
+		        pgn_col_i64(st, 3)))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
 	pgn_finish(db, st);
 	return rc;
 }
 
-/* Write the stamp of 'db' with 'slot'; PGN_EIO when it cannot. */
+/* Write 'set' as the stamp of 'db'; PGN_EIO when it cannot. */
 static pgn_status
-stamp_write(pgn_db *db, const int64_t slot[PGN_LEASE_STAMP_SLOTS])
+stamp_write(pgn_db *db, const struct pgn_stamp_set *set)
 {
-	char path[PGN_MAX_PATH + sizeof(STAMP_SUFFIX)];
-	struct stamp s;
-	struct stat sb;
-	int fd = -1;
-	pgn_status rc = PGN_OK;
+	int e = pgn_stamp_write(db->path, set);
 
-	if (!stamp_path(db->path, path, sizeof(path)))
-		return pgn_fail(db, PGN_EIO,
-		    "the lease stamp of '%.200s': too long", db->path);
-	if (stat(db->path, &sb) != 0)
-		return pgn_fail(db, PGN_EIO, "the lease stamp: %s: %s",
-		    db->path, strerror(errno));
-	memset(&s, 0, sizeof(s));
-	s.magic = STAMP_MAGIC;
-	s.slots = PGN_LEASE_STAMP_SLOTS;
-	s.dev = (uint64_t)sb.st_dev;
-	s.ino = (uint64_t)sb.st_ino;
-	memcpy(s.slot, slot, sizeof(s.slot));
-	s.sum = fnv1a(&s, offsetof(struct stamp, sum));
-	fd = open(path,
-	    O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-	if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		rc = pgn_fail(db, PGN_EIO, "the lease stamp %.200s: %s", path,
-		    fd < 0 ? strerror(errno) : "not a regular file");
-		goto out;
+	if (e != 0)
+		return pgn_fail(db, PGN_EIO, "writing the lease stamp of %.200s: %s",
+		    db->path, strerror(e));
+	return PGN_OK;
+}
+
+/*
+ * Read the stamp of 'db_path' into 'buf' (PGN_LEASE_STAMP_MAX bytes) and
+ * parse it into 'v': 1 when it is there and to be trusted, 0 to ask the
+ * database; '*none' 1 when there is no database at all, '*missing' 1
+ * when there is no stamp.
+ */
+static int
+stamp_read(const char *db_path, unsigned char *buf,
+    struct pgn_stamp_view *v, int *none, int *missing)
+{
+	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
+	struct stat db, sb;
+	ssize_t n = -1;
+	int fd;
+
+	*none = 0;
+	*missing = 0;
+	if (db_path == NULL || pgn_db_is_postgres(db_path) ||
+	    !pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)))
+		return 0;
+	if (stat(db_path, &db) != 0) {
+		*none = errno == ENOENT; /* no database: no lease */
+		return 0;
 	}
-	/* Best effort beside that: never synced, a lost stamp is absent. */
-	if (pwrite(fd, &s, sizeof(s), 0) != (ssize_t)sizeof(s) ||
-	    (sb.st_size > (off_t)sizeof(s) && ftruncate(fd, sizeof(s)) != 0))
-		rc = pgn_fail(db, PGN_EIO, "writing the lease stamp %.200s: %s",
-		    path, strerror(errno));
-out:
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	/* no stamp: removed, or written by no one yet: ask */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		*missing = errno == ENOENT;
+		return 0;
+	}
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0 &&
+	    sb.st_size <= (off_t)PGN_LEASE_STAMP_MAX)
+		n = pread(fd, buf, (size_t)sb.st_size, 0);
+	close(fd);
+	if (n < 0 || n != (ssize_t)sb.st_size ||
+	    !pgn_stamp_parse(buf, (size_t)n, v))
+		return 0;
+	/* of this very database file, not one replaced or restored */
+	return v->dev == (uint64_t)db.st_dev && v->ino == (uint64_t)db.st_ino;
+}
+
+pgn_lease_verdict
+pgn_lease_stamp_judge(const char *db_path, const char *scope,
+    const char *const *paths, size_t npaths, int64_t now_ms)
+{
+	unsigned char buf[PGN_LEASE_STAMP_MAX];
+	char clean[PGN_MAX_PATH];
+	struct pgn_stamp_view v;
+	struct pgn_stamp_entry e;
+	uint64_t h;
+	size_t off, i;
+	int none, missing;
+
+	if (scope == NULL)
+		return PGN_LEASE_ASK;
+	if (!stamp_read(db_path, buf, &v, &none, &missing))
+		return none ? PGN_LEASE_NONE :
+		    missing ? PGN_LEASE_NO_STAMP :
+		              PGN_LEASE_ASK;
+	if (v.slot[pgn_stamp_slot(scope)] <= now_ms)
+		return PGN_LEASE_NONE;
+	if (v.flags & PGN_STAMP_OVERFLOW)
+		return PGN_LEASE_ASK;
+	h = pgn_stamp_hash(scope, strlen(scope));
+	for (i = 0; i < npaths; i++) {
+		if (paths[i] == NULL ||
+		    !clean_path(paths[i], clean, sizeof(clean)))
+			continue; /* covered by no lease */
+		for (off = 0; pgn_stamp_next(&v, &off, &e);)
+			if (e.scope == h && e.expires_ms > now_ms &&
+			    pgn_stamp_may_match(e.norm, clean) &&
+			    pgn_glob_match(e.norm, clean))
+				return PGN_LEASE_ASK; /* the database says */
+	}
+	return PGN_LEASE_CLEAR;
 }
 
 int
 pgn_lease_none_live(const char *db_path, const char *scope, int64_t now_ms)
 {
-	char path[PGN_MAX_PATH + sizeof(STAMP_SUFFIX)];
-	struct stamp s;
-	struct stat db, sb;
-	ssize_t n;
-	int fd;
+	return pgn_lease_stamp_judge(db_path, scope, NULL, 0, now_ms) ==
+	    PGN_LEASE_NONE;
+}
 
-	if (db_path == NULL || scope == NULL || pgn_db_is_postgres(db_path) ||
-	    !stamp_path(db_path, path, sizeof(path)))
-		return 0;
-	if (stat(db_path, &db) != 0)
-		return errno == ENOENT; /* no database: no lease */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT; /* no lease was ever taken */
-	n = -1;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0 &&
-	    sb.st_size == (off_t)sizeof(s))
-		n = pread(fd, &s, sizeof(s), 0);
-	close(fd);
-	if (n != (ssize_t)sizeof(s) || s.magic != STAMP_MAGIC ||
-	    s.slots != PGN_LEASE_STAMP_SLOTS ||
-	    s.sum != fnv1a(&s, offsetof(struct stamp, sum)) ||
-	    s.dev != (uint64_t)db.st_dev || s.ino != (uint64_t)db.st_ino)
-		return 0;
-	return s.slot[slot_of(scope)] <= now_ms;
+static pgn_status
+stamp_make_tx(pgn_db *db, void *arg)
+{
+	struct pgn_stamp_set *set = arg;
+
+	return stamp_compute(db, pgn_now_ms(), set);
+}
+
+pgn_status
+pgn_lease_stamp_make(pgn_db *db)
+{
+	struct pgn_stamp_set set;
+	pgn_status rc;
+	int e;
+
+	if (!has_stamp(db))
+		return PGN_OK;
+	memset(&set, 0, sizeof(set));
+	rc = pgn_read(db, stamp_make_tx, &set);
+	if (rc == PGN_OK) {
+		e = pgn_stamp_make(db->path, &set);
+		if (e != 0 && e != EEXIST)
+			rc = pgn_fail(db, PGN_EIO,
+			    "making the lease stamp of %.200s: %s", db->path,
+			    strerror(e));
+	}
+	pgn_stamp_set_release(&set);
+	return rc;
 }
 
 /*
- * Inside a change's transaction, before its commit: the stamp, never
- * lower than before the change ('pre') or after it; '*lowered' says a
- * lower one is due once the change has committed (restamp).
+ * Inside a change's transaction, before its commit: the stamp of the
+ * leases before the change ('pre') and after it together, so no reader
+ * trusting it misses a lease either state holds; '*lowered' says the
+ * exact one is due once the change has committed (restamp). The
+ * change's own scope ('sid') is what it has in hand: 's', the scope's
+ * leases as read in this transaction (those with no agent row, released
+ * now, and expired ones left out), and 'fresh', what it took or renewed
+ * (its rows in 's' as they were are left out); the other scopes are
+ * read.
  */
 static pgn_status
-stamp_in_tx(pgn_db *db, int64_t now, const int64_t *pre, int *lowered)
+stamp_in_tx(pgn_db *db, int64_t now, int64_t sid, const struct scope_leases *s,
+    const struct pgn_leases *fresh, const struct pgn_stamp_set *pre,
+    int *lowered)
 {
-	int64_t post[PGN_LEASE_STAMP_SLOTS], out[PGN_LEASE_STAMP_SLOTS];
+	struct pgn_stamp_set post;
+	const struct pgn_lease *l;
+	pgn_stmt *st = NULL;
+	const char *root, *norm;
+	size_t k, j;
 	pgn_status rc;
-	size_t k;
 
 	*lowered = 0;
 	if (!has_stamp(db))
 		return PGN_OK;
-	rc = stamp_compute(db, now, post);
-	if (rc != PGN_OK)
-		return rc;
-	for (k = 0; k < PGN_LEASE_STAMP_SLOTS; k++) {
-		out[k] = pre[k] > post[k] ? pre[k] : post[k];
-		if (post[k] < out[k])
-			*lowered = 1;
+	memset(&post, 0, sizeof(post));
+	rc = pgn_prepare(db, SQL_STAMP_OTHERS, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(now), PGN_I(sid));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		root = pgn_col_str(st, 0, NULL);
+		norm = pgn_col_str(st, 1, NULL);
+		if (!pgn_stamp_set_add(&post, root != NULL ? root : "",
+		        norm != NULL ? norm : "", pgn_col_i64(st, 2) != 0,
+		        pgn_col_i64(st, 3)))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
-	return stamp_write(db, out);
+	pgn_finish(db, st);
+	for (k = 0; rc == PGN_OK && k < s->all.n; k++) {
+		l = &s->all.v[k];
+		if (s->aids[k] == 0 || !pgn_lease_live(l, now))
+			continue;
+		for (j = 0; fresh != NULL && j < fresh->n; j++)
+			if (fresh->v[j].id == l->id)
+				break;
+		if (fresh != NULL && j < fresh->n)
+			continue;
+		if (!pgn_stamp_set_add(&post, db->scope, l->norm, l->shared,
+		        l->expires_ms))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	}
+	for (k = 0; rc == PGN_OK && fresh != NULL && k < fresh->n; k++)
+		if (!pgn_stamp_set_add(&post, db->scope, fresh->v[k].norm,
+		        fresh->v[k].shared, fresh->v[k].expires_ms))
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	if (rc == PGN_OK && !pgn_stamp_set_union(&post, pre, lowered))
+		rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+	if (rc == PGN_OK)
+		rc = stamp_write(db, &post);
+	pgn_stamp_set_release(&post);
+	return rc;
 }
 
 static pgn_status
 restamp_tx(pgn_db *db, void *arg)
 {
-	int64_t slot[PGN_LEASE_STAMP_SLOTS];
+	struct pgn_stamp_set set;
 	pgn_status rc;
 
 	(void)arg;
-	rc = stamp_compute(db, pgn_now_ms(), slot);
+	memset(&set, 0, sizeof(set));
+	rc = stamp_compute(db, pgn_now_ms(), &set);
 	if (rc == PGN_OK)
-		rc = stamp_write(db, slot);
+		rc = stamp_write(db, &set);
+	pgn_stamp_set_release(&set);
 	return rc;
 }
 
 /*
- * After a committed change that lowered a slot: the exact stamp, under
- * the writer lock so no take's stamp is overwritten by an older state.
- * A failure leaves the stamp higher than needed: only slower, never
- * wrong, and not the change's failure.
+ * After a committed change that lowered the stamp: the exact stamp,
+ * under the writer lock so no take's stamp is overwritten by an older
+ * state. A failure leaves the stamp wider than needed: only slower,
+ * never wrong, and not the change's failure.
  */
 static void
 restamp(pgn_db *db)
@@ -540,7 +612,7 @@ take_tx(pgn_db *db, void *arg)
 	struct take_ctx *c = arg;
 	const struct pgn_lease_take *req = c->req;
 	struct pgn_lease_taken *out = c->out;
-	int64_t pre[PGN_LEASE_STAMP_SLOTS];
+	struct pgn_stamp_set pre; /* what a renewal shortens, as it was */
 	struct scope_leases s;
 	char detail[LEASE_DETAIL_SIZE];
 	struct pgn_lease l;
@@ -550,6 +622,7 @@ take_tx(pgn_db *db, void *arg)
 	pgn_status rc;
 
 	memset(&s, 0, sizeof(s));
+	memset(&pre, 0, sizeof(pre));
 	pgn_leases_release(&out->leases);
 	out->renewed = 0;
 	out->held = 0;
@@ -560,8 +633,6 @@ take_tx(pgn_db *db, void *arg)
 		rc = pgn_scope_id(db, 1, &sid);
 	if (rc == PGN_OK)
 		rc = find_actor(db, &req->who, sid, out->agent, &aid);
-	if (rc == PGN_OK && has_stamp(db))
-		rc = stamp_compute(db, now, pre);
 	if (rc == PGN_OK)
 		rc = load_leases(db, sid, &s);
 	if (rc == PGN_OK)
@@ -621,9 +692,15 @@ take_tx(pgn_db *db, void *arg)
 			if (req->reason == NULL)
 				memcpy(l.reason, s.all.v[k].reason,
 				    sizeof(l.reason));
-			rc = pgn_exec(db, SQL_LEASE_RENEW, "renewing a lease",
-			    PGN_I(l.id), PGN_T(l.pattern), PGN_I(l.shared),
-			    PGN_T(l.reason), PGN_I(l.expires_ms));
+			if (!pgn_stamp_set_add(&pre, db->scope,
+			        s.all.v[k].norm, s.all.v[k].shared,
+			        s.all.v[k].expires_ms))
+				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			if (rc == PGN_OK)
+				rc = pgn_exec(db, SQL_LEASE_RENEW,
+				    "renewing a lease", PGN_I(l.id),
+				    PGN_T(l.pattern), PGN_I(l.shared),
+				    PGN_T(l.reason), PGN_I(l.expires_ms));
 			lease_detail(detail, sizeof(detail), "renewed", &l);
 			out->renewed++;
 		} else {
@@ -652,7 +729,9 @@ take_tx(pgn_db *db, void *arg)
 	}
 out:
 	if (rc == PGN_OK && has_stamp(db))
-		rc = stamp_in_tx(db, now, pre, &c->lowered);
+		rc = stamp_in_tx(db, now, sid, &s, &out->leases, &pre,
+		    &c->lowered);
+	pgn_stamp_set_release(&pre);
 	scope_leases_release(&s);
 	return rc;
 }
@@ -756,7 +835,7 @@ static pgn_status
 release_tx(pgn_db *db, void *arg)
 {
 	struct release_ctx *c = arg;
-	int64_t pre[PGN_LEASE_STAMP_SLOTS];
+	struct pgn_stamp_set pre; /* the live leases released, as they were */
 	char name[PGN_MAX_NAME + 1], detail[LEASE_DETAIL_SIZE];
 	struct scope_leases s;
 	int64_t now, sid, aid;
@@ -765,6 +844,7 @@ release_tx(pgn_db *db, void *arg)
 	pgn_status rc;
 
 	memset(&s, 0, sizeof(s));
+	memset(&pre, 0, sizeof(pre));
 	c->released = 0;
 	c->lowered = 0;
 	now = pgn_now_ms();
@@ -773,8 +853,6 @@ release_tx(pgn_db *db, void *arg)
 		rc = pgn_scope_id(db, 1, &sid);
 	if (rc == PGN_OK)
 		rc = find_actor(db, c->who, sid, name, &aid);
-	if (rc == PGN_OK && has_stamp(db))
-		rc = stamp_compute(db, now, pre);
 	if (rc == PGN_OK)
 		rc = load_leases(db, sid, &s);
 	for (i = 0; rc == PGN_OK && !c->all && i < c->n; i++) {
@@ -797,6 +875,12 @@ release_tx(pgn_db *db, void *arg)
 			continue;
 		(void)snprintf(detail, sizeof(detail), "released '%s'",
 		    s.all.v[k].pattern);
+		if (pgn_lease_live(&s.all.v[k], now) &&
+		    !pgn_stamp_set_add(&pre, db->scope, s.all.v[k].norm,
+		        s.all.v[k].shared, s.all.v[k].expires_ms)) {
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
 		rc = pgn_exec(db, SQL_LEASE_DEL, "releasing a lease",
 		    PGN_I(s.all.v[k].id));
 		if (rc == PGN_OK)
@@ -824,7 +908,8 @@ release_tx(pgn_db *db, void *arg)
 		}
 	}
 	if (rc == PGN_OK && has_stamp(db))
-		rc = stamp_in_tx(db, now, pre, &c->lowered);
+		rc = stamp_in_tx(db, now, sid, &s, NULL, &pre, &c->lowered);
+	pgn_stamp_set_release(&pre);
 	scope_leases_release(&s);
 	return rc;
 }
@@ -1041,6 +1126,106 @@ pgn_lease_blocking(pgn_db *db, const char *agent, const char *session,
 		memset(hit, 0, sizeof(*hit));
 		*found = 0;
 	}
+	return rc;
+}
+
+/* Every lease that blocks any of some paths (pgn_lease_blockers). */
+struct blockers_ctx {
+	const char *agent;
+	const char *session;
+	char (*clean)[PGN_MAX_PATH]; /* the paths, clean; "" covered by none */
+	size_t npaths;
+	struct pgn_lease_block *out;
+	size_t max, *n, *more;
+};
+
+static pgn_status
+blockers_tx(pgn_db *db, void *arg)
+{
+	struct blockers_ctx *c = arg;
+	char actor[PGN_MAX_NAME + 1] = "";
+	struct pgn_lease l;
+	struct pgn_lease_block *b;
+	pgn_stmt *st = NULL;
+	int64_t sid;
+	size_t i;
+	pgn_status rc;
+
+	*c->n = *c->more = 0;
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK; /* no scope row: no lease */
+	if (rc == PGN_OK && c->agent != NULL)
+		memcpy(actor, c->agent, strlen(c->agent) + 1);
+	else if (rc == PGN_OK && c->session != NULL && c->session[0] != '\0')
+		rc = session_agent(db, c->session, actor);
+	if (rc == PGN_OK)
+		rc = pgn_prepare(db, SQL_BLOCKERS, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_I(pgn_now_ms()),
+		    PGN_T(actor));
+	while (pgn_next_row(db, st, &rc, "reading the leases")) {
+		read_lease(st, &l, NULL);
+		for (i = 0; i < c->npaths; i++)
+			if (c->clean[i][0] != '\0' &&
+			    pgn_stamp_may_match(l.norm, c->clean[i]) &&
+			    pgn_glob_match(l.norm, c->clean[i]))
+				break;
+		if (i == c->npaths)
+			continue;
+		if (*c->n == c->max) {
+			(*c->more)++;
+			continue;
+		}
+		b = &c->out[(*c->n)++];
+		b->path = i;
+		b->hit.id = l.id;
+		memcpy(b->hit.holder, l.holder, sizeof(l.holder));
+		memcpy(b->hit.pattern, l.pattern, sizeof(l.pattern));
+		memcpy(b->hit.reason, l.reason, sizeof(l.reason));
+		b->hit.expires_ms = l.expires_ms;
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_lease_blockers(pgn_db *db, const char *agent, const char *session,
+    const char *const *paths, size_t npaths, struct pgn_lease_block *out,
+    size_t max, size_t *n, size_t *more)
+{
+	char name[PGN_MAX_NAME + 1];
+	struct blockers_ctx c;
+	size_t i;
+	pgn_status rc;
+
+	*n = *more = 0;
+	if (npaths == 0)
+		return PGN_OK;
+	memset(&c, 0, sizeof(c));
+	if (agent != NULL) {
+		rc = pgn_check_name(db, "agent", agent, name);
+		if (rc != PGN_OK)
+			return rc;
+		c.agent = name;
+	}
+	c.clean = calloc(npaths, sizeof(*c.clean));
+	if (c.clean == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	for (i = 0; i < npaths; i++)
+		if (paths[i] == NULL ||
+		    !clean_path(paths[i], c.clean[i], sizeof(c.clean[i])))
+			c.clean[i][0] = '\0';
+	c.session = session;
+	c.npaths = npaths;
+	c.out = out;
+	c.max = max;
+	c.n = n;
+	c.more = more;
+	rc = pgn_read(db, blockers_tx, &c);
+	if (rc != PGN_OK)
+		*n = *more = 0;
+	free(c.clean);
 	return rc;
 }
 

@@ -25,6 +25,7 @@
 #include "pgn_int.h"
 #include "schema_int.h"
 #include "sqlite.h"
+#include "stamp.h"
 #include "store_int.h"
 
 /*
@@ -464,6 +465,30 @@ judge(pgn_db *db, const struct schema_state *s)
 	return PGN_OK;
 }
 
+/*
+ * The lease stamp of a database with no lease row (decision 0160):
+ * written empty, under the write lock, so the before-tool hook's fast
+ * path holds from the first run on (a missing stamp means "ask the
+ * database"). With a lease row the stamp is the next lease change's to
+ * write. Failing to write it fails nothing: the hook asks, slower.
+ */
+static pgn_status
+empty_stamp(pgn_db *db)
+{
+	struct pgn_stamp_set none;
+	pgn_status rc;
+	int n = 1;
+
+	if (db->path == NULL || db->path[0] == '\0')
+		return PGN_OK;
+	rc = read_int(db, "SELECT count(*) FROM lease", &n);
+	if (rc != PGN_OK || n != 0)
+		return rc;
+	memset(&none, 0, sizeof(none));
+	(void)pgn_stamp_write(db->path, &none);
+	return PGN_OK;
+}
+
 /* Under the write lock: judge again, then migrate unless another did. */
 static pgn_status
 migrate_tx(pgn_db *db, void *arg)
@@ -486,6 +511,9 @@ migrate_tx(pgn_db *db, void *arg)
 		if (rc != PGN_OK)
 			return rc;
 	}
+	rc = empty_stamp(db);
+	if (rc != PGN_OK)
+		return rc;
 	/* An integer from our own table, not input: safe to format. */
 	if (snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 	        pgn_schema_version()) >= (int)sizeof(sql))
