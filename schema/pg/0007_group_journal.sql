@@ -1,4 +1,4 @@
--- Pigeon's PostgreSQL schema, version 6: SQLite's version 9 (group
+-- Pigeon's PostgreSQL schema, version 7: SQLite's version 10 (group
 -- changes are journalled, decision 0191).
 ALTER TABLE journal DROP CONSTRAINT journal_kind_check;
 ALTER TABLE journal ADD CONSTRAINT journal_kind_check CHECK (kind IN

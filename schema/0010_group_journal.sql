@@ -1,4 +1,4 @@
--- Pigeon schema, version 9: group changes are journalled (decision 0191).
+-- Pigeon schema, version 10: group changes are journalled (decision 0191).
 --
 -- The journal's kinds grow by 'group' (an agent joined or left a group);
 -- SQLite cannot change a CHECK in place: the table is rebuilt, rows
