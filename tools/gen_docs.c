@@ -176,7 +176,7 @@ man_pigeon(FILE *f)
 
 	roff_head(f, "pigeon", "PIGEON", "a mailbox for AI coding agents");
 	fputs(".SH SYNOPSIS\n.PP\n"
-	      "\\fBpigeon\\fR COMMAND [OPTIONS] [ARGS]\n.br\n"
+	      "\\fBpigeon\\fR [COMMON OPTIONS] COMMAND [OPTIONS] [ARGS]\n.br\n"
 	      "\\fBpigeon help\\fR COMMAND\n.br\n"
 	      "\\fBpigeon\\fR \\-\\-version\n.br\n"
 	      ".SH DESCRIPTION\n",

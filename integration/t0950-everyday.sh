@@ -1,0 +1,59 @@
+#!/bin/sh
+# Everyday use (issue 24, product.md §17): what a new user meets in the
+# first hour. Each case is one item the review reproduced.
+. "$(dirname "$0")/lib.sh"
+
+# --- global options before the command, as in git and docker ---------------
+
+test_case 'setup: agents alice and bob in a project, carol elsewhere' '
+	mkdir proj other &&
+	git -C proj init -q &&
+	pigeon --project proj agent add alice >/dev/null &&
+	pigeon agent add --project proj bob >/dev/null &&
+	pigeon --db "$TEST_DIR/other.db" agent add carol >/dev/null
+'
+
+test_case 'pigeon --json agents is pigeon agents --json' '
+	(cd proj && pigeon agents --json) >a &&
+	(cd proj && pigeon --json agents) >b &&
+	test_cmp a b &&
+	grep -q "\"name\":\"alice\"" b
+'
+
+test_case 'pigeon --db X agents reads X' '
+	pigeon --db "$TEST_DIR/other.db" agents --names >out &&
+	test "$(cat out)" = carol &&
+	pigeon --db="$TEST_DIR/other.db" --json agents --names >out &&
+	test "$(cat out)" = "[\"carol\"]"
+'
+
+test_case 'pigeon --project DIR send sends in the scope of DIR' '
+	pigeon --project proj send --to bob --from alice "hello there" >out &&
+	pigeon read --project proj --agent bob >out &&
+	grep -q "hello there" out
+'
+
+test_case 'an option after the command wins over the same one before it' '
+	pigeon --db "$TEST_DIR/nope/x.db" agents --db "$TEST_DIR/other.db" \
+	    --names >out &&
+	test "$(cat out)" = carol
+'
+
+test_case 'global options and --help, --version' '
+	pigeon --json --help >out &&
+	grep -q "^usage: pigeon \[COMMON OPTIONS\] COMMAND" out &&
+	pigeon --json --version >out &&
+	grep -q "^pigeon " out &&
+	pigeon --json help agents >out &&
+	grep -q "^usage: pigeon agents" out
+'
+
+test_case 'another option before the command is one usage line' '
+	expect_error 2 "unknown option ${SQ}--to${SQ} before the command" \
+	    pigeon --to bob send hi &&
+	expect_error 2 "${SQ}--db${SQ} needs a value" pigeon --db &&
+	expect_error 2 "a command must follow ${SQ}--json${SQ}" pigeon --json &&
+	expect_error 2 "--color ${SQ}pink${SQ}" pigeon --color pink agents
+'
+
+test_done
