@@ -56,4 +56,19 @@ test_case 'another option before the command is one usage line' '
 	expect_error 2 "--color ${SQ}pink${SQ}" pigeon --color pink agents
 '
 
+# --- watch --db MISSING names the path first -------------------------------
+
+test_case 'watch --db MISSING off a terminal names the path, makes nothing' '
+	expect_error 1 "no database at ${SQ}$TEST_DIR/none.db${SQ}" \
+	    pigeon watch --db "$TEST_DIR/none.db" &&
+	test ! -e none.db &&
+	expect_error 1 "none.db" pigeon --db "$TEST_DIR/none.db" watch &&
+	test ! -e none.db
+'
+
+test_case 'watch off a terminal with a database: the terminal line' '
+	expect_error 2 "watch draws on a terminal" \
+	    pigeon watch --db "$TEST_DIR/other.db"
+'
+
 test_done
