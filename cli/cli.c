@@ -741,6 +741,11 @@ cli_read_text(int argc, char **argv, int first, char *buf, size_t cap,
 	*len = 0;
 	if (first == argc ||
 	    (first + 1 == argc && strcmp(argv[first], "-") == 0)) {
+		/* A person at a terminal would otherwise see it hang. */
+		if (isatty(STDIN_FILENO))
+			fputs(
+			    "pigeon: reading the text from standard input: type it, then Ctrl-D on a line of its own (or give it as arguments)\n",
+			    stderr);
 		code = read_stdin(buf, max, len);
 		if (code != EXIT_OK)
 			return code;

@@ -71,4 +71,44 @@ test_case 'watch off a terminal with a database: the terminal line' '
 	    pigeon watch --db "$TEST_DIR/other.db"
 '
 
+# --- tell the person what happens ------------------------------------------
+
+# on_tty INPUT CMD: CMD with standard input on a terminal (script(1)),
+# INPUT typed into it; its stderr in ./err, its exit code in ./rc.
+on_tty() {
+	ot_in=$1
+	shift
+	printf "%s" "$ot_in" |
+		script -qec "$* 2>err; echo \$? >rc" /dev/null >tty.out
+}
+
+test_case 'pigeon-hook by hand on a terminal prints its usage, exit 2' '
+	on_tty "" pigeon-hook claude UserPromptSubmit &&
+	test "$(cat rc)" = 2 &&
+	grep -q "^pigeon-hook: hosts run this with their JSON payload" err &&
+	grep -q "^usage: pigeon-hook \[HOST EVENT\]" err &&
+	on_tty "" pigeon-hook &&
+	test "$(cat rc)" = 2 &&
+	test ! -e "$PIGEON_HOME/hook.log" || ! grep -q claude "$PIGEON_HOME/hook.log"
+'
+
+test_case 'pigeon-hook from a pipe is unchanged: exit 0, no usage' '
+	echo "{}" | pigeon-hook claude UserPromptSubmit >out 2>err &&
+	expect_empty err
+'
+
+test_case 'send with no text on a terminal says it reads standard input' '
+	on_tty "typed on the terminal
+$(printf "\004")" pigeon send --project proj --to bob --from alice &&
+	test "$(cat rc)" = 0 &&
+	grep -q "^pigeon: reading the text from standard input: type it, then Ctrl-D" err &&
+	pigeon read --project proj --agent bob >out &&
+	grep -q "typed on the terminal" out
+'
+
+test_case 'send from a pipe says nothing of standard input' '
+	echo "piped" | pigeon send --project proj --to bob --from alice >out 2>err &&
+	expect_empty err
+'
+
 test_done
