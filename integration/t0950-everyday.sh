@@ -111,4 +111,18 @@ test_case 'send from a pipe says nothing of standard input' '
 	expect_empty err
 '
 
+# --- one identity per session ----------------------------------------------
+
+test_case 'instructions block and a hook naming another agent: the block says the hook wins' '
+	pigeon install instructions --project proj --file proj/AGENTS.md \
+	    --agent windsurf >out &&
+	grep -q "that name wins: use it instead of \"windsurf\"" proj/AGENTS.md &&
+	jq --arg d "$TEST_DIR/proj" ".cwd = \$d | .session_id = \"cx1\"" \
+	    "$PGN_SRC/tests/fixtures/payloads/codex/01-SessionStart-startup.json" >in.json &&
+	PIGEON_AGENT=builder pigeon-hook codex SessionStart <in.json >out &&
+	jq -r .hookSpecificOutput.additionalContext out >ctx &&
+	head -n 1 ctx | grep -q "^Pigeon: you are agent \"builder\"" &&
+	grep -q "If Pigeon has already told you in this session \"Pigeon: you are agent\" another name" proj/AGENTS.md
+'
+
 test_done
