@@ -187,10 +187,13 @@ run(int argc, char **argv, int remove)
 	}
 	what =
 	    pgn_host_get(h)->mechanism == PGN_MECH_PLUGIN ? "plugin" : "hooks";
-	if (!res.changed)
-		printf(remove ? "nothing to remove in %s\n" :
-		                "already installed in %s\n",
-		    res.path);
+	if (!res.changed && remove)
+		printf(
+		    "nothing to remove in %s: Pigeon's %s for %s %s not there\n",
+		    res.path, what, name,
+		    strcmp(what, "plugin") == 0 ? "was" : "were");
+	else if (!res.changed)
+		printf("already installed in %s\n", res.path);
 	else if (o.dry_run)
 		printf(remove ? "would remove Pigeon's %s for %s from %s\n" :
 		                "would install Pigeon's %s for %s in %s\n",
@@ -206,7 +209,9 @@ run(int argc, char **argv, int remove)
 	if (res.perm_what != NULL)
 		printf("permissions: %s%s\n", res.perm_what,
 		    res.perm_path == NULL ? "" :
-		        !res.perm_changed ? " (unchanged)" :
+		        !res.perm_changed && remove ?
+		                            " (nothing of Pigeon's there)" :
+		        !res.perm_changed ? " (already there)" :
 		        o.dry_run         ? " (would change)" :
 		        remove            ? " (removed)" :
 		                            " (written)");
