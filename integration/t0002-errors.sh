@@ -67,7 +67,7 @@ test_case 'missing operands and extra arguments are refused' '
 	expect_error 2 "--agent" pigeon inbox &&
 	expect_error 2 "unexpected argument" pigeon inbox --agent bob extra &&
 	expect_error 2 "unexpected argument" pigeon agents extra &&
-	expect_error 2 "add, rename or rm" pigeon agent &&
+	expect_error 2 "add, rename, rm or prune" pigeon agent &&
 	expect_error 2 "unknown action" pigeon agent frob x &&
 	expect_error 2 "one NAME" pigeon agent add &&
 	expect_error 2 "OLD and NEW" pigeon agent rename bob &&

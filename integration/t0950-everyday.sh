@@ -125,4 +125,52 @@ test_case 'instructions block and a hook naming another agent: the block says th
 	grep -q "If Pigeon has already told you in this session \"Pigeon: you are agent\" another name" proj/AGENTS.md
 '
 
+# --- generated agents do not pile up ---------------------------------------
+
+test_case 'agent prune: a generated agent idle past AGE is retired, others stay' '
+	mkdir pr && git -C pr init -q &&
+	pigeon --project pr agent add keeper >/dev/null &&
+	jq --arg d "$TEST_DIR/pr" ".cwd = \$d | .session_id = \"gen1\"" \
+	    "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" >in.json &&
+	pigeon-hook claude SessionStart <in.json >/dev/null &&
+	g=$(pigeon --project pr agents --names | grep -v keeper) &&
+	test -n "$g" &&
+	pigeon --project pr lease take --agent "$g" src/ >/dev/null &&
+	expect_output "nothing to prune" pigeon --project pr agent prune &&
+	expect_output "would retire $g" \
+	    pigeon --project pr agent prune --dry-run --older-than 0s &&
+	pigeon --project pr agents --names | grep -qx "$g" &&
+	expect_output "retired $g" pigeon --project pr agent prune --older-than 0s &&
+	! pigeon --project pr agents --names | grep -qx "$g" &&
+	pigeon --project pr agents --names | grep -qx keeper &&
+	pigeon --project pr journal "$g" >j &&
+	grep -q "released ${SQ}src/${SQ}" j &&
+	grep -q "pruned: a generated agent with nothing queued" j &&
+	expect_output "[]" pigeon --project pr --json agent prune --older-than 0s
+'
+
+test_case 'agent rm takes several names; queued mail refuses one, the rest go' '
+	pigeon --project pr agent add a1 >/dev/null &&
+	pigeon --project pr agent add a2 >/dev/null &&
+	pigeon --project pr agent add a3 >/dev/null &&
+	pigeon --project pr lease take --agent a1 docs/ >/dev/null &&
+	pigeon --project pr send --to a2 --from a3 "wait for me" >/dev/null &&
+	expect_code 2 pigeon --project pr agent rm a1 a2 a3 >out 2>err &&
+	printf "removed a1 (released 1 lease)\nremoved a3\n" >expect &&
+	test_cmp expect out &&
+	expect_one_error err "agent ${SQ}a2${SQ} still has 1 queued message: read them first" &&
+	pigeon --project pr agents --names >names &&
+	grep -qx a2 names && ! grep -qx a1 names && ! grep -qx a3 names
+'
+
+test_case 'agent rm and prune: bad input is one usage line, nothing removed' '
+	pigeon --project pr agent add b1 >/dev/null &&
+	expect_error 2 "agent rm takes one NAME or more" pigeon --project pr agent rm &&
+	expect_error 2 "agent ${SQ}-x${SQ}" pigeon --project pr agent rm b1 -- -x &&
+	pigeon --project pr agents --names | grep -qx b1 &&
+	expect_error 2 "--older-than ${SQ}soon${SQ}" pigeon --project pr agent prune --older-than soon &&
+	expect_error 2 "are prune${SQ}s" pigeon --project pr agent rm b1 --dry-run &&
+	pigeon --project pr agents --names | grep -qx b1
+'
+
 test_done
