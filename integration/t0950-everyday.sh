@@ -173,4 +173,14 @@ test_case 'agent rm and prune: bad input is one usage line, nothing removed' '
 	pigeon --project pr agents --names | grep -qx b1
 '
 
+# --- scope surprises are explained ------------------------------------------
+
+test_case 'an agent of another scope: the error names it and how to get there' '
+	expect_error 2 "no agent ${SQ}bob${SQ} in scope ${SQ}global${SQ} (known: none). It is an agent in scope ${SQ}$TEST_DIR/proj${SQ}: run pigeon there, or pass --project $TEST_DIR/proj." \
+	    pigeon send --to bob --from me hi &&
+	expect_error 2 "It is an agent in scope ${SQ}$TEST_DIR/proj${SQ}" \
+	    pigeon read --agent bob &&
+	pigeon --project proj send --to bob --from me "found it" >/dev/null
+'
+
 test_done

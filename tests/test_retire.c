@@ -228,7 +228,71 @@ rule_retire_refuses_queued_mail_and_keeps_the_leases(void)
 	CHECK_INT(pgn_agent_retire(db, "nobody", NULL, &leases), PGN_ENOTFOUND);
 }
 
+/*
+ * Scope hints (decision 0185): an unknown name that is an agent in other
+ * scopes names them, the latest seen first, with how to get there.
+ */
+static void
+rule_an_unknown_name_names_the_scopes_that_hold_it(void)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to[1] = {"reviewer"};
+	size_t n;
+
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/app") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE agent SET last_seen_ms = 5 WHERE scope_id = "
+	            "(SELECT id FROM scope WHERE root = 'github.com/team/app')",
+	            "ageing", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "me";
+	req.to = to;
+	req.nto = 1;
+	req.body = "hi";
+	req.body_len = 2;
+	CHECK_INT(pgn_send(db, &req, sent, 1, &n), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "no agent 'reviewer' in scope 'global' (known: none). It is an "
+	    "agent in scope '/src/app', 'github.com/team/app': run pigeon "
+	    "there, or pass --project /src/app.");
+	CHECK_INT(count("SELECT count(*) FROM message"), 0);
+	/* the scope's own name: no hint; a name nowhere: none either */
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	to[0] = "nobody";
+	CHECK_INT(pgn_send(db, &req, sent, 1, &n), PGN_ENOTFOUND);
+	CHECK(strstr(pgn_errmsg(db), "It is an agent") == NULL);
+	/* a key from a remote: run it in a clone */
+	REQUIRE(pgn_db_set_scope(db, "/other") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "x") == PGN_OK);
+	CHECK_INT(pgn_agent_rm(db, "reviewer"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db), "It is an agent in scope '/src/app'");
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	REQUIRE(pgn_agent_rm(db, "reviewer") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "/other") == PGN_OK);
+	CHECK_INT(pgn_agent_rm(db, "reviewer"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "It is an agent in scope 'github.com/team/app': run pigeon in a "
+	    "clone of that repository");
+	/* an origin added since: the old path's scope is named as such */
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/new") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "y") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "/src/new") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "builder") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/new") == PGN_OK);
+	CHECK_INT(pgn_agent_rm(db, "builder"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "It is an agent in scope '/src/new': if that is this repository "
+	    "before its origin remote was added, see docs/postgres.md, moving "
+	    "a scope.");
+}
+
 static void (*const rules[])(void) = {
+    rule_an_unknown_name_names_the_scopes_that_hold_it,
     rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
     rule_retire_releases_leases_and_journals_each,
     rule_retire_refuses_queued_mail_and_keeps_the_leases,
