@@ -189,6 +189,11 @@ int cmd_uninstall(int argc, char **argv);
 int cmd_install_instructions(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
 int cmd_uninstall_instructions(int argc, char **argv);
+/*
+ * pigeon uninstall --all (cmd_install.c): every registration of
+ * $PIGEON_HOME/installs, then every hook host's user config; exit code.
+ */
+int cli_uninstall_all(int dry_run, int no_permissions);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_ack(int argc, char **argv);

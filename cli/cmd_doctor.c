@@ -213,9 +213,11 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			if (installed && s.hook != NULL &&
 			    access(s.hook, X_OK) != 0)
 				warn(
-				    "%s: the hook '%s' is not an executable file: run pigeon install %s%s%s",
-				    s.path, s.hook, hi->name,
-				    w ? " --project " : "", w ? project : "");
+				    "%s: the hook '%s' is not an executable file, so %s fails on every event: take the registration away (pigeon uninstall %s%s%s, or pigeon uninstall --all), or put pigeon-hook back there and run pigeon install %s%s%s",
+				    s.path, s.hook, hi->title, hi->name,
+				    w ? " --project " : "", w ? project : "",
+				    hi->name, w ? " --project " : "",
+				    w ? project : "");
 			else if (installed && s.hook != NULL && hook != NULL &&
 			    strcmp(s.hook, hook) != 0)
 				warn(

@@ -183,4 +183,41 @@ test_case 'an agent of another scope: the error names it and how to get there' '
 	pigeon --project proj send --to bob --from me "found it" >/dev/null
 '
 
+# --- removing Pigeon leaves nothing behind ---------------------------------
+
+test_case 'install records each registration; uninstall --all removes them all' '
+	mkdir rm-proj &&
+	pigeon install claude >/dev/null &&
+	pigeon install codex --project rm-proj >/dev/null &&
+	pigeon install instructions --file rm-proj/AGENTS.md --agent w >/dev/null &&
+	printf "instructions\t%s\nclaude\t-\ncodex\t%s\ninstructions\t%s\n" \
+	    "$TEST_DIR/proj/AGENTS.md" "$TEST_DIR/rm-proj" \
+	    "$TEST_DIR/rm-proj/AGENTS.md" >want &&
+	test_cmp want "$PIGEON_HOME/installs" &&
+	test "$(stat -c %a "$PIGEON_HOME/installs")" = 600 &&
+	pigeon uninstall --all --dry-run >out &&
+	grep -q "^would remove Pigeon${SQ}s hooks for codex from $TEST_DIR/rm-proj/.codex/hooks.json" out &&
+	test -e "$HOME/.claude/settings.json" &&
+	pigeon uninstall --all >out &&
+	grep -q "^removed Pigeon${SQ}s hooks for claude" out &&
+	grep -q "^removed Pigeon${SQ}s hooks for codex" out &&
+	grep -q "^removed Pigeon${SQ}s instructions" out &&
+	grep -q "^nothing to remove in .*gemini.*: Pigeon${SQ}s hooks for gemini were not there" out &&
+	test ! -e "$HOME/.claude/settings.json" &&
+	test ! -e rm-proj/.codex/hooks.json &&
+	test ! -e rm-proj/AGENTS.md &&
+	test ! -s "$PIGEON_HOME/installs" &&
+	expect_error 2 "--all takes no HOST" pigeon uninstall --all claude
+'
+
+test_case 'a hook binary gone: doctor says how to take the registration away' '
+	mkdir gone && cp "$PGN_BIN/hookcli/pigeon-hook" gone/ &&
+	PIGEON_HOOK=$TEST_DIR/gone/pigeon-hook pigeon install claude >/dev/null &&
+	rm gone/pigeon-hook &&
+	pigeon doctor >out 2>&1 || :
+	grep -q "is not an executable file, so Claude Code fails on every event: take the registration away (pigeon uninstall claude, or pigeon uninstall --all)" out &&
+	pigeon uninstall --all >/dev/null &&
+	test ! -e "$HOME/.claude/settings.json"
+'
+
 test_done
