@@ -344,6 +344,8 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	pgn_status st;
 	int pg;
 
+	/* What this build has, whatever the path: never blamed on libpq. */
+	cJSON_AddBoolToObject(out, "postgresql_built", pgn_pg_available());
 	st = pgn_db_path(c->db_flag, &path, &err);
 	if (st != PGN_OK) {
 		cJSON_AddStringToObject(out, "problem", cli_errtext(&err));
@@ -356,7 +358,6 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	if (!pg)
 		cJSON_AddStringToObject(out, "path", path);
 	cJSON_AddStringToObject(out, "backend", pg ? "postgresql" : "sqlite");
-	cJSON_AddBoolToObject(out, "postgresql_built", pgn_pg_available());
 	if (!pg && stat(path, &sb) != 0) {
 		cJSON_AddStringToObject(out, "problem",
 		    "no database yet: it is created by the first pigeon command or hook");

@@ -220,4 +220,27 @@ test_case 'a hook binary gone: doctor says how to take the registration away' '
 	test ! -e "$HOME/.claude/settings.json"
 '
 
+# --- help, man pages and docs agree with the binary -------------------------
+
+test_case 'doctor with PIGEON_HOME a file names it, and does not blame libpq' '
+	pigeon doctor >good 2>&1 || :
+	: >afile &&
+	PIGEON_HOME=$TEST_DIR/afile pigeon doctor >out 2>&1 || :
+	grep "^  backends: " good >want &&
+	grep "^  backends: " out >got &&
+	test_cmp want got &&
+	grep -q "state home ${SQ}$TEST_DIR/afile${SQ}: Not a directory" out
+'
+
+test_case '--db is created where the help says, and not by watch or doctor' '
+	pigeon agents --names --db "$TEST_DIR/n1.db" >/dev/null 2>&1 || :
+	test ! -e n1.db &&
+	pigeon doctor --db "$TEST_DIR/n2.db" >/dev/null 2>&1 || :
+	test ! -e n2.db &&
+	pigeon agents --db "$TEST_DIR/n3.db" >/dev/null &&
+	test -e n3.db &&
+	pigeon agents --help >h &&
+	tr -s " \n" "  " <h | grep -q "a missing file is created, not its directory, except by watch, doctor and agents --names, which never create one"
+'
+
 test_done
