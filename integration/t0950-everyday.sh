@@ -243,4 +243,11 @@ test_case '--db is created where the help says, and not by watch or doctor' '
 	tr -s " \n" "  " <h | grep -q "a missing file is created, not its directory, except by watch, doctor and agents --names, which never create one"
 '
 
+test_case 'the install errors docs/cli.md quotes are the ones install prints' '
+	expect_error 2 "" pigeon install &&
+	grep -qF -e "    $(cat err)    (exit 2)" "$PGN_SRC/docs/cli.md" &&
+	expect_error 2 "" pigeon install vim &&
+	grep -qF -e "    $(cat err)    (exit 2)" "$PGN_SRC/docs/cli.md"
+'
+
 test_done
