@@ -250,4 +250,47 @@ test_case 'the install errors docs/cli.md quotes are the ones install prints' '
 	grep -qF -e "    $(cat err)    (exit 2)" "$PGN_SRC/docs/cli.md"
 '
 
+# --- the README's first ten minutes (decision 0187) ------------------------
+# The README's commands and flow, the hosts' hooks driven with payloads
+# captured from the real Claude Code and Codex (tests/fixtures/payloads).
+
+test_case 'the README'"'"'s first ten minutes' '
+	mkdir -p ten/home ten/app && git -C ten/app init -q &&
+	(
+	HOME=$TEST_DIR/ten/home && PIGEON_HOME=$TEST_DIR/ten/state &&
+	export HOME PIGEON_HOME &&
+	cd ten/app &&
+	pigeon install claude >/dev/null && pigeon install codex >/dev/null &&
+	pigeon doctor >doctor.out 2>&1 || :
+	grep -q "claude   user .*installed" doctor.out &&
+	grep -q "codex    user .*installed" doctor.out &&
+	FIX=$PGN_SRC/tests/fixtures/payloads &&
+	jq --arg d "$PWD" ".cwd = \$d | .session_id = \"rv1\"" \
+	    "$FIX/claude/01-SessionStart-startup.json" >rv.json &&
+	PIGEON_AGENT=reviewer pigeon-hook claude SessionStart <rv.json >out &&
+	jq -r .hookSpecificOutput.additionalContext out >intro &&
+	grep -q "^Pigeon: you are agent \"reviewer\"" intro &&
+	grep -q "^An agent not here yet: add --create, and it gets the message when its first session starts.\$" intro &&
+	expect_code 2 pigeon send --to builder --from reviewer "the API moved to v2" 2>err &&
+	grep -q -- "--create queues it" err &&
+	pigeon send --create --to builder --from reviewer "the API moved to v2" >sent &&
+	grep -q "^queued #1 for builder" sent &&
+	jq --arg d "$PWD" ".cwd = \$d | .session_id = \"bd1\"" \
+	    "$FIX/codex/01-SessionStart-startup.json" >bd.json &&
+	PIGEON_AGENT=builder pigeon-hook codex SessionStart <bd.json >out &&
+	jq -r .hookSpecificOutput.additionalContext out >ctx &&
+	grep -q "the API moved to v2" ctx &&
+	pigeon send --to reviewer --from builder --reply-to 1 "done, on v2" >/dev/null &&
+	jq --arg d "$PWD" ".cwd = \$d | .session_id = \"rv1\" | .prompt_id = \"p9\"" \
+	    "$FIX/claude/02-UserPromptSubmit-prompt.json" >rp.json &&
+	PIGEON_AGENT=reviewer pigeon-hook claude UserPromptSubmit <rp.json >out &&
+	jq -r .hookSpecificOutput.additionalContext out | grep -q "done, on v2" &&
+	pigeon audit >audit &&
+	test "$(grep -c "^#" audit)" -ge 2 &&
+	pigeon audit verify >/dev/null &&
+	pigeon journal builder >j &&
+	grep -q "created" j && grep -q "delivered" j && grep -q "sent" j
+	) >ten.out 2>&1 || { cat ten.out >&9; return 1; }
+'
+
 test_done
