@@ -253,6 +253,80 @@ cli_common(struct cli *c, int ch, const char *arg)
 	}
 }
 
+struct cli_global cli_global;
+
+/* "--NAME VALUE" or "--NAME=VALUE" at argv[*i]: 1 taken, 0 not it, -1 bad. */
+static int
+global_value(int argc, char **argv, int *i, const char *name, const char **out)
+{
+	const char *a = argv[*i] + 2;
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+		return 0;
+	if (a[n] == '=') {
+		*out = a + n + 1;
+		return 1;
+	}
+	if (*i + 1 >= argc) {
+		cli_err(EXIT_USAGE,
+		    "option '--%s' needs a value; see 'pigeon --help'", name);
+		return -1;
+	}
+	*out = argv[++*i];
+	return 1;
+}
+
+int
+cli_global_parse(int argc, char **argv)
+{
+	static const char *const names[] = {"db", "project", "color"};
+	const char **outs[3];
+	int i, k, r;
+
+	outs[0] = &cli_global.db;
+	outs[1] = &cli_global.project;
+	outs[2] = &cli_global.color;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--version") == 0)
+			return i;
+		if (strcmp(argv[i], "--json") == 0) {
+			cli_global.json = 1;
+			continue;
+		}
+		r = 0;
+		for (k = 0; k < 3 && r == 0 && argv[i][1] == '-'; k++)
+			r = global_value(argc, argv, &i, names[k], outs[k]);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			cli_err(EXIT_USAGE,
+			    "unknown option '%s' before the command: only --db, --project, --json and --color go there; see 'pigeon --help'",
+			    argv[i]);
+			return -1;
+		}
+	}
+	return i;
+}
+
+/*
+ * Apply the options given before the command, as if they came first
+ * after it: -1 to go on, else an exit code.
+ */
+static int
+global_apply(struct cli *c)
+{
+	c->db_flag = cli_global.db;
+	c->project = cli_global.project;
+	c->json = cli_global.json;
+	if (cli_global.color != NULL && cli_color_arg(c, cli_global.color) != 0)
+		return cli_usage(c, "--color '%s': say auto, always or never",
+		    cli_global.color);
+	return -1;
+}
+
 /* getopt's tables from the command's options and the common ones. */
 static void
 build_opts(const struct cli_cmd *def, struct option *lo, char *so)
@@ -295,6 +369,9 @@ cli_parse(struct cli *c, int argc, char **argv, cli_opt_fn *fn, void *arg)
 
 	if (c->cmd == NULL)
 		c->cmd = c->def->name;
+	code = global_apply(c);
+	if (code >= 0)
+		return code;
 	build_opts(c->def, lo, so);
 	opterr = 0;
 	optind = 1;
@@ -664,6 +741,11 @@ cli_read_text(int argc, char **argv, int first, char *buf, size_t cap,
 	*len = 0;
 	if (first == argc ||
 	    (first + 1 == argc && strcmp(argv[first], "-") == 0)) {
+		/* A person at a terminal would otherwise see it hang. */
+		if (isatty(STDIN_FILENO))
+			fputs(
+			    "pigeon: reading the text from standard input: type it, then Ctrl-D on a line of its own (or give it as arguments)\n",
+			    stderr);
 		code = read_stdin(buf, max, len);
 		if (code != EXIT_OK)
 			return code;

@@ -68,6 +68,25 @@ int cli_color_on(void);
 /* The escape sequence for 'what', or "" when colour is off. */
 const char *cli_sgr(enum cli_sgr what);
 
+/*
+ * Common options given before the command ("pigeon --json agents", as
+ * git and docker take them): main.c fills this, cli_parse applies it
+ * before the command's own options, which win. NULL/0: not given.
+ */
+struct cli_global {
+	const char *db;
+	const char *project;
+	const char *color;
+	int json;
+};
+extern struct cli_global cli_global;
+/*
+ * Take the common options before the command from argv[1..]: the index
+ * of the command word (argc when there is none), or -1 after a usage
+ * line for an option that is not one of them or lacks its argument.
+ */
+int cli_global_parse(int argc, char **argv);
+
 /* Take a common option; 1 if it was one, 0 otherwise. */
 int cli_common(struct cli *c, int ch, const char *arg);
 
@@ -170,6 +189,11 @@ int cmd_uninstall(int argc, char **argv);
 int cmd_install_instructions(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
 int cmd_uninstall_instructions(int argc, char **argv);
+/*
+ * pigeon uninstall --all (cmd_install.c): every registration of
+ * $PIGEON_HOME/installs, then every hook host's user config; exit code.
+ */
+int cli_uninstall_all(int dry_run, int no_permissions);
 int cmd_wait(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_ack(int argc, char **argv);

@@ -213,9 +213,11 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			if (installed && s.hook != NULL &&
 			    access(s.hook, X_OK) != 0)
 				warn(
-				    "%s: the hook '%s' is not an executable file: run pigeon install %s%s%s",
-				    s.path, s.hook, hi->name,
-				    w ? " --project " : "", w ? project : "");
+				    "%s: the hook '%s' is not an executable file, so %s fails on every event: take the registration away (pigeon uninstall %s%s%s, or pigeon uninstall --all), or put pigeon-hook back there and run pigeon install %s%s%s",
+				    s.path, s.hook, hi->title, hi->name,
+				    w ? " --project " : "", w ? project : "",
+				    hi->name, w ? " --project " : "",
+				    w ? project : "");
 			else if (installed && s.hook != NULL && hook != NULL &&
 			    strcmp(s.hook, hook) != 0)
 				warn(
@@ -342,6 +344,8 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	pgn_status st;
 	int pg;
 
+	/* What this build has, whatever the path: never blamed on libpq. */
+	cJSON_AddBoolToObject(out, "postgresql_built", pgn_pg_available());
 	st = pgn_db_path(c->db_flag, &path, &err);
 	if (st != PGN_OK) {
 		cJSON_AddStringToObject(out, "problem", cli_errtext(&err));
@@ -354,7 +358,6 @@ check_db(struct cli *c, cJSON *out, int *broken)
 	if (!pg)
 		cJSON_AddStringToObject(out, "path", path);
 	cJSON_AddStringToObject(out, "backend", pg ? "postgresql" : "sqlite");
-	cJSON_AddBoolToObject(out, "postgresql_built", pgn_pg_available());
 	if (!pg && stat(path, &sb) != 0) {
 		cJSON_AddStringToObject(out, "problem",
 		    "no database yet: it is created by the first pigeon command or hook");

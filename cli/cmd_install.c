@@ -14,7 +14,8 @@ enum {
 	OPT_DRY_RUN,
 	OPT_NO_PERMISSIONS,
 	OPT_REWAKE,
-	OPT_NO_REWAKE
+	OPT_NO_REWAKE,
+	OPT_ALL
 };
 
 const struct cli_cmd cli_cmd_install = {
@@ -28,8 +29,8 @@ const struct cli_cmd cli_cmd_install = {
         "It also lets HOST's agent run pigeon send, read, wait, status, ack, lease and thread without an approval prompt and inside its default sandbox:\n\n"
         "  claude   permissions.allow rules \"Bash(PIGEON send:*)\" (and read,\n"
         "           wait, status, ack, lease, thread) in the same settings.json,\n"
-        "           PIGEON as the hook\n"
-        "           names it to the agent\n"
+        "           PIGEON as the hook names it to the agent, and the same\n"
+        "           rules for plain pigeon, as the instructions write it\n"
         "  codex    Pigeon's state directory in [sandbox_workspace_write]\n"
         "           writable_roots of config.toml beside hooks.json\n"
         "  gemini   the policy ~/.gemini/policies/pigeon.toml (user only:\n"
@@ -59,8 +60,8 @@ const struct cli_cmd cli_cmd_uninstall = {
     .name = "uninstall",
     .fn = cmd_uninstall,
     .summary = "remove Pigeon's hooks from a host",
-    .synopsis =
-        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]"},
+    .synopsis = {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]",
+        "--all [--dry-run] [--no-permissions]"},
     .text =
         "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte; for opencode, Pigeon's plugin file and the directories install created for it. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
@@ -70,7 +71,9 @@ const struct cli_cmd cli_cmd_uninstall = {
         {"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
             "print what would change (every file); write nothing"},
         {"no-permissions", OPT_NO_PERMISSIONS, NULL, CLI_K_NONE, NULL,
-            "only the hooks: leave the permission edit"}},
+            "only the hooks: leave the permission edit"},
+        {"all", OPT_ALL, NULL, CLI_K_NONE, NULL,
+            "every registration install recorded in $PIGEON_HOME/installs (user, projects, instructions files), and every host's user config"}},
     .operand = CLI_K_HOST,
     .forms = {&cli_cmd_uninstall_instructions},
 };
@@ -81,6 +84,7 @@ struct install_opts {
 	int no_permissions;
 	int rewake; /* 1 --rewake, -1 --no-rewake */
 	int rewake_twice;
+	int all;
 };
 
 static int
@@ -99,6 +103,9 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 		return 0;
 	case OPT_NO_PERMISSIONS:
 		o->no_permissions = 1;
+		return 0;
+	case OPT_ALL:
+		o->all = 1;
 		return 0;
 	case OPT_REWAKE:
 	case OPT_NO_REWAKE:
@@ -131,6 +138,12 @@ run(int argc, char **argv, int remove)
 	if (code >= 0)
 		return code;
 	pgn_host_names(PGN_MECH_HOOK, names, sizeof(names));
+	if (remove && o.all) {
+		if (optind < argc || c.project != NULL || o.user)
+			return cli_usage(&c,
+			    "--all takes no HOST, --user or --project: it removes every registration");
+		return cli_uninstall_all(o.dry_run, o.no_permissions);
+	}
 	if (optind == argc)
 		return cli_usage(&c, "which host? say %s", names);
 	name = argv[optind++];
@@ -185,12 +198,21 @@ run(int argc, char **argv, int remove)
 		                         pgn_status_name(st));
 		goto out;
 	}
+	/* The record uninstall --all reads (decision 0186). */
+	if (!o.dry_run &&
+	    pgn_install_note(name, project, remove, &err) != PGN_OK)
+		cli_err(EXIT_OK,
+		    "warning: not recorded for uninstall --all: %s",
+		    cli_errtext(&err));
 	what =
 	    pgn_host_get(h)->mechanism == PGN_MECH_PLUGIN ? "plugin" : "hooks";
-	if (!res.changed)
-		printf(remove ? "nothing to remove in %s\n" :
-		                "already installed in %s\n",
-		    res.path);
+	if (!res.changed && remove)
+		printf(
+		    "nothing to remove in %s: Pigeon's %s for %s %s not there\n",
+		    res.path, what, name,
+		    strcmp(what, "plugin") == 0 ? "was" : "were");
+	else if (!res.changed)
+		printf("already installed in %s\n", res.path);
 	else if (o.dry_run)
 		printf(remove ? "would remove Pigeon's %s for %s from %s\n" :
 		                "would install Pigeon's %s for %s in %s\n",
@@ -206,7 +228,9 @@ run(int argc, char **argv, int remove)
 	if (res.perm_what != NULL)
 		printf("permissions: %s%s\n", res.perm_what,
 		    res.perm_path == NULL ? "" :
-		        !res.perm_changed ? " (unchanged)" :
+		        !res.perm_changed && remove ?
+		                            " (nothing of Pigeon's there)" :
+		        !res.perm_changed ? " (already there)" :
 		        o.dry_run         ? " (would change)" :
 		        remove            ? " (removed)" :
 		                            " (written)");
@@ -224,6 +248,76 @@ out:
 	free(hook);
 	free(project);
 	return code;
+}
+
+/*
+ * pigeon uninstall --all (decision 0186): every registration install
+ * recorded, then the user config of every hook host (a registration
+ * made before the record existed is found there too), each as its own
+ * pigeon uninstall would do it and say it.
+ */
+/* argv for one uninstall; its exit code. */
+static int
+uninstall_one(const char *kind, const char *where, int dry_run,
+    int no_permissions)
+{
+	char *argv[8];
+	int argc = 0;
+
+	argv[argc++] = (char *)"uninstall";
+	if (strcmp(kind, "instructions") == 0) {
+		argv[argc++] = (char *)"instructions";
+		argv[argc++] = (char *)"--file";
+		argv[argc++] = (char *)where;
+	} else {
+		argv[argc++] = (char *)kind;
+		if (where != NULL) {
+			argv[argc++] = (char *)"--project";
+			argv[argc++] = (char *)where;
+		}
+		if (no_permissions)
+			argv[argc++] = (char *)"--no-permissions";
+	}
+	if (dry_run)
+		argv[argc++] = (char *)"--dry-run";
+	argv[argc] = NULL;
+	return cmd_uninstall(argc, argv);
+}
+
+int
+cli_uninstall_all(int dry_run, int no_permissions)
+{
+	struct pgn_install_notes notes;
+	const struct pgn_host_info *hi;
+	struct pgn_err err;
+	size_t i;
+	int h, code, worst = EXIT_OK;
+
+	pgn_err_clear(&err);
+	if (pgn_install_notes(&notes, &err) != PGN_OK)
+		return cli_err(EXIT_FAIL, "%s", cli_errtext(&err));
+	for (i = 0; i < notes.n; i++) {
+		/* the user configs come below, once each */
+		if (notes.v[i].where == NULL)
+			continue;
+		if (strcmp(notes.v[i].kind, "instructions") != 0 &&
+		    pgn_host_by_name(notes.v[i].kind) == PGN_HOST_NONE)
+			continue;
+		code = uninstall_one(notes.v[i].kind, notes.v[i].where, dry_run,
+		    no_permissions);
+		if (code != EXIT_OK && worst == EXIT_OK)
+			worst = code;
+	}
+	pgn_install_notes_release(&notes);
+	for (h = 0; h < PGN_NHOSTS; h++) {
+		hi = cli_hook_host(h);
+		if (hi == NULL)
+			continue;
+		code = uninstall_one(hi->name, NULL, dry_run, no_permissions);
+		if (code != EXIT_OK && worst == EXIT_OK)
+			worst = code;
+	}
+	return worst;
 }
 
 int

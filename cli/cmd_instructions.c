@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "pigeon/instructions.h"
+#include "pigeon/setup.h"
 
 /* Generated names tried before giving up on a free one. */
 #define NAME_TRIES 8
@@ -139,7 +140,7 @@ run(int argc, char **argv, int remove)
 	struct pgn_instr_result res = {0};
 	struct pgn_err err;
 	char name[PGN_MAX_NAME + 1];
-	char *word = NULL, *dir = NULL, *real = NULL;
+	char *word = NULL, *dir = NULL, *real = NULL, *abs = NULL;
 	const char *slash;
 	struct pgn_err rule;
 	pgn_status st;
@@ -214,6 +215,8 @@ run(int argc, char **argv, int remove)
 		req.agent = name;
 	}
 	if (!o.dry_run) {
+		/* The file's absolute path, for the record (decision 0186). */
+		abs = realpath(o.file, NULL);
 		req.dry_run = 0;
 		st = pgn_instr_apply(&req, &res, &err);
 		if (st != PGN_OK) {
@@ -222,6 +225,14 @@ run(int argc, char **argv, int remove)
 			                         pgn_status_name(st));
 			goto out;
 		}
+		if (abs == NULL)
+			abs = realpath(o.file, NULL);
+		if (abs != NULL &&
+		    pgn_install_note("instructions", abs, remove, &err) !=
+		        PGN_OK)
+			cli_err(EXIT_OK,
+			    "warning: not recorded for uninstall --all: %s",
+			    cli_errtext(&err));
 	}
 	if (!res.changed)
 		printf(remove ?
@@ -247,6 +258,7 @@ out:
 	free(word);
 	free(dir);
 	free(real);
+	free(abs);
 	return code;
 }
 

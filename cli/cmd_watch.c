@@ -503,18 +503,23 @@ cmd_watch(int argc, char **argv)
 		return code;
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return cli_usage(&c,
-		    "watch draws on a terminal: run it with standard input and output on one (not a pipe or a file)");
-	term_size(&s.cols, &s.rows);
-	if (s.cols < WATCH_MIN_COLS || s.rows < WATCH_MIN_ROWS)
-		return cli_err(EXIT_FAIL,
-		    "the terminal is %dx%d: watch needs at least %dx%d; make it larger",
-		    s.cols, s.rows, WATCH_MIN_COLS, WATCH_MIN_ROWS);
+	/* The database first: a missing one is named before the terminal. */
 	c.existing = 1; /* a view never makes a database */
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		code = cli_usage(&c,
+		    "watch draws on a terminal: run it with standard input and output on one (not a pipe or a file)");
+		goto out;
+	}
+	term_size(&s.cols, &s.rows);
+	if (s.cols < WATCH_MIN_COLS || s.rows < WATCH_MIN_ROWS) {
+		code = cli_err(EXIT_FAIL,
+		    "the terminal is %dx%d: watch needs at least %dx%d; make it larger",
+		    s.cols, s.rows, WATCH_MIN_COLS, WATCH_MIN_ROWS);
+		goto out;
+	}
 	if (pipe(wake_pipe) != 0 ||
 	    fcntl(wake_pipe[0], F_SETFL, O_NONBLOCK) != 0 ||
 	    fcntl(wake_pipe[1], F_SETFL, O_NONBLOCK) != 0) {

@@ -50,7 +50,7 @@ cli_help_main(FILE *f)
 	const struct cli_opt *o;
 	size_t i;
 
-	fputs("usage: pigeon COMMAND [OPTIONS] [ARGS]\n"
+	fputs("usage: pigeon [COMMON OPTIONS] COMMAND [OPTIONS] [ARGS]\n"
 	      "       pigeon help COMMAND\n"
 	      "       pigeon --version\n\n",
 	    f);

@@ -15,7 +15,7 @@
 
 const struct cli_opt cli_common_opts[] = {
     {"db", OPT_DB, "PATH", CLI_K_FILE, NULL,
-        "use the database at PATH (default: $PIGEON_DB, else pigeon.db in the state directory); it is created if missing, its directory is not"},
+        "use the database at PATH (default: $PIGEON_DB, else pigeon.db in the state directory); a missing file is created, not its directory, except by watch, doctor and agents --names, which never create one"},
     {"project", OPT_PROJECT, "DIR", CLI_K_DIR, NULL,
         "act in the scope of DIR instead of the working directory's"},
     {"json", OPT_JSON, NULL, CLI_K_NONE, NULL,

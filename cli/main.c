@@ -12,6 +12,7 @@ int
 main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
+	int first;
 
 	/* A closed pipe is a write error we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
@@ -20,6 +21,16 @@ main(int argc, char **argv)
 		cli_help_main(stderr);
 		return EXIT_USAGE;
 	}
+	/* Common options may come first, as in git and docker. */
+	first = cli_global_parse(argc, argv);
+	if (first < 0)
+		return EXIT_USAGE;
+	if (first == argc)
+		return cli_err(EXIT_USAGE,
+		    "a command must follow '%s'; see 'pigeon --help'",
+		    argv[argc - 1]);
+	argc -= first - 1;
+	argv += first - 1;
 	if (strcmp(argv[1], "--version") == 0) {
 		puts(cli_version_line());
 		return cli_finish(EXIT_OK);

@@ -35,7 +35,7 @@ test_case 'setup: agents alice, bob and carol, one message' '
 test_case 'no arguments: usage on stderr, exit 2' '
 	expect_code 2 pigeon >out 2>err &&
 	expect_empty out &&
-	head -n 1 err | grep -q "^usage: pigeon COMMAND"
+	head -n 1 err | grep -q "^usage: pigeon \[COMMON OPTIONS\] COMMAND"
 '
 
 test_case 'an unknown command is one line naming it' '
@@ -67,7 +67,7 @@ test_case 'missing operands and extra arguments are refused' '
 	expect_error 2 "--agent" pigeon inbox &&
 	expect_error 2 "unexpected argument" pigeon inbox --agent bob extra &&
 	expect_error 2 "unexpected argument" pigeon agents extra &&
-	expect_error 2 "add, rename or rm" pigeon agent &&
+	expect_error 2 "add, rename, rm or prune" pigeon agent &&
 	expect_error 2 "unknown action" pigeon agent frob x &&
 	expect_error 2 "one NAME" pigeon agent add &&
 	expect_error 2 "OLD and NEW" pigeon agent rename bob &&
@@ -290,7 +290,7 @@ test_case '--help of each command prints usage on stdout, exit 0' '
 	for h in --help -h help; do
 		pigeon $h >out 2>err &&
 		expect_empty err &&
-		head -n 1 out | grep -q "^usage: pigeon COMMAND" || return 1
+		head -n 1 out | grep -q "^usage: pigeon \[COMMON OPTIONS\] COMMAND" || return 1
 	done &&
 	pigeon send --to bob --help >out &&
 	grep -q "^usage: pigeon send" out &&

@@ -91,7 +91,7 @@ test_case 'uninstall removes a file pigeon created, and nothing else' '
 		test -d "$(dirname "$f")" &&
 		pigeon uninstall $h >out &&
 		head -n 1 out >line &&
-		echo "nothing to remove in $f" >expect &&
+		echo "nothing to remove in $f: Pigeon${SQ}s hooks for $h were not there" >expect &&
 		test_cmp expect line || return 1
 	done
 '

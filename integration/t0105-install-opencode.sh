@@ -68,7 +68,7 @@ test_case 'a foreign pigeon.js is never touched' '
 		pigeon install opencode &&
 	cmp mine.orig "$PLUGIN" &&
 	pigeon uninstall opencode >out &&
-	grep -q "^nothing to remove in $PLUGIN$" out &&
+	grep -q "^nothing to remove in $PLUGIN: Pigeon${SQ}s plugin for opencode was not there$" out &&
 	grep -q "not Pigeon${SQ}s plugin, left as it is" out &&
 	cmp mine.orig "$PLUGIN" &&
 	rm -r "$HOME/.config"

@@ -119,7 +119,25 @@ test_case 'an invalid PIGEON_AGENT on a new session: a generated name, and a log
 	echo "$name" | grep -Eq "^[a-z]+-[a-z]+\$" &&
 	test "$(bound claude:s17b)" = "$name" &&
 	grep "session=claude:s17b " "$LOG" |
-		grep -q "status=bad-agent .*PIGEON_AGENT .Not A Name. is not an agent name"
+		grep -q "status=bad-agent .*PIGEON_AGENT .Not A Name. is not an agent name" &&
+	jq -r .systemMessage out >note &&
+	grep -q "^Pigeon: PIGEON_AGENT .Not A Name. is not an agent name (.*), so this session got a generated name: $name\.\$" note &&
+	! grep -q "Not A Name" ctx.txt
+'
+
+test_case 'a bad PIGEON_AGENT is told the person on each host with a user field' '
+	PIGEON_AGENT="Code Reviewer" && export PIGEON_AGENT &&
+	for h in codex gemini; do
+		fixture_payload "$FIX/$h/01-SessionStart-startup.json" \
+		    "$PROJ" "s17-$h" >in.json &&
+		run_hook "$h" SessionStart <in.json || return 1
+		jq -r .systemMessage out | grep -q "PIGEON_AGENT .Code Reviewer. is not an agent name" || return 1
+	done &&
+	start "$PROJ" s17c >in.json &&
+	run_hook claude SessionStart <in.json &&
+	prompt "$PROJ" s17c t1 >in.json &&
+	run_hook claude UserPromptSubmit <in.json &&
+	! grep -q systemMessage out
 '
 
 # ---- the introduction's peers (defect 18) -------------------------------

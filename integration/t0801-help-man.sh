@@ -94,6 +94,32 @@ test_case 'pigeon-hook --help is pigeon-hook(1)' '
 	grep -q "cursor  *sessionStart beforeSubmitPrompt" man.txt
 '
 
+# docs/cli.md quotes every --help: what the binary says, the reference
+# says, word for word (issue 24 item 10), so they cannot drift apart.
+test_case 'every --help (commands, other forms, pigeon-hook) is in docs/cli.md' '
+	flat "$PGN_SRC/docs/cli.md" >doc &&
+	n=0 &&
+	for c in $(commands); do
+		pigeon "$c" --help >"help.$c" &&
+		in_man "help.$c" doc || {
+			echo "error: docs/cli.md does not quote pigeon $c --help" >&9
+			return 1
+		}
+		n=$((n + 1))
+	done &&
+	test "$n" -ge 13 &&
+	for f in "install instructions" "uninstall instructions"; do
+		# shellcheck disable=SC2086
+		pigeon $f --help >help.form &&
+		in_man help.form doc || return 1
+	done &&
+	pigeon-hook --help >help.hook &&
+	in_man help.hook doc &&
+	pigeon --help >help.main &&
+	head -n 1 help.main | sed "s/^usage: //" >usage &&
+	grep -qF -e "$(cat usage)" doc
+'
+
 test_case 'the man page names this version' '
 	v=$(pigeon --version | sed "s/^pigeon \([0-9.]*\).*/\1/") &&
 	grep -q "^\.TH PIGEON 1 \"[^\"]*\" \"pigeon $v\"" "$MAN1/pigeon.1"

@@ -116,7 +116,7 @@ test_case 'fish: commands, options, agents, hosts, events' '
 	fish_complete "pigeon install instructions --" >out &&
 	grep -qx -- --file out && ! grep -qx -- --user out &&
 	fish_complete "pigeon agent " >out &&
-	printf "add\nrename\nrm\n" >want && test_cmp want out &&
+	printf "add\nprune\nrename\nrm\n" >want && test_cmp want out &&
 	events codex >want &&
 	fish_complete "pigeon-hook codex " >out && test_cmp want out
 '

@@ -2133,6 +2133,10 @@ test_claude_rules_name_the_cli_beside_the_hook_and_go_byte_exact(void)
 			snprintf(rule, sizeof(rule),
 			    "\"Bash(%s/bin/pigeon %s:*)\"", h_tmp, subs[k]);
 			CHECK_INT(count(got, rule), 1);
+			/* and as the instructions block writes it (0181) */
+			snprintf(rule, sizeof(rule), "\"Bash(pigeon %s:*)\"",
+			    subs[k]);
+			CHECK_INT(count(got, rule), 1);
 		}
 		CHECK(i >= 2 ||
 		    count(got, "Bash(l") + count(got, "git status") == 1);
@@ -2169,6 +2173,10 @@ test_claude_rules_quote_the_cli_as_the_introduction_does(void)
 	snprintf(want, sizeof(want), "\"Bash('%s/my dir/pigeon' send:*)\"",
 	    h_tmp);
 	CHECK_CONTAINS(got, want);
+	/* The plain word too: pigeon send as a model writes it (0181). */
+	CHECK_INT(count(got, "\"Bash(pigeon send:*)\""), 1);
+	CHECK_INT(count(got, "\"Bash(pigeon thread:*)\""), 1);
+	CHECK_INT(count(got, "Bash("), 14);
 	free(got);
 	/* No pigeon beside the hook: the introduction says plain pigeon. */
 	make_bin("lone", 0, hook, sizeof(hook));

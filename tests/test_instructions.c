@@ -493,6 +493,22 @@ test_file_created_by_install_is_removed_by_uninstall(void)
 	CHECK(!res.changed);
 }
 
+/*
+ * One identity per session (decision 0182): the block says the name a
+ * Pigeon hook gave this session wins over its own.
+ */
+static void
+test_block_says_the_hooks_name_wins(void)
+{
+	char *block;
+
+	block = pgn_instr_block("windsurf", "pigeon", "\n");
+	REQUIRE(block != NULL);
+	CHECK_CONTAINS(block,
+	    "\nIf Pigeon has already told you in this session \"Pigeon: you are agent\" another name, that name wins: use it instead of \"windsurf\" in every command below.\n");
+	free(block);
+}
+
 static void
 test_symlink_directory_and_fifo_are_refused_untouched(void)
 {
@@ -650,6 +666,7 @@ static const struct h_test tests[] = {
     H_TEST(test_hard_linked_file_stays_linked_through_install_and_uninstall),
     H_TEST(test_created_file_with_a_new_hard_link_is_emptied_not_removed),
     H_TEST(test_bad_agent_name_is_refused_before_reading),
+    H_TEST(test_block_says_the_hooks_name_wins),
 };
 
 int

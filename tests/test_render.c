@@ -463,6 +463,10 @@ test_render_intro_lists_peers_but_not_self(void)
 	CHECK_CONTAINS(s,
 	    "Reply to message N: /usr/local/bin/pigeon send "
 	    "--from bob --to SENDER --reply-to N \"text\"\n");
+	/* How to reach a peer that has not started (decision 0187). */
+	CHECK_CONTAINS(s,
+	    "\nAn agent not here yet: add --create, and it gets the message "
+	    "when its first session starts.\n");
 	CHECK(strlen(s) <= PGN_MAX_INTRO);
 	free(s);
 	pgn_agents_release(&peers);

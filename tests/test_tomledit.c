@@ -430,6 +430,60 @@ test_every_line_end_style_round_trips_byte_exact(void)
 					}
 }
 
+/*
+ * Issue 24 item 9 (decision 0183): the root as the key's one element in
+ * a shape other than the add's (Codex rewrote the file without the
+ * marks, or a person spread it over lines), tables added after it: no
+ * empty key or table is left, and no word of the user's goes.
+ */
+static void
+test_no_empty_table_is_left_whatever_the_shape(void)
+{
+	static const char *const cases[][2] = {
+	    /* The key line's mark gone, a table Codex added after it. */
+	    {"model = \"o3\"\n\n" HDR "\nwritable_roots = [\"" ROOT
+	     "\"]\n\n[hooks.state.\"x\"]\ntrusted_hash = \"a\"\n",
+	        "model = \"o3\"\n\n[hooks.state.\"x\"]\ntrusted_hash = \"a\"\n"},
+	    /* Spread over lines, the marks kept. */
+	    {"model = \"o3\"\n\n" HDR "\nwritable_roots = [\n  \"" ROOT
+	     "\",\n] # " TE_MARK "\n\n[tui]\nx = 1\n",
+	        "model = \"o3\"\n\n[tui]\nx = 1\n"},
+	    /* First in the file, a table after it. */
+	    {HDR "\nwritable_roots = [\n\"" ROOT "\"]\n\n[tui]\nx = 1\n",
+	        "[tui]\nx = 1\n"},
+	    /* At the end, CRLF. */
+	    {"a = 1\r\n\r\n" HDR "\r\nwritable_roots = [ \"" ROOT "\" ]\r\n",
+	        "a = 1\r\n"},
+	    /* A comment of the user's in the key: the key stays, emptied. */
+	    {HDR "\nwritable_roots = [\n  \"" ROOT "\", # mine\n]\n",
+	        HDR "\nwritable_roots = [\n   # mine\n]\n"},
+	    /* Another key in the table: the table stays. */
+	    {HDR "\nwritable_roots = [\"" ROOT "\"]\nnetwork_access = true\n",
+	        HDR "\nnetwork_access = true\n"},
+	    /* A table of the user's (no mark): only the element, as before. */
+	    {"[sandbox_workspace_write]\nwritable_roots = [\"" ROOT
+	     "\"]\n[tui]\n",
+	        "[sandbox_workspace_write]\nwritable_roots = []\n[tui]\n"},
+	};
+	struct pgn_err err;
+	char *out = NULL;
+	size_t i, outlen = 0;
+	int changed = 0, has = 1;
+
+	for (i = 0; i < H_COUNT(cases); i++) {
+		CHECK(te_array_edit(cases[i][0], strlen(cases[i][0]), TABLE,
+		          KEY, ROOT, 0, MAX, &out, &outlen, &changed, NULL,
+		          &err) == PGN_OK);
+		CHECK_STR(out, cases[i][1]);
+		CHECK(changed);
+		CHECK(te_array_has(out, outlen, TABLE, KEY, ROOT, &has, &err) ==
+		        PGN_OK &&
+		    !has);
+		free(out);
+		out = NULL;
+	}
+}
+
 static void
 test_pigeons_table_goes_with_its_key_even_with_tables_after_it(void)
 {
@@ -683,6 +737,7 @@ static const struct h_test tests[] = {
     H_TEST(test_lone_cr_line_ends_are_not_toml_and_are_refused),
     H_TEST(test_every_line_end_style_round_trips_byte_exact),
     H_TEST(test_pigeons_table_goes_with_its_key_even_with_tables_after_it),
+    H_TEST(test_no_empty_table_is_left_whatever_the_shape),
     H_TEST(test_an_absent_file_goes_again_and_an_empty_one_stays),
     H_TEST(test_a_long_duplicate_key_is_named_in_short),
     H_TEST(test_values_toml_does_not_know_are_refused),

@@ -176,7 +176,7 @@ man_pigeon(FILE *f)
 
 	roff_head(f, "pigeon", "PIGEON", "a mailbox for AI coding agents");
 	fputs(".SH SYNOPSIS\n.PP\n"
-	      "\\fBpigeon\\fR COMMAND [OPTIONS] [ARGS]\n.br\n"
+	      "\\fBpigeon\\fR [COMMON OPTIONS] COMMAND [OPTIONS] [ARGS]\n.br\n"
 	      "\\fBpigeon help\\fR COMMAND\n.br\n"
 	      "\\fBpigeon\\fR \\-\\-version\n.br\n"
 	      ".SH DESCRIPTION\n",
@@ -220,8 +220,11 @@ man_hook(FILE *f)
 	roff_cmd(f, "pigeon-hook", &cli_hook_help, 0);
 	fputs(".SH ENVIRONMENT\n", f);
 	roff_text(f, cli_hook_env_text);
-	fputs(".SH EXIT STATUS\n.PP\nAlways 0: a host must never be stopped "
-	      "by Pigeon.\n"
+	fputs(".SH EXIT STATUS\n.PP\n0 for a host, whatever happens: a host "
+	      "must never be stopped by Pigeon. 2 with \\-\\-rewake when it "
+	      "hands Claude Code mail on standard error (a new turn starts), "
+	      "and when run by hand with standard input on a terminal (the "
+	      "help on standard error).\n"
 	      ".SH SEE ALSO\n.PP\n\\fBpigeon\\fR(1)\n",
 	    f);
 }

@@ -240,6 +240,13 @@ struct pgn_host_info {
 	 * "followup_message").
 	 */
 	const char *stop_decision;
+	/*
+	 * The top-level key of its hook output that the person sees and the
+	 * model does not ("systemMessage": Claude Code, Codex, Gemini CLI),
+	 * or NULL: a note for the person (a bad PIGEON_AGENT, decision
+	 * 0180) then goes to hook.log only.
+	 */
+	const char *user_note;
 	/* -- what only some hosts do (decision 0147) -- */
 	/*
 	 * 1: its agent can be woken when idle by pigeon-hook --rewake, an

@@ -696,6 +696,29 @@ PGN_NODISCARD pgn_status pgn_agent_rename(pgn_db *db, const char *from,
 PGN_NODISCARD pgn_status pgn_agent_rm(pgn_db *db, const char *name);
 
 /*
+ * pgn_agent_rm, after releasing the agent's leases (each journalled, as
+ * pigeon lease release --all does; '*leases' gets how many): what
+ * pigeon agent rm and prune do (store/retire.c, decision 0184). Queued
+ * mail refuses it first (PGN_EFULL), leases untouched. 'why' (NULL:
+ * none) is the detail of the journal's 'removed' entry.
+ */
+PGN_NODISCARD pgn_status pgn_agent_retire(pgn_db *db, const char *name,
+    const char *why, size_t *leases);
+
+/* A generated agent idles this long before prune retires it. */
+#define PGN_PRUNE_IDLE_DEFAULT_MS (7LL * 24 * 3600 * 1000)
+
+/*
+ * The agents of the scope made for an unnamed session (a generated name,
+ * created by a session's hook) with nothing queued and neither a
+ * session nor any other sign of life since 'idle_before_ms': listed in
+ * 'out' (names only), and unless 'dry_run' retired (pgn_agent_retire).
+ * One that mail reached meanwhile is left and not listed.
+ */
+PGN_NODISCARD pgn_status pgn_agents_prune(pgn_db *db, int64_t idle_before_ms,
+    int dry_run, struct pgn_agents *out);
+
+/*
  * Bind session 'key' ("<host>:<id>") of 'host' to 'agent' in the current
  * scope, creating the agent if needed; a session already bound keeps
  * its agent, whose name goes to 'bound' (PGN_MAX_NAME + 1 bytes).

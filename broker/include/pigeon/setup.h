@@ -253,4 +253,31 @@ void pgn_provider_run(const char *home, const char *root,
 PGN_NODISCARD pgn_status pgn_provider_validate(const char *out, size_t len,
     char **context, struct pgn_err *err);
 
+/* ---- the record of registrations (setup/record.c, decision 0186) ---- */
+
+/* Bytes of $PIGEON_HOME/installs. */
+#define PGN_MAX_INSTALL_RECORD (256 * 1024)
+
+/*
+ * Note in $PIGEON_HOME/installs that 'kind' (a host's name, or
+ * "instructions") is registered at 'where' (a project directory or an
+ * instructions file; NULL: the user's config), or with 'remove' that it
+ * is no longer. Idempotent; written atomically, mode 0600.
+ */
+PGN_NODISCARD pgn_status pgn_install_note(const char *kind, const char *where,
+    int remove, struct pgn_err *err);
+
+struct pgn_install_noted {
+	char *kind;  /* "claude", ..., "instructions" */
+	char *where; /* NULL: the user's config */
+};
+struct pgn_install_notes {
+	struct pgn_install_noted *v;
+	size_t n, cap;
+};
+/* Every registration recorded, in the order they were made. */
+PGN_NODISCARD pgn_status pgn_install_notes(struct pgn_install_notes *out,
+    struct pgn_err *err);
+void pgn_install_notes_release(struct pgn_install_notes *n);
+
 #endif /* PIGEON_SETUP_H */

@@ -164,3 +164,35 @@ pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt)
 		memcpy(out, "agent", 6);
 	pgn_buf_release(&b);
 }
+
+/* 1 if 'w' (of 'n' bytes) is one of the 'k' words of 'list'. */
+static int
+in_list(const char *const *list, size_t k, const char *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (strlen(list[i]) == n && memcmp(list[i], w, n) == 0)
+			return 1;
+	return 0;
+}
+
+int
+pgn_name_is_generated(const char *name)
+{
+	const char *d1, *d2, *p;
+
+	d1 = strchr(name, '-');
+	if (d1 == NULL || !in_list(adjectives, NADJ, name, (size_t)(d1 - name)))
+		return 0;
+	d2 = strchr(d1 + 1, '-');
+	if (d2 == NULL)
+		return in_list(nouns, NNOUN, d1 + 1, strlen(d1 + 1));
+	if (!in_list(nouns, NNOUN, d1 + 1, (size_t)(d2 - d1 - 1)) ||
+	    d2[1] == '\0')
+		return 0;
+	for (p = d2 + 1; *p != '\0'; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}

@@ -253,6 +253,8 @@ pgn_status pgn_remote_key(const char *url, char **key, struct pgn_err *err);
 
 /* A random adjective-noun name; 'attempt' >= 8 adds a number. */
 void pgn_name_generate(char out[PGN_MAX_NAME + 1], unsigned attempt);
+/* 1 if 'name' is one pgn_name_generate makes: ADJ-NOUN or ADJ-NOUN-N. */
+int pgn_name_is_generated(const char *name);
 
 /* ---- which machine (session_digest.c, decision 0129) --------------- */
 

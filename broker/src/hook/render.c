@@ -339,6 +339,9 @@ add_commands(struct pgn_buf *b, const struct pgn_render *r)
 	pgn_buf_addf(b,
 	    "Reply to message N: %s send --from %s --to SENDER --reply-to N \"text\"\n",
 	    r->pigeon, r->agent);
+	/* The first ten minutes: a peer may not have started yet (0187). */
+	pgn_buf_adds(b,
+	    "An agent not here yet: add --create, and it gets the message when its first session starts.\n");
 }
 
 /*

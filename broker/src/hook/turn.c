@@ -30,6 +30,8 @@ struct turn {
 	struct pgn_agents peers;
 	char pigeon[PGN_HOOK_MAX_SHOWN + 3]; /* a shell word */
 	char wanted[PGN_MAX_NAME + 1];       /* the agent a new session gets */
+	/* For the person, in the host's user_note field (decision 0180) */
+	char note[PGN_MAX_NAME * 3 + 128];
 	int64_t start;
 	int64_t wait_until; /* a stop waits for mail until then; 0: not */
 	char *context;
@@ -383,6 +385,33 @@ with_session_env(char *line, const char *session)
 	return out;
 }
 
+/*
+ * The output with the person's note (t->note, naming the session's
+ * agent) in the host's user_note key: a bad PIGEON_AGENT is said where
+ * the person sees it, not only in hook.log (decision 0180). Takes 'line'.
+ */
+static char *
+with_user_note(char *line, const struct turn *t, const char *agent)
+{
+	const char *key = pgn_host_get(t->p.host)->user_note;
+	char note[sizeof(t->note) + PGN_MAX_NAME + 32], *safe;
+	cJSON *root;
+	char *out = NULL;
+
+	if (key == NULL || t->note[0] == '\0')
+		return line;
+	snprintf(note, sizeof(note), "%s: %s.", t->note, agent);
+	root = cJSON_Parse(line);
+	cJSON_free(line);
+	safe = pgn_text_safe(note, strlen(note), 0);
+	if (root != NULL && safe != NULL &&
+	    cJSON_AddStringToObject(root, key, safe) != NULL)
+		out = cJSON_PrintUnformatted(root);
+	free(safe);
+	cJSON_Delete(root);
+	return out;
+}
+
 /* Inside the claim's transaction: the output, or a rollback. */
 static pgn_status
 render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
@@ -432,6 +461,9 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 		if (line == NULL)
 			return PGN_ENOMEM;
 	}
+	line = with_user_note(line, t, out->agent);
+	if (line == NULL)
+		return PGN_ENOMEM;
 	t->o->len = strlen(line);
 	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
 	t->o->line = line;
@@ -589,11 +621,16 @@ wanted_agent(struct turn *t)
 			return;
 		t->wanted[0] = '\0';
 		/* A bound session keeps its agent: nothing to say then. */
-		if (!t->peek.bound)
-			logf_turn(t, "bad-agent",
-			    "%s '%s' is not an agent name (%s)",
-			    i == 0 ? "PIGEON_AGENT" : "the agent argument",
-			    cand[i], rule.msg);
+		if (t->peek.bound)
+			continue;
+		logf_turn(t, "bad-agent", "%s '%s' is not an agent name (%s)",
+		    i == 0 ? "PIGEON_AGENT" : "the agent argument", cand[i],
+		    rule.msg);
+		/* cut to its bound: the note is one short line */
+		snprintf(t->note, sizeof(t->note),
+		    "Pigeon: %s '%.*s' is not an agent name (%.*s), so this session got a generated name",
+		    i == 0 ? "PIGEON_AGENT" : "the agent argument",
+		    PGN_MAX_NAME, cand[i], PGN_MAX_NAME * 2, rule.msg);
 	}
 }
 

@@ -137,6 +137,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .detect = {.rank = 4, .fallback = 1},
             .envelope = envelope_specific,
             .stop_decision = "block",
+            .user_note = "systemMessage",
             .rewake = 1,
             .continuation_prefix = "<task-notification>",
             .env_export = "CLAUDE_ENV_FILE",
@@ -198,6 +199,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                 },
             .envelope = envelope_specific,
             .stop_decision = "block",
+            .user_note = "systemMessage",
             .tool = {"tool_name", "tool_input"},
             .tools =
                 {
@@ -258,6 +260,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                 },
             .envelope = envelope_specific,
             .stop_decision = "deny",
+            .user_note = "systemMessage",
             .tool = {"tool_name", "tool_input"},
             .tools =
                 {

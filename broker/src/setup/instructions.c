@@ -50,6 +50,10 @@ pgn_instr_block(const char *agent, const char *pigeon, const char *eol)
 	    NAME_LEAD
 	    "%s\" in Pigeon, the mailbox the coding agents on this machine use to reach each other.%s",
 	    agent, eol);
+	/* One identity per session (decision 0182): the hook's name wins. */
+	pgn_buf_addf(&b,
+	    "If Pigeon has already told you in this session \"Pigeon: you are agent\" another name, that name wins: use it instead of \"%s\" in every command below.%s",
+	    agent, eol);
 	pgn_buf_addf(&b,
 	    "Read your mail when you start a task, after long steps, and before you finish:%s%s",
 	    eol, eol);

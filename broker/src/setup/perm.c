@@ -119,38 +119,42 @@ ins_count_rules(const struct je_node *root)
 }
 
 /*
- * Make "permissions"."allow" hold the rules for 'word', each once:
- * Pigeon's rules already there stay in place, others of Pigeon's (an
- * older path, a duplicate) go, the missing ones are appended.
+ * Make "permissions"."allow" hold the rules for 'word', and for plain
+ * "pigeon" too (the introduction shows the path, the instructions block
+ * and a model's own habit write "pigeon send": decision 0181), each
+ * once: Pigeon's rules already there stay in place, others of Pigeon's
+ * (an older path, a duplicate) go, the missing ones are appended.
  */
 pgn_status
 ins_add_rules(struct je_doc *d, const char *word, struct pgn_err *err)
 {
 	static const char *const path[] = {"permissions", "allow"};
 	struct je_node *allow, *it;
-	char rule[PERM_NSUBS][RULE_MAX];
-	int seen[PERM_NSUBS] = {0}, kept;
-	size_t k;
+	char rule[2 * PERM_NSUBS][RULE_MAX];
+	int seen[2 * PERM_NSUBS] = {0}, kept;
+	size_t k, n;
 	pgn_status rc;
 
 	rc = perm_shape(d->root, &allow, err);
 	if (rc != PGN_OK)
 		return rc;
-	for (k = 0; k < PERM_NSUBS; k++)
-		rule_text(rule[k], sizeof(rule[k]), word, k);
+	n = strcmp(word, PIGEON_NAME) == 0 ? PERM_NSUBS : 2 * PERM_NSUBS;
+	for (k = 0; k < n; k++)
+		rule_text(rule[k], sizeof(rule[k]),
+		    k < PERM_NSUBS ? word : PIGEON_NAME, k % PERM_NSUBS);
 	for (it = allow != NULL ? allow->child : NULL; it != NULL;
 	     it = it->next) {
 		if (it->type != JE_STRING || !rule_is_pigeon(it->str))
 			continue;
 		kept = 0;
-		for (k = 0; k < PERM_NSUBS && !kept; k++) {
+		for (k = 0; k < n && !kept; k++) {
 			if (!seen[k] && strcmp(it->str, rule[k]) == 0)
 				seen[k] = kept = 1;
 		}
 		if (!kept)
 			je_drop(it);
 	}
-	for (k = 0; k < PERM_NSUBS; k++) {
+	for (k = 0; k < n; k++) {
 		if (seen[k])
 			continue;
 		rc = je_push(d, path, 2, cJSON_CreateString(rule[k]));

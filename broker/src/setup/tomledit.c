@@ -1415,6 +1415,122 @@ eol_before(const char *text, size_t at)
 	return at >= 2 && text[at - 2] == '\r' ? 2 : 1;
 }
 
+/* Does text[s, e) hold Pigeon's mark? */
+static int
+has_mark(const char *text, size_t s, size_t e)
+{
+	size_t k = sizeof(TE_MARK) - 1;
+
+	for (; s + k <= e; s++)
+		if (memcmp(text + s, TE_MARK, k) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * text[s, e) without blanks, line ends and Pigeon's own "# added by
+ * pigeon install" comments, into 'b'; 0 if another comment is there (a
+ * user's words are never dropped).
+ */
+static int
+squeeze(const char *text, size_t s, size_t e, struct pgn_buf *b)
+{
+	static const char mark[] = "# " TE_MARK;
+	size_t i, k = sizeof(mark) - 1;
+
+	for (i = s; i < e; i++) {
+		if (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' ||
+		    text[i] == '\n')
+			continue;
+		if (text[i] == '#') {
+			if (e - i < k || memcmp(text + i, mark, k) != 0 ||
+			    !rest_is_blank(text, e, i + k))
+				return 0;
+			i += k - 1;
+			continue;
+		}
+		/* a quoted '#' or blank is in the value: compared whole */
+		if (text[i] == '"') {
+			for (k = i + 1; k < e && text[k] != '"'; k++)
+				if (text[k] == '\\')
+					k++;
+			pgn_buf_add(b, text + i, k + 1 - i);
+			i = k;
+			k = sizeof(mark) - 1;
+			continue;
+		}
+		pgn_buf_add(b, text + i, 1);
+	}
+	return b->err == PGN_OK;
+}
+
+/*
+ * In the table the add created (its header keeps Pigeon's mark), the
+ * value is the array's one element in a shape other than the one the
+ * add writes (the key line reformatted, its mark gone, spread over
+ * lines): the key goes, since an empty array means what none does, and
+ * the table with it when nothing but blanks is left in it (decision
+ * 0183). A comment of the user's keeps the key. 1 when planned.
+ */
+static int
+plan_remove_whole(const char *text, const struct found *f, const char *table,
+    const char *key, const char *q, struct splice *sp)
+{
+	struct pgn_buf got, want;
+	size_t s, e, i;
+	int ok, whole = 0;
+
+	/* Only in the table the add created: a user's stays as it was. */
+	if (f->n != 1 || !f->table || !has_mark(text, f->hstart, f->hend))
+		return 0;
+	pgn_buf_init(&got, VAL_MAX * 6 + 256);
+	pgn_buf_init(&want, VAL_MAX * 6 + 256);
+	ok = squeeze(text, f->kstart, f->kend, &got);
+	pgn_buf_addf(&want, "%s=[%s]", key, q);
+	if (ok &&
+	    !(got.len == want.len &&
+	        memcmp(got.data, want.data, got.len) == 0)) {
+		pgn_buf_reset(&want);
+		pgn_buf_addf(&want, "%s=[%s,]", key, q);
+		ok = got.len == want.len &&
+		    memcmp(got.data, want.data, got.len) == 0;
+	}
+	if (!ok || want.err != PGN_OK) {
+		ok = 0;
+		goto out;
+	}
+	s = f->kstart;
+	e = f->kend;
+	/* The table too: its header plain or Pigeon's, its body blank. */
+	pgn_buf_reset(&got);
+	pgn_buf_reset(&want);
+	pgn_buf_addf(&want, "[%s]", table);
+	if (f->body_lines == 1 && squeeze(text, f->hstart, f->hend, &got) &&
+	    got.len == want.len && memcmp(got.data, want.data, got.len) == 0) {
+		whole = 1;
+		for (i = f->hend; i < f->tend && whole; i++)
+			if (i < f->kstart || i >= f->kend)
+				whole = text[i] == ' ' || text[i] == '\t' ||
+				    text[i] == '\r' || text[i] == '\n';
+	}
+	if (whole) {
+		s = f->hstart;
+		/* the blank line before it goes with it; first, the one after
+		 */
+		if (eol_before(text, s) > 0 &&
+		    eol_before(text, s - eol_before(text, s)) > 0)
+			s -= eol_before(text, s);
+		else if (s == 0 && e < f->tend)
+			e += text[e] == '\r' ? 2 : 1;
+	}
+	sp->at = s;
+	sp->del = e - s;
+out:
+	pgn_buf_release(&got);
+	pgn_buf_release(&want);
+	return ok;
+}
+
 static pgn_status
 plan_remove(const char *text, size_t len, const struct found *f,
     const char *table, const char *key, const char *q, struct splice *sp,
@@ -1458,6 +1574,8 @@ plan_remove(const char *text, size_t len, const struct found *f,
 		return PGN_OK;
 	}
 	pgn_buf_release(&want);
+	if (plan_remove_whole(text, f, table, key, q, sp))
+		return PGN_OK;
 	for (s = f->hit_start;
 	     s > 0 && (text[s - 1] == ' ' || text[s - 1] == '\t'); s--)
 		;

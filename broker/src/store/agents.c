@@ -177,6 +177,7 @@ pgn_agents_list(pgn_db *db, struct pgn_agents *out)
 struct agent_ctx {
 	char a[PGN_MAX_NAME + 1];
 	char b[PGN_MAX_NAME + 1];
+	const char *why; /* rm: the journal's detail, or NULL */
 };
 
 static pgn_status
@@ -286,12 +287,12 @@ rm_tx(pgn_db *db, void *arg)
 		rc = pgn_exec(db, SQL_SESSION_DROP, "unbinding sessions",
 		    PGN_I(id));
 	if (rc == PGN_OK)
-		rc = pgn_journal_add(db, id, "removed", 0, NULL, NULL, now);
+		rc = pgn_journal_add(db, id, "removed", 0, NULL, c->why, now);
 	return rc;
 }
 
 pgn_status
-pgn_agent_rm(pgn_db *db, const char *name)
+pgn_agent_rm_why(pgn_db *db, const char *name, const char *why)
 {
 	struct agent_ctx c;
 	pgn_status rc;
@@ -299,7 +300,14 @@ pgn_agent_rm(pgn_db *db, const char *name)
 	rc = pgn_check_name(db, "agent", name, c.a);
 	if (rc != PGN_OK)
 		return rc;
+	c.why = why;
 	return pgn_tx(db, rm_tx, &c);
+}
+
+pgn_status
+pgn_agent_rm(pgn_db *db, const char *name)
+{
+	return pgn_agent_rm_why(db, name, NULL);
 }
 
 /* A generated name not yet taken in scope 'sid'. */

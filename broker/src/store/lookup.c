@@ -11,21 +11,85 @@ const char pgn_sql_agent_names[] =
     "SELECT id, name FROM agent WHERE scope_id = ?1 AND removed_ms IS NULL "
     "ORDER BY name";
 
+/* Other scopes where the name is a live agent, the latest seen first. */
+static const char SQL_NAME_ELSEWHERE[] =
+    "SELECT s.root FROM agent a JOIN scope s ON s.id = a.scope_id "
+    "WHERE a.name = ?1 AND a.removed_ms IS NULL AND a.scope_id <> ?2 "
+    "ORDER BY coalesce(a.last_seen_ms, a.created_ms) DESC LIMIT 3";
+
+/* Scopes named in the hint (the latest seen first). */
+#define ELSEWHERE_MAX 3
+
+/*
+ * " It is an agent in scope 'X': ..." when 'name' lives in other scopes
+ * of the database (decision 0185), into 'b'; nothing otherwise or on an
+ * error (the hint is a courtesy: the unknown name is the failure).
+ */
+static void
+elsewhere(pgn_db *db, int64_t sid, const char *name, struct pgn_buf *b)
+{
+	pgn_stmt *st = NULL;
+	pgn_status rc;
+	const char *root, *first = NULL;
+	char one[PGN_MAX_PATH + 1] = "";
+	size_t n = 0;
+
+	rc = pgn_prepare(db, SQL_NAME_ELSEWHERE, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_T(name), PGN_I(sid));
+	while (n < ELSEWHERE_MAX &&
+	    pgn_next_row(db, st, &rc, "looking in other scopes")) {
+		root = pgn_col_str(st, 0, NULL);
+		if (root == NULL)
+			continue;
+		pgn_buf_addf(b, "%s'%s'",
+		    n == 0 ? " It is an agent in scope " : ", ",
+		    root[0] != '\0' ? root : "global");
+		if (n++ == 0 && strlen(root) < sizeof(one)) {
+			memcpy(one, root, strlen(root) + 1);
+			first = one;
+		}
+	}
+	pgn_finish(db, st);
+	if (rc != PGN_OK) {
+		pgn_buf_reset(b); /* the unknown name's error replaces it */
+		return;
+	}
+	if (n == 0)
+		return;
+	if (first != NULL && first[0] == '/' && db->scope[0] != '\0' &&
+	    db->scope[0] != '/')
+		/* this scope is an origin's key: that one its path before */
+		pgn_buf_adds(b,
+		    ": if that is this repository before its origin remote was added, see docs/postgres.md, moving a scope.");
+	else if (first != NULL && first[0] == '/')
+		pgn_buf_addf(b, ": run pigeon there, or pass --project %s.",
+		    first);
+	else if (first != NULL && first[0] == '\0')
+		pgn_buf_adds(b,
+		    ": run pigeon outside any repository, or pass --project with a directory outside one.");
+	else
+		pgn_buf_adds(b,
+		    ": run pigeon in a clone of that repository (the scope key changes when its origin remote does).");
+}
+
 /*
  * Explain an unknown name: the known names of the scope and the closest
- * one, so the user can fix a typo in one step.
+ * one, so the user can fix a typo in one step; the other scopes where
+ * the name is an agent.
  */
 pgn_status
 pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 {
 	pgn_stmt *st = NULL;
-	struct pgn_buf known;
+	struct pgn_buf known, other;
 	char best[PGN_MAX_NAME + 1] = "";
 	size_t d, bestd = 3, n = 0;
 	const char *s;
 	pgn_status rc;
 
 	pgn_buf_init(&known, 512);
+	pgn_buf_init(&other, 3 * PGN_MAX_PATH + 256);
 	rc = pgn_prepare(db, pgn_sql_agent_names, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(sid));
@@ -43,15 +107,18 @@ pgn_fail_unknown(pgn_db *db, int64_t sid, const char *name, int sending)
 		}
 	}
 	pgn_finish(db, st);
+	if (rc == PGN_OK)
+		elsewhere(db, sid, name, &other);
 	if (rc == PGN_OK) {
 		rc = pgn_fail_hint(db, PGN_ENOTFOUND,
 		    sending ? PGN_HINT_CREATE : PGN_HINT_AGENTS, name,
-		    "no agent '%s' in scope '%s' (known: %s).%s%s%s", name,
+		    "no agent '%s' in scope '%s' (known: %s).%s%s%s%s", name,
 		    PGN_SCOPE_LABEL(db), n ? known.data : "none",
-		    best[0] ? " Did you mean '" : "", best,
-		    best[0] ? "'?" : "");
+		    best[0] ? " Did you mean '" : "", best, best[0] ? "'?" : "",
+		    other.err == PGN_OK && other.len > 0 ? other.data : "");
 	}
 	pgn_buf_release(&known);
+	pgn_buf_release(&other);
 	return rc;
 }
 
@@ -65,9 +132,7 @@ pgn_need_agent(pgn_db *db, const char *name, int any, int64_t *id)
 	*id = 0;
 	rc = pgn_scope_id(db, 0, &sid);
 	if (rc == PGN_ENOTFOUND)
-		return pgn_fail(db, rc,
-		    "no agent '%s' in scope '%s' (known: none)", name,
-		    PGN_SCOPE_LABEL(db));
+		return pgn_fail_unknown(db, -1, name, 0);
 	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_agent_id(db, sid, name, any, id);

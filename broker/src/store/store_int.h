@@ -356,6 +356,9 @@ PGN_NODISCARD pgn_status pgn_fail_unknown_group(pgn_db *db, int64_t sid,
 /* Active agents of scope ?1 as (id, name), by name. */
 extern const char pgn_sql_agent_names[];
 /* Insert agent 'name' into scope 'sid' and journal "created" with 'why'. */
+/* pgn_agent_rm with 'why' as its journal entry's detail (NULL: none). */
+PGN_NODISCARD pgn_status pgn_agent_rm_why(pgn_db *db, const char *name,
+    const char *why);
 PGN_NODISCARD pgn_status pgn_agent_insert(pgn_db *db, int64_t sid,
     const char *name, const char *why, int64_t now, int64_t *id);
 /* Explain an unknown name: the scope's known names and the closest. */

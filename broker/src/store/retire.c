@@ -1,0 +1,141 @@
+/*
+ * Retiring agents (decision 0184): pigeon agent rm releases the agent's
+ * leases, then retires it; pigeon agent prune retires the agents made
+ * for unnamed sessions that nothing has reached for a while. Its own
+ * file: it calls both agents.c and lease.c, which know nothing of it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pgn_int.h"
+#include "store_int.h"
+#include "pigeon/lease.h"
+
+/*
+ * Candidates: live agents of the scope, nothing queued, no sign of life
+ * since ?2, created by a session's hook (the 'created' entry's detail
+ * is the session key, "host:id"; pigeon agent add writes "added", send
+ * --create its own words without a colon).
+ */
+static const char SQL_PRUNE_CANDIDATES[] =
+    "SELECT a.name FROM agent a WHERE a.scope_id = ?1 "
+    "AND a.removed_ms IS NULL "
+    "AND coalesce(a.last_seen_ms, a.created_ms) < ?2 "
+    "AND a.created_ms < ?2 "
+    "AND NOT EXISTS (SELECT 1 FROM session s WHERE s.agent_id = a.id "
+    " AND s.last_seen_ms >= ?2) "
+    "AND NOT EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
+    " AND m.delivered_ms IS NULL) "
+    "AND EXISTS (SELECT 1 FROM journal j WHERE j.agent_id = a.id "
+    " AND j.kind = 'created' AND j.detail LIKE '%:%') "
+    "ORDER BY a.name";
+
+pgn_status
+pgn_agent_retire(pgn_db *db, const char *name, const char *why, size_t *leases)
+{
+	struct pgn_lease_actor who = {NULL, NULL, NULL};
+	char canon[PGN_MAX_NAME + 1];
+	int64_t id, n;
+	pgn_status rc;
+
+	*leases = 0;
+	rc = pgn_check_name(db, "agent", name, canon);
+	if (rc == PGN_OK)
+		rc = pgn_need_agent(db, canon, 0, &id);
+	if (rc == PGN_OK)
+		rc = pgn_queued_count(db, id, &n);
+	if (rc != PGN_OK)
+		return rc;
+	/* Queued mail refuses it before a lease is touched. */
+	if (n > 0)
+		return pgn_agent_rm_why(db, canon, why);
+	who.agent = canon;
+	rc = pgn_lease_release(db, &who, NULL, 0, 1, leases);
+	if (rc != PGN_OK)
+		return rc;
+	return pgn_agent_rm_why(db, canon, why);
+}
+
+struct prune_ctx {
+	int64_t before;
+	struct pgn_agents *out;
+};
+
+static pgn_status
+candidates_tx(pgn_db *db, void *arg)
+{
+	struct prune_ctx *c = arg;
+	struct pgn_agents *out = c->out;
+	pgn_stmt *st = NULL;
+	char *name;
+	int64_t sid;
+	pgn_status rc;
+
+	pgn_agents_release(out);
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK;
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_prepare(db, SQL_PRUNE_CANDIDATES, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid), PGN_I(c->before));
+	while (pgn_next_row(db, st, &rc, "listing agents to prune")) {
+		name = pgn_col_text(st, 0);
+		if (name == NULL) {
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
+		/* Only a name the generator makes: a person's name stays. */
+		if (!pgn_name_is_generated(name)) {
+			free(name);
+			continue;
+		}
+		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
+		        sizeof(*out->v))) {
+			free(name);
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
+		memset(&out->v[out->n], 0, sizeof(out->v[0]));
+		out->v[out->n++].name = name;
+	}
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_agents_prune(pgn_db *db, int64_t idle_before_ms, int dry_run,
+    struct pgn_agents *out)
+{
+	struct prune_ctx c = {idle_before_ms, out};
+	char why[128], at[32];
+	size_t i, k, leases;
+	pgn_status rc;
+
+	rc = pgn_tx(db, candidates_tx, &c);
+	if (rc != PGN_OK || dry_run)
+		return rc;
+	pgn_format_time(idle_before_ms, at, sizeof(at));
+	(void)snprintf(why, sizeof(why),
+	    "pruned: a generated agent with nothing queued and no session since %s",
+	    at);
+	for (i = 0, k = 0; i < out->n; i++) {
+		rc = pgn_agent_retire(db, out->v[i].name, why, &leases);
+		if (rc == PGN_EFULL) {
+			/* mail reached it meanwhile: it stays, unlisted */
+			free(out->v[i].name);
+			continue;
+		}
+		if (rc != PGN_OK) {
+			for (; i < out->n; i++)
+				free(out->v[i].name);
+			out->n = k;
+			return rc;
+		}
+		out->v[k++] = out->v[i];
+	}
+	out->n = k;
+	return PGN_OK;
+}

@@ -1,0 +1,343 @@
+/*
+ * Retiring agents (store/retire.c, decision 0184), on every backend:
+ * pigeon agent prune retires only generated agents made by a session,
+ * idle past the cutoff, with nothing queued; rm and prune release the
+ * agent's leases with a journal entry each; nothing stored is lost.
+ * The database is read back through a second connection.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "backends.h"
+#include "pgn_int.h"
+#include "store_int.h"
+#include "pigeon/lease.h"
+
+#define DAY_MS (24LL * 3600 * 1000)
+
+static pgn_db *db;  /* the library's handle */
+static pgn_db *chk; /* a second connection, for checks */
+
+static void
+setup(void)
+{
+	be_open_pair("pgn_retire", &db, &chk);
+}
+
+static void
+teardown(void)
+{
+	(void)be_close_pair(&db, &chk);
+}
+
+static int64_t
+count(const char *sql)
+{
+	return be_count(chk, sql);
+}
+
+/*
+ * An agent made for an unnamed session, as the hook makes it: a
+ * generated name (distinct: the generator's numbered form), created by
+ * the session's bind. Its name into 'name'.
+ */
+static void
+generated(const char *key, char name[PGN_MAX_NAME + 1])
+{
+	static unsigned next = 8;
+	char bound[PGN_MAX_NAME + 1];
+
+	pgn_name_generate(name, next++);
+	REQUIRE(pgn_name_is_generated(name));
+	REQUIRE(pgn_session_bind(db, "claude", key, name, bound) == PGN_OK);
+}
+
+/* Everything of agent 'name' seen last 'days' days ago, through chk. */
+static void
+age(const char *name, int64_t days)
+{
+	int64_t t = pgn_now_ms() - days * DAY_MS;
+
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE agent SET created_ms = ?1, last_seen_ms = ?1 "
+	            "WHERE name = ?2",
+	            "ageing", PGN_I(t), PGN_T(name)) == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE session SET created_ms = ?1, last_seen_ms = ?1 "
+	            "WHERE agent_id IN (SELECT id FROM agent WHERE name = ?2)",
+	            "ageing", PGN_I(t), PGN_T(name)) == PGN_OK);
+}
+
+static int
+live(const char *name)
+{
+	char sql[256];
+
+	(void)snprintf(sql, sizeof(sql),
+	    "SELECT count(*) FROM agent WHERE name = '%s' AND "
+	    "removed_ms IS NULL",
+	    name);
+	return (int)count(sql);
+}
+
+static void
+take(const char *agent, const char *pat)
+{
+	struct pgn_lease_take req;
+	struct pgn_lease_taken t;
+	const char *p[1] = {pat};
+
+	memset(&req, 0, sizeof(req));
+	req.who.agent = agent;
+	req.patterns = p;
+	req.npatterns = 1;
+	REQUIRE(pgn_lease_take(db, &req, &t) == PGN_OK);
+	pgn_lease_taken_release(&t);
+}
+
+static void
+rule_prune_takes_only_idle_generated_agents_with_nothing_queued(void)
+{
+	char old[PGN_MAX_NAME + 1], fresh[PGN_MAX_NAME + 1];
+	char mail[PGN_MAX_NAME + 1], edge[PGN_MAX_NAME + 1];
+	char added[PGN_MAX_NAME + 1], bound[PGN_MAX_NAME + 1];
+	struct pgn_agents a = {0};
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to[1];
+	int64_t cutoff = pgn_now_ms() - 7 * DAY_MS;
+	size_t n;
+
+	generated("claude:old", old);
+	generated("claude:fresh", fresh);
+	generated("claude:mail", mail);
+	generated("claude:edge", edge);
+	/* named by a person: never pruned, however idle, even one that
+	 * looks generated (pigeon agent add) */
+	pgn_name_generate(added, 999);
+	REQUIRE(pgn_agent_add(db, added) == PGN_OK);
+	REQUIRE(pgn_session_bind(db, "claude", "claude:named", "reviewer",
+	            bound) == PGN_OK);
+	age(old, 8);
+	age(fresh, 6);
+	age(mail, 30);
+	age(added, 30);
+	age("reviewer", 30);
+	/* one millisecond short of the cutoff stays (edge) */
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE agent SET created_ms = ?1 - 1, last_seen_ms = ?1 "
+	            "WHERE name = ?2",
+	            "ageing", PGN_I(cutoff + 1000), PGN_T(edge)) == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE session SET last_seen_ms = ?1 WHERE key = "
+	            "'claude:edge'",
+	            "ageing", PGN_I(cutoff + 1000)) == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	to[0] = mail;
+	req.from = "bob";
+	req.to = to;
+	req.nto = 1;
+	req.body = "still for you";
+	req.body_len = strlen(req.body);
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+
+	/* --dry-run: listed, nothing changed */
+	REQUIRE(pgn_agents_prune(db, cutoff, 1, &a) == PGN_OK);
+	CHECK_INT(a.n, 1);
+	CHECK(a.n == 1 && strcmp(a.v[0].name, old) == 0);
+	CHECK_INT(live(old), 1);
+	pgn_agents_release(&a);
+
+	REQUIRE(pgn_agents_prune(db, cutoff, 0, &a) == PGN_OK);
+	CHECK_INT(a.n, 1);
+	CHECK(a.n == 1 && strcmp(a.v[0].name, old) == 0);
+	pgn_agents_release(&a);
+	CHECK_INT(live(old), 0);
+	CHECK_INT(live(fresh), 1);
+	CHECK_INT(live(mail), 1);
+	CHECK_INT(live(edge), 1);
+	CHECK_INT(live(added), 1);
+	CHECK_INT(live("reviewer"), 1);
+	/* its rows stay: journal, one 'removed' entry saying why */
+	CHECK_INT(count("SELECT count(*) FROM journal j JOIN agent a ON "
+	                "a.id = j.agent_id WHERE a.removed_ms IS NOT NULL AND "
+	                "j.kind = 'removed' AND j.detail LIKE 'pruned: %'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM message"), 1);
+	/* a second prune finds nothing */
+	REQUIRE(pgn_agents_prune(db, cutoff, 0, &a) == PGN_OK);
+	CHECK_INT(a.n, 0);
+	pgn_agents_release(&a);
+}
+
+static void
+rule_retire_releases_leases_and_journals_each(void)
+{
+	char g[PGN_MAX_NAME + 1];
+	struct pgn_agents a = {0};
+	size_t leases = 9;
+
+	REQUIRE(pgn_agent_add(db, "alice") == PGN_OK);
+	take("alice", "src/");
+	take("alice", "docs/");
+	REQUIRE(pgn_agent_retire(db, "alice", NULL, &leases) == PGN_OK);
+	CHECK_INT(leases, 2);
+	CHECK_INT(live("alice"), 0);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
+	                "AND detail LIKE 'released %'"),
+	    2);
+	/* prune does the same for a generated agent's lease */
+	generated("claude:g", g);
+	take(g, "lib/");
+	age(g, 8);
+	REQUIRE(
+	    pgn_agents_prune(db, pgn_now_ms() - 7 * DAY_MS, 0, &a) == PGN_OK);
+	CHECK_INT(a.n, 1);
+	pgn_agents_release(&a);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
+	                "AND detail = 'released ''lib/'''"),
+	    1);
+}
+
+static void
+rule_retire_refuses_queued_mail_and_keeps_the_leases(void)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to[1] = {"bob"};
+	size_t n, leases = 9;
+
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	take("bob", "src/");
+	memset(&req, 0, sizeof(req));
+	req.from = "alice";
+	req.to = to;
+	req.nto = 1;
+	req.body = "queued";
+	req.body_len = strlen(req.body);
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	CHECK_INT(pgn_agent_retire(db, "bob", NULL, &leases), PGN_EFULL);
+	CHECK_INT(leases, 0);
+	CHECK_CONTAINS(pgn_errmsg(db), "agent 'bob' still has 1 queued");
+	CHECK_INT(live("bob"), 1);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
+	CHECK_INT(pgn_agent_retire(db, "nobody", NULL, &leases), PGN_ENOTFOUND);
+}
+
+/*
+ * Scope hints (decision 0185): an unknown name that is an agent in other
+ * scopes names them, the latest seen first, with how to get there.
+ */
+static void
+rule_an_unknown_name_names_the_scopes_that_hold_it(void)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to[1] = {"reviewer"};
+	size_t n;
+
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/app") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE agent SET last_seen_ms = 5 WHERE scope_id = "
+	            "(SELECT id FROM scope WHERE root = 'github.com/team/app')",
+	            "ageing", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "me";
+	req.to = to;
+	req.nto = 1;
+	req.body = "hi";
+	req.body_len = 2;
+	CHECK_INT(pgn_send(db, &req, sent, 1, &n), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "no agent 'reviewer' in scope 'global' (known: none). It is an "
+	    "agent in scope '/src/app', 'github.com/team/app': run pigeon "
+	    "there, or pass --project /src/app.");
+	CHECK_INT(count("SELECT count(*) FROM message"), 0);
+	/* the scope's own name: no hint; a name nowhere: none either */
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	to[0] = "nobody";
+	CHECK_INT(pgn_send(db, &req, sent, 1, &n), PGN_ENOTFOUND);
+	CHECK(strstr(pgn_errmsg(db), "It is an agent") == NULL);
+	/* a key from a remote: run it in a clone */
+	REQUIRE(pgn_db_set_scope(db, "/other") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "x") == PGN_OK);
+	CHECK_INT(pgn_agent_rm(db, "reviewer"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db), "It is an agent in scope '/src/app'");
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	REQUIRE(pgn_agent_rm(db, "reviewer") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "/other") == PGN_OK);
+	CHECK_INT(pgn_agent_rm(db, "reviewer"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "It is an agent in scope 'github.com/team/app': run pigeon in a "
+	    "clone of that repository");
+	/* an origin added since: the old path's scope is named as such */
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/new") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "y") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "/src/new") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "builder") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/new") == PGN_OK);
+	CHECK_INT(pgn_agent_rm(db, "builder"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "It is an agent in scope '/src/new': if that is this repository "
+	    "before its origin remote was added, see docs/postgres.md, moving "
+	    "a scope.");
+}
+
+static void (*const rules[])(void) = {
+    rule_an_unknown_name_names_the_scopes_that_hold_it,
+    rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
+    rule_retire_releases_leases_and_journals_each,
+    rule_retire_refuses_queued_mail_and_keeps_the_leases,
+};
+
+static void
+test_rules_on_sqlite(void)
+{
+	be_rules(0, rules, H_COUNT(rules), setup, teardown);
+}
+
+static void
+test_rules_on_postgresql(void)
+{
+	if (be_have_pg())
+		be_rules(1, rules, H_COUNT(rules), setup, teardown);
+}
+
+static void
+test_generated_names_are_told_from_others(void)
+{
+	char n[PGN_MAX_NAME + 1];
+	unsigned i;
+
+	for (i = 0; i < 20; i++) {
+		pgn_name_generate(n, i);
+		CHECK(pgn_name_is_generated(n));
+	}
+	CHECK(!pgn_name_is_generated("reviewer"));
+	CHECK(!pgn_name_is_generated("calm"));
+	CHECK(!pgn_name_is_generated("calm-"));
+	CHECK(!pgn_name_is_generated("calm-otter-"));
+	CHECK(!pgn_name_is_generated("calm-otter-1x"));
+	CHECK(!pgn_name_is_generated("code-reviewer"));
+}
+
+static const struct h_test tests[] = {
+    H_TEST(test_generated_names_are_told_from_others),
+    H_TEST(test_rules_on_sqlite),
+    H_TEST(test_rules_on_postgresql),
+};
+
+int
+main(void)
+{
+	be_init();
+	return h_run(tests, H_COUNT(tests));
+}
