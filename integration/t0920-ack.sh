@@ -192,6 +192,8 @@ test_case 'an urgent reminder is marked urgent, as its delivery was' '
 	fire prompt s1 t4 && ctx | grep -q "^\[URGENT #$id from alice" &&
 	# Past its time: delivered an hour ago, asked within 30 minutes.
 	sql "UPDATE message SET delivered_ms = delivered_ms - 3600000 WHERE id = $id" &&
+	# The reminder due time on the agent row moves with it (0161).
+	sql "UPDATE agent SET remind_ms = remind_ms - 3600000 WHERE id = (SELECT recipient_id FROM message WHERE id = $id)" &&
 	pigeon status "$id" | grep -q "^#$id alice -> bob, urgent: delivered .*; overdue" &&
 	fire prompt s1 t5 &&
 	ctx | grep -q "^\[reminder\] \[URGENT #$id from alice, "
