@@ -197,6 +197,51 @@ struct pgn_host_info;
 typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
     const char *context, pgn_status *st);
 
+/* ---- the doorbell: waking an idle session (doorbell.c, 0175-0177) --- */
+
+#define PGN_DOORBELL_CONNECT_MS 250   /* a socket not accepting by then */
+#define PGN_DOORBELL_FILE_MAX   16384 /* bytes of one sessions file */
+#define PGN_DOORBELL_SCAN_MAX   256   /* entries of a sessions directory */
+#define PGN_DOORBELL_WHY        200   /* bytes of the reason, with NUL */
+
+/*
+ * A host's messaging socket, as measured (decision 0175): where its
+ * sessions publish themselves, and the frame that starts a turn.
+ */
+struct pgn_doorbell {
+	const char *via;  /* the mechanism's name: status, journal, hosts */
+	const char *line; /* the frame's fixed content (never mail, a token) */
+	const char *from; /* the frame's sender label (the host's guard key) */
+	/* The sessions directory: this many levels above the transcript
+	 * file (the config directory), then this name. */
+	int transcript_up;
+	const char *sessions;
+	const char *socket_dir; /* the socket's directory: NAME or NAME-<uid> */
+	const char *idle;       /* the "status" of a session between turns */
+};
+
+typedef enum pgn_ring {
+	PGN_RING_RUNG,    /* the frame was written */
+	PGN_RING_BUSY,    /* the session is in a turn: its hooks deliver */
+	PGN_RING_GONE,    /* no live session file for it: nothing to ring */
+	PGN_RING_REFUSED, /* a file or socket that is not to be trusted */
+	PGN_RING_FAILED,  /* the socket did not take the frame */
+} pgn_ring;
+
+/*
+ * Ring session 'id' (the hooks' session id) of a host whose transcript
+ * is 'transcript': find its sessions file, check it (owner, no link,
+ * its pid alive with the same start time, idle), check the socket (a
+ * socket of this user in the host's socket directory, its listener
+ * that pid), connect within PGN_DOORBELL_CONNECT_MS and write one
+ * frame naming the session. Never blocks longer; the reason for any
+ * outcome but RUNG goes to 'why'.
+ */
+pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
+    const char *transcript, char why[PGN_DOORBELL_WHY]);
+/* "rung", "busy", ... (static). */
+const char *pgn_ring_name(pgn_ring r);
+
 struct pgn_host_info {
 	const char *name;  /* "cursor", ...: the command line's and the key's */
 	const char *title; /* "Claude Code": for people */
@@ -277,6 +322,9 @@ struct pgn_host_info {
 	pgn_deny_form deny;
 	/* -- pigeon hosts: a cell per facet -- */
 	struct pgn_cell cells[PGN_NEVENTS];
+	/* -- waking an idle session (0175-0177) -- */
+	const struct pgn_doorbell *doorbell; /* NULL: none Pigeon rings */
+	struct pgn_cell wake; /* what wakes it from outside, with evidence */
 };
 
 /* The row of 'h' (static), or NULL for PGN_HOST_NONE. */

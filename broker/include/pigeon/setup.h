@@ -145,7 +145,9 @@ struct pgn_config {
 	int max_auto_continues; /* reach: 0 turns continuing off */
 	long stop_wait_ms;      /* reach: a stop waits this long for mail */
 	long rewake_wait_s;     /* reach: the idle wake waits this long */
-	char *reach_problem;    /* why "reach" is at its defaults */
+	int wake_min; /* reach.wake: lowest priority that rings; 2: off (0176)
+	               */
+	char *reach_problem; /* why "reach" is at its defaults */
 };
 
 void pgn_config_release(struct pgn_config *c);

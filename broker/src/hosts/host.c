@@ -11,6 +11,23 @@
 #include "pgn_int.h"
 #include "pigeon/hosts.h"
 
+/*
+ * Claude Code's messaging socket, measured with 2.1.332 (decision 0175):
+ * $CLAUDE_CONFIG_DIR/sessions/<pid>.json beside projects/<dir>/<id>.jsonl
+ * (the transcript), its socket in a cc-socks directory, its frame's
+ * content the new turn's prompt (the prompt hook knows it: a
+ * continuation, decision 0176).
+ */
+static const struct pgn_doorbell doorbell_claude = {
+    .via = "claude-socket",
+    .line = "Pigeon: mail is waiting for you and is delivered with this turn.",
+    .from = "pigeon",
+    .transcript_up = 3,
+    .sessions = "sessions",
+    .socket_dir = "cc-socks",
+    .idle = "idle",
+};
+
 static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
     envelope_opencode;
 
@@ -161,6 +178,10 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": opt-in, pigeon install claude --rewake: an asyncRewake Stop hook waits up to reach.rewakeWaitS after each turn (interactive and stream-json sessions; not plain -p; docs/decisions/0081)"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CLAUDE},
                 },
+            .doorbell = &doorbell_claude,
+            .wake = {PGN_CAP_YES,
+                T_CLAUDE
+                ": the messaging socket, rung when a message is queued for an idle session (interactive sessions; refused or held where crossSessionInbound or bypass-permissions mode says so; docs/decisions/0175)"},
         },
     [PGN_HOST_CODEX] =
         {
