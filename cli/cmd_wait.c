@@ -39,7 +39,7 @@ const struct cli_cmd cli_cmd_status = {
     .summary = "where sent messages stand: queued, delivered, acknowledged",
     .synopsis = {"ID..."},
     .text =
-        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always). An id the scope does not hold gets a line on standard error and exit 1.",
+        "Where each message of the scope stands: queued (since when, for whom), woken (when its send rang the recipient's idle session, by which mechanism; or rung and unheard) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always). An id the scope does not hold gets a line on standard error and exit 1.",
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 

@@ -280,6 +280,15 @@ draw_queued(struct screen *s, const struct pgn_watch *w, int quota)
 		text(s, CLI_SGR_RESET, " -> ");
 		textf(s, CLI_SGR_NAME, "%s", cli_safe(m->recipient));
 		textf(s, CLI_SGR_DIM, " %s  ", age);
+		/* Its send rang the recipient's idle session (0177). */
+		if (m->woken_ms != 0) {
+			cli_age(m->woken_ms, w->read_ms, age, sizeof(age));
+			if (w->read_ms - m->woken_ms > PGN_WAKE_HEARD_MS)
+				textf(s, CLI_SGR_WARN, "rung %s, unheard  ",
+				    age);
+			else
+				textf(s, CLI_SGR_WARN, "woken %s  ", age);
+		}
 		text(s, CLI_SGR_RESET, preview(m->body));
 		endline(s);
 	}

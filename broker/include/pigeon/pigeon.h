@@ -384,11 +384,12 @@ struct pgn_msg {
 	char *body;
 	size_t body_len;
 	/* Acknowledgements and threads (decision 0157): */
-	int64_t thread; /* its thread: its first message's id */
-	int64_t ack_ms; /* 0, or an acknowledgement is asked within this */
-	int reminder;   /* shown again: its acknowledgement is overdue */
-	int priority;   /* pgn_priority */
-	char *group;    /* the group it was sent to (--to @NAME), or NULL */
+	int64_t thread;   /* its thread: its first message's id */
+	int64_t ack_ms;   /* 0, or an acknowledgement is asked within this */
+	int reminder;     /* shown again: its acknowledgement is overdue */
+	int priority;     /* pgn_priority */
+	char *group;      /* the group it was sent to (--to @NAME), or NULL */
+	int64_t woken_ms; /* pgn_watch_read: its send rang a doorbell (0177) */
 };
 
 struct pgn_msgs {

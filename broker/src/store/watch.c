@@ -17,7 +17,8 @@ static const char SQL_QUEUED_COUNT[] =
     "AND delivered_ms IS NULL";
 static const char SQL_QUEUED_NEWEST[] =
     "SELECT m.id, m.sender, a.name, m.created_ms, coalesce(m.reply_to, 0), "
-    "m.body FROM message m JOIN agent a ON a.id = m.recipient_id "
+    "m.body, coalesce(m.woken_ms, 0) FROM message m "
+    "JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.scope_id = ?1 AND m.delivered_ms IS NULL "
     "ORDER BY m.id DESC LIMIT ?2";
 static const char SQL_BATONS_OPEN[] =
@@ -83,6 +84,7 @@ queued_tx(pgn_db *db, int64_t sid, struct watch_ctx *c)
 		m->created_ms = pgn_col_i64(st, 3);
 		m->reply_to = pgn_col_i64(st, 4);
 		m->body = pgn_col_text(st, 5);
+		m->woken_ms = pgn_col_i64(st, 6);
 		if (m->sender == NULL || m->recipient == NULL ||
 		    m->body == NULL)
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
