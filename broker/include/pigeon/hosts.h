@@ -218,6 +218,11 @@ struct pgn_doorbell {
 	const char *sessions;
 	const char *socket_dir; /* the socket's directory: NAME or NAME-<uid> */
 	const char *idle;       /* the "status" of a session between turns */
+	/* Its settings that hold or refuse a frame (doctor): the key, and
+	 * the permission mode that holds frames when the key is unset. */
+	const char *inbound_key; /* "crossSessionInbound" */
+	const char *mode_key;    /* "permissions" member: "defaultMode" */
+	const char *hold_mode;   /* "bypassPermissions" */
 };
 
 typedef enum pgn_ring {

@@ -26,6 +26,9 @@ static const struct pgn_doorbell doorbell_claude = {
     .sessions = "sessions",
     .socket_dir = "cc-socks",
     .idle = "idle",
+    .inbound_key = "crossSessionInbound",
+    .mode_key = "defaultMode",
+    .hold_mode = "bypassPermissions",
 };
 
 static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
@@ -43,9 +46,16 @@ static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
 #define T_GEMINI "Gemini CLI 0.61.0, integration/t0503-host-gemini"
 #define DOC_COPILOT                                                            \
 	"github/docs:content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md@927566b (2026-12-01)"
-#define T_COPILOT     "Copilot CLI 1.0.102, integration/t0505-host-copilot"
-#define T_OPENCODE    "opencode 1.18.33, integration/t0504-host-opencode"
-#define T_CURSOR_PRE  "cursor simulator, integration/t0210-hook-before-tool"
+#define T_COPILOT    "Copilot CLI 1.0.102, integration/t0505-host-copilot"
+#define T_OPENCODE   "opencode 1.18.33, integration/t0504-host-opencode"
+#define T_CURSOR_PRE "cursor simulator, integration/t0210-hook-before-tool"
+/* What a send could ring in a host with none (decision 0178). */
+#define WAKE_NONE                                                              \
+	{                                                                      \
+		PGN_CAP_NO,                                                    \
+		    "instructions block only (2026-12-03): no hook, nothing "  \
+		    "Pigeon can ring"                                          \
+	}
 #define T_COPILOT_PRE "copilot simulator, integration/t0210-hook-before-tool"
 #define SRC_OPENCODE                                                           \
 	"@opencode-ai/plugin 1.18.33, dist/index.d.ts, interface Hooks (2026-12-01)"
@@ -127,6 +137,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": no event or API starts a turn of a local session from outside"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_CURSOR ": preToolUse permission deny with agent_message; " T_CURSOR_PRE},
                 },
+            .wake = {PGN_CAP_NO,
+                DOC_CURSOR
+                " and the cursor simulator: no socket, queue or command starts a turn in an idle session from outside; only the stop hook's followup_message, within a turn (docs/decisions/0178)"},
         },
     [PGN_HOST_CLAUDE] =
         {
@@ -238,6 +251,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": no hook runs once a turn has ended; codex queue (experimental app-server) is not used"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CODEX " (apply_patch, and its heredoc through Bash)"},
                 },
+            .wake = {PGN_CAP_NO,
+                "Codex 0.171.0 codex queue --help (2026-12-03): codex queue --thread ID --message TEXT queues for an existing session, dispatched only to a loaded thread (openai/codex#44491); not measured against an idle terminal session, so Pigeon rings nothing (docs/decisions/0178)"},
         },
     [PGN_HOST_GEMINI] =
         {
@@ -297,6 +312,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": no event after AfterAgent, and nothing starts a turn from outside"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_GEMINI},
                 },
+            .wake = {PGN_CAP_NO,
+                "Gemini CLI 0.61.0 gemini --help (2026-12-03): no command, socket or server reaches a running interactive session (--acp serves a new session on stdio) (docs/decisions/0178)"},
         },
     [PGN_HOST_COPILOT] =
         {
@@ -365,6 +382,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": agentStop ends the turn; notification's additionalContext follows only the CLI's own notifications, nothing starts a turn from outside"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_COPILOT ": preToolUse permissionDecision deny; " T_COPILOT_PRE},
                 },
+            .wake = {PGN_CAP_NO,
+                "Copilot CLI 1.0.102 copilot --help (2026-12-03): --resume and --remote attach to a session, nothing queues input into a running one (docs/decisions/0178)"},
         },
     [PGN_HOST_OPENCODE] =
         {
@@ -417,6 +436,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_YES, T_OPENCODE},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_OPENCODE " (the plugin throws the denial)"},
                 },
+            .wake = {PGN_CAP_YES,
+                T_OPENCODE
+                ": its plugin's session.idle starts a turn with the wake line (docs/decisions/0137); from inside the host, not rung by a send"},
         },
 };
 
@@ -456,6 +478,7 @@ static const struct pgn_host_info others[] = {
         .name = "grok",
         .title = "Grok CLI",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -474,6 +497,7 @@ static const struct pgn_host_info others[] = {
         .name = "windsurf",
         .title = "Windsurf (Cascade)",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -493,6 +517,7 @@ static const struct pgn_host_info others[] = {
         .name = "cline",
         .title = "Cline",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -510,6 +535,7 @@ static const struct pgn_host_info others[] = {
         .name = "kiro",
         .title = "Kiro CLI",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -526,6 +552,7 @@ static const struct pgn_host_info others[] = {
         .name = "qwen",
         .title = "Qwen Code",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -542,6 +569,7 @@ static const struct pgn_host_info others[] = {
         .name = "docker-agent",
         .title = "docker-agent",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -560,6 +588,7 @@ static const struct pgn_host_info others[] = {
         .name = "amp",
         .title = "Amp",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -579,6 +608,7 @@ static const struct pgn_host_info others[] = {
         .name = "droid",
         .title = "Factory Droid",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
