@@ -249,7 +249,7 @@ rule_a_send_rings_an_idle_session_once_with_the_fixed_line(void)
 	REQUIRE(
 	    snprintf(want, sizeof(want),
 	        "{\"type\":\"user\",\"session_id\":\"%s\",\"from\":\"pigeon\","
-	        "\"message\":{\"role\":\"user\",\"content\":\"%s\"}}\n",
+	        "\"message\":{\"role\":\"user\",\"content\":\"%s (#1).\"}}\n",
 	        SID, line()) < (int)sizeof(want));
 	CHECK_STR(f, want);
 	CHECK(strstr(f, "SECRET") == NULL);
@@ -309,6 +309,35 @@ rule_after_a_delivery_the_next_send_rings_again(void)
 	frame(f, sizeof(f));
 	CHECK(f[0] != '\0');
 	CHECK_INT(count("SELECT count(*) FROM message WHERE woken_ms > 0"), 2);
+}
+
+/* Claude drops a body it saw from the same sender within 30 s: two
+ * rings in a row must differ (they name the message that rang). */
+static void
+rule_two_rings_in_a_row_are_not_the_same_frame(void)
+{
+	char f1[2048], f2[2048];
+	struct pgn_turn t;
+	struct pgn_turn_out out;
+
+	REQUIRE(send_p("one", 0) == PGN_OK);
+	frame(f1, sizeof(f1));
+	memset(&t, 0, sizeof(t));
+	t.host = "claude";
+	t.session = KEY;
+	t.agent = "bob";
+	t.turn = "p2";
+	t.route = "prompt";
+	t.transcript = transcript;
+	t.max_continues = 3;
+	memset(&out, 0, sizeof(out));
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	REQUIRE(send_p("two", 0) == PGN_OK);
+	frame(f2, sizeof(f2));
+	CHECK(f1[0] != '\0' && f2[0] != '\0');
+	CHECK(strcmp(f1, f2) != 0);
+	CHECK_CONTAINS(f2, "this turn (#2).");
 }
 
 static void
@@ -578,6 +607,7 @@ static void (*const rules[])(void) = {
     rule_a_send_rings_an_idle_session_once_with_the_fixed_line,
     rule_a_second_send_while_the_ring_is_outstanding_rings_nothing,
     rule_after_a_delivery_the_next_send_rings_again,
+    rule_two_rings_in_a_row_are_not_the_same_frame,
     rule_low_rings_nothing,
     rule_reach_wake_off_rings_nothing,
     rule_reach_wake_urgent_rings_for_urgent_only,

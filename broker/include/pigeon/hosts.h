@@ -209,8 +209,11 @@ typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
  * sessions publish themselves, and the frame that starts a turn.
  */
 struct pgn_doorbell {
-	const char *via;  /* the mechanism's name: status, journal, hosts */
-	const char *line; /* the frame's fixed content (never mail, a token) */
+	const char *via; /* the mechanism's name: status, journal, hosts */
+	/* The frame's content: this fixed line, then " (#ID)." naming the
+	 * message that rang (never mail, never a token): Claude drops a
+	 * body it saw from the same sender within 30 s (0175). */
+	const char *line;
 	const char *from; /* the frame's sender label (the host's guard key) */
 	/* The sessions directory: this many levels above the transcript
 	 * file (the config directory), then this name. */
@@ -243,7 +246,7 @@ typedef enum pgn_ring {
  * outcome but RUNG goes to 'why'.
  */
 pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
-    const char *transcript, char why[PGN_DOORBELL_WHY]);
+    const char *transcript, int64_t msg, char why[PGN_DOORBELL_WHY]);
 /* "rung", "busy", ... (static). */
 const char *pgn_ring_name(pgn_ring r);
 

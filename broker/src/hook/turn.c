@@ -240,7 +240,8 @@ woken(const struct turn *t)
 	return hi != NULL && t->p.prompt != NULL &&
 	    ((hi->wake_prompt && strcmp(t->p.prompt, wake_line) == 0) ||
 	        (hi->doorbell != NULL &&
-	            strcmp(t->p.prompt, hi->doorbell->line) == 0));
+	            strncmp(t->p.prompt, hi->doorbell->line,
+	                strlen(hi->doorbell->line)) == 0));
 }
 
 /*

@@ -407,7 +407,7 @@ bad:
 
 pgn_ring
 pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
-    const char *transcript, char why[PGN_DOORBELL_WHY])
+    const char *transcript, int64_t msg, char why[PGN_DOORBELL_WHY])
 {
 	char dir[PGN_MAX_PATH], start[32], frame[512];
 	struct found f;
@@ -440,8 +440,8 @@ pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
 		return r;
 	n = snprintf(frame, sizeof(frame),
 	    "{\"type\":\"user\",\"session_id\":\"%s\",\"from\":\"%s\","
-	    "\"message\":{\"role\":\"user\",\"content\":\"%s\"}}\n",
-	    id, d->from, d->line);
+	    "\"message\":{\"role\":\"user\",\"content\":\"%s (#%lld).\"}}\n",
+	    id, d->from, d->line, (long long)msg);
 	if (n < 0 || (size_t)n >= sizeof(frame))
 		return say(why, PGN_RING_FAILED, "frame too long");
 	fd = connect_bounded(&f, &r, why);

@@ -20,7 +20,7 @@
  */
 static const struct pgn_doorbell doorbell_claude = {
     .via = "claude-socket",
-    .line = "Pigeon: mail is waiting for you and is delivered with this turn.",
+    .line = "Pigeon: mail is waiting for you and is delivered with this turn",
     .from = "pigeon",
     .transcript_up = 3,
     .sessions = "sessions",
