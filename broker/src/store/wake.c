@@ -243,7 +243,8 @@ pgn_wakes_ring(pgn_db *db, struct pgn_wakes *w)
 		hi = pgn_host_get(k->host);
 		id = strchr(k->key, ':');
 		id = id != NULL ? id + 1 : k->key;
-		r = pgn_doorbell_ring(hi->doorbell, id, k->transcript, k->msg, why);
+		r = pgn_doorbell_ring(hi->doorbell, id, k->transcript, k->msg,
+		    why);
 		m.k = k;
 		m.via = hi->doorbell->via;
 		m.rung = r == PGN_RING_RUNG;
