@@ -247,6 +247,21 @@ typedef enum pgn_ring {
  */
 pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
     const char *transcript, int64_t msg, char why[PGN_DOORBELL_WHY]);
+/* What a sessions file says (doorbell.c; its parser, fuzzed). */
+struct pgn_doorbell_file {
+	long pid;        /* its "pid" when it equals the file's name, else 0 */
+	char start[32];  /* "procStart", "" if absent or too long */
+	char status[16]; /* "status", the same */
+	char sock[108];  /* "messagingSocketPath" (a sun_path's size) */
+	int sock_long;   /* the path does not fit a socket address */
+};
+
+/*
+ * 1 when 'text' (NUL-terminated JSON) is the sessions file of session
+ * 'id', the file named for 'pid'; 'f' filled (zeroed first, always).
+ */
+int pgn_doorbell_parse(const char *text, const char *id, long pid,
+    struct pgn_doorbell_file *f);
 /* "rung", "busy", ... (static). */
 const char *pgn_ring_name(pgn_ring r);
 

@@ -173,29 +173,21 @@ proc_start(long pid, char out[32])
 	return 0;
 }
 
-struct found {
-	long pid;
-	char start[32];
-	char status[16];
-	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	int sock_long; /* the path does not fit a socket address */
-};
-
-/* Does 'text' describe session 'id'? Fill 'f' from it. */
-static int
-describes(const char *text, const char *id, long pid, struct found *f)
+int
+pgn_doorbell_parse(const char *text, const char *id, long pid,
+    struct pgn_doorbell_file *f)
 {
 	const cJSON *v;
 	cJSON *j;
 	int ok = 0;
 
+	memset(f, 0, sizeof(*f));
 	j = cJSON_Parse(text);
 	if (j == NULL)
 		return 0;
 	v = cJSON_GetObjectItemCaseSensitive(j, "sessionId");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, id) != 0)
 		goto out;
-	memset(f, 0, sizeof(*f));
 	v = cJSON_GetObjectItemCaseSensitive(j, "pid");
 	f->pid = cJSON_IsNumber(v) && v->valuedouble == (double)pid ? pid : 0;
 	v = cJSON_GetObjectItemCaseSensitive(j, "procStart");
@@ -244,7 +236,7 @@ sessions_dir(const struct pgn_doorbell *d, const char *transcript,
  * 'why' said. */
 static pgn_ring
 find(const struct pgn_doorbell *d, const char *dir, const char *id,
-    struct found *f, char why[PGN_DOORBELL_WHY])
+    struct pgn_doorbell_file *f, char why[PGN_DOORBELL_WHY])
 {
 	struct dirent *e;
 	struct stat sb;
@@ -277,7 +269,7 @@ find(const struct pgn_doorbell *d, const char *dir, const char *id,
 		text = read_session_file(dirfd(ds), e->d_name);
 		/* Cheap first: the id must be in the text at all. */
 		if (text != NULL && strstr(text, id) != NULL &&
-		    describes(text, id, pid, f))
+		    pgn_doorbell_parse(text, id, pid, f))
 			hit = 1;
 		free(text);
 	}
@@ -295,7 +287,7 @@ find(const struct pgn_doorbell *d, const char *dir, const char *id,
 /* The socket path: this user's socket, named "<pid>.sock", in the
  * host's socket directory, which is this user's alone. */
 static pgn_ring
-check_socket(const struct pgn_doorbell *d, const struct found *f,
+check_socket(const struct pgn_doorbell *d, const struct pgn_doorbell_file *f,
     char why[PGN_DOORBELL_WHY])
 {
 	char dir[sizeof(f->sock)], want[64], mine[64];
@@ -341,7 +333,8 @@ check_socket(const struct pgn_doorbell *d, const struct found *f,
 /* Connect within PGN_DOORBELL_CONNECT_MS; the listener must be 'pid'
  * of this user. The descriptor, else -1 with 'why' said. */
 static int
-connect_bounded(const struct found *f, pgn_ring *r, char why[PGN_DOORBELL_WHY])
+connect_bounded(const struct pgn_doorbell_file *f, pgn_ring *r,
+    char why[PGN_DOORBELL_WHY])
 {
 	struct sockaddr_un sa;
 	struct pollfd p;
@@ -410,7 +403,7 @@ pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
     const char *transcript, int64_t msg, char why[PGN_DOORBELL_WHY])
 {
 	char dir[PGN_MAX_PATH], start[32], frame[512];
-	struct found f;
+	struct pgn_doorbell_file f;
 	pgn_ring r;
 	size_t off = 0;
 	ssize_t got;
