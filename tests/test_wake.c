@@ -340,6 +340,22 @@ rule_two_rings_in_a_row_are_not_the_same_frame(void)
 	CHECK_CONTAINS(f2, "this turn (#2).");
 }
 
+/* A session stamped by another machine (PostgreSQL: one store, many
+ * machines, decision 0177): its socket is not this machine's to ring. */
+static void
+rule_a_session_of_another_machine_is_not_rung(void)
+{
+	char f[2048];
+
+	REQUIRE(pgn_exec(chk, "UPDATE session SET machine = 'elsewhere@b'",
+	            "moving", PGN_NONE) == PGN_OK);
+	REQUIRE(send_p("across", PGN_PRIORITY_URGENT) == PGN_OK);
+	frame(f, sizeof(f));
+	CHECK_STR(f, "");
+	CHECK_INT(count("SELECT count(*) FROM session WHERE rung_ms > 0"), 0);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE woken_ms > 0"), 0);
+}
+
 static void
 rule_low_rings_nothing(void)
 {
@@ -608,6 +624,7 @@ static void (*const rules[])(void) = {
     rule_a_second_send_while_the_ring_is_outstanding_rings_nothing,
     rule_after_a_delivery_the_next_send_rings_again,
     rule_two_rings_in_a_row_are_not_the_same_frame,
+    rule_a_session_of_another_machine_is_not_rung,
     rule_low_rings_nothing,
     rule_reach_wake_off_rings_nothing,
     rule_reach_wake_urgent_rings_for_urgent_only,
