@@ -202,6 +202,9 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				warn(
 				    "%s: the idle wake (--rewake) is there without Pigeon's other hooks: run pigeon install claude",
 				    s.path);
+			if (hi->doorbell != NULL)
+				cJSON_AddStringToObject(o, "doorbell",
+				    s.doorbell != NULL ? s.doorbell : "rings");
 			if (s.hook != NULL)
 				cJSON_AddStringToObject(o, "hook", s.hook);
 			add_permissions(o, &s, installed, hi->name, w == 1);
@@ -567,6 +570,10 @@ print_text(const cJSON *doc)
 				                      "NOT trusted");
 			if (cJSON_IsTrue(cJSON_GetObjectItem(it, "rewake")))
 				printf(", idle wake on (Stop --rewake)");
+			s = cJSON_GetStringValue(
+			    cJSON_GetObjectItem(it, "doorbell"));
+			if (s != NULL && strcmp(s, "rings") != 0)
+				printf(", doorbell %s", s);
 			printf("\n");
 		}
 		x = cJSON_GetObjectItem(it, "permissions");

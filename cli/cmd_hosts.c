@@ -11,7 +11,7 @@ const struct cli_cmd cli_cmd_hosts = {
     .summary = "what reaches each host's model, with evidence",
     .synopsis = {"[--json]"},
     .text =
-        "The hosts Pigeon knows and what reaches each one's model: how (mechanism: a command the host runs, a plugin, or an instructions block), from which config file, and per facet (session start, each prompt, after each tool call, before a stop, waking an idle agent) yes, partial or no, each with its evidence: the host version and the test that proved it, or the document (address and date), flag or issue behind it. Then every cell's evidence. With --json, one object per host in an array.",
+        "The hosts Pigeon knows and what reaches each one's model: how (mechanism: a command the host runs, a plugin, or an instructions block), from which config file, and per facet (session start, each prompt, after each tool call, before a stop, waking an idle agent, its doorbell: a send that wakes an idle session) yes, partial or no, each with its evidence: the host version and the test that proved it, or the document (address and date), flag or issue behind it. Then every cell's evidence. With --json, one object per host in an array.",
     .common = CLI_JSON,
 };
 
@@ -68,6 +68,15 @@ row_json(const struct pgn_host_info *hi)
 		if (hi->events[e] != NULL)
 			cJSON_AddStringToObject(c, "event", hi->events[e]);
 	}
+	/* Waking an idle session from a send (decisions 0176, 0178). */
+	c = cJSON_AddObjectToObject(o, "doorbell");
+	if (c != NULL) {
+		cJSON_AddStringToObject(c, "cap", pgn_cap_name(hi->wake.cap));
+		cJSON_AddStringToObject(c, "evidence",
+		    hi->wake.evidence != NULL ? hi->wake.evidence : "");
+		if (hi->doorbell != NULL)
+			cJSON_AddStringToObject(c, "via", hi->doorbell->via);
+	}
 	return o;
 }
 
@@ -108,17 +117,17 @@ cmd_hosts(int argc, char **argv)
 	}
 	printf("%-13s %-13s %-*s", "HOST", "MECHANISM", cw, "CONFIG");
 	for (e = 0; e < PGN_NEVENTS; e++)
-		printf(e + 1 < PGN_NEVENTS ? " %-*s" : " %.*s%s\n",
-		    e == 0 ? 13 : 11, heads[e], "");
+		printf(" %-*s", e == 0 ? 13 : 11, heads[e]);
+	printf(" DOORBELL\n");
 	for (i = 0; i < n; i++) {
 		hi = pgn_host_row(i);
 		config_of(hi, 0, path, sizeof(path));
 		printf("%-13s %-13s %-*s", hi->name,
 		    pgn_mechanism_name(hi->mechanism), cw, path);
 		for (e = 0; e < PGN_NEVENTS; e++)
-			printf(e + 1 < PGN_NEVENTS ? " %-*s" : " %.*s%s\n",
-			    e == 0 ? 13 : 11, pgn_cap_name(hi->cells[e].cap),
-			    "");
+			printf(" %-*s", e == 0 ? 13 : 11,
+			    pgn_cap_name(hi->cells[e].cap));
+		printf(" %s\n", pgn_cap_name(hi->wake.cap));
 	}
 	printf("\nevidence:\n");
 	for (i = 0; i < n; i++) {
@@ -130,6 +139,9 @@ cmd_hosts(int argc, char **argv)
 			    hi->cells[e].evidence != NULL ?
 			        hi->cells[e].evidence :
 			        "(none)");
+		printf("  %s doorbell %s: %s\n", hi->name,
+		    pgn_cap_name(hi->wake.cap),
+		    hi->wake.evidence != NULL ? hi->wake.evidence : "(none)");
 	}
 	return cli_finish(EXIT_OK);
 }

@@ -39,7 +39,7 @@ const struct cli_cmd cli_cmd_status = {
     .summary = "where sent messages stand: queued, delivered, acknowledged",
     .synopsis = {"ID..."},
     .text =
-        "Where each message of the scope stands: queued (since when, for whom) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always); an urgent or low message says so, and one sent to a group names it, as inbox does. An id the scope does not hold gets a line on standard error and exit 1.",
+        "Where each message of the scope stands: queued (since when, for whom), woken (when its send rang the recipient's idle session, by which mechanism; or rung and unheard) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always); an urgent or low message says so, and one sent to a group names it, as inbox does. An id the scope does not hold gets a line on standard error and exit 1.",
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
@@ -304,7 +304,27 @@ state_word(const struct pgn_msg_status *s)
 		return "acknowledged";
 	if (s->overdue)
 		return "overdue";
-	return s->delivered_ms != 0 ? "delivered" : "queued";
+	if (s->delivered_ms != 0)
+		return "delivered";
+	/* queued -> woken (a doorbell rang, decision 0177) -> delivered */
+	return s->woken_ms != 0 && !s->unheard ? "woken" : "queued";
+}
+
+/* "woken T (age) by MECH" or "rung ..., unheard: ...", after a comma. */
+static void
+print_woken(const struct pgn_msg_status *s, int64_t now)
+{
+	char at[32], age[32];
+
+	if (s->woken_ms == 0)
+		return;
+	pgn_format_time(s->woken_ms, at, sizeof(at));
+	cli_age(s->woken_ms, now, age, sizeof(age));
+	if (s->unheard)
+		printf("rung %s (%s) by %s, unheard: no delivery within %ds",
+		    at, age, cli_safe(s->woken_via), PGN_WAKE_HEARD_MS / 1000);
+	else
+		printf("woken %s (%s) by %s", at, age, cli_safe(s->woken_via));
 }
 
 cJSON *
@@ -345,6 +365,17 @@ cli_json_status(const struct pgn_msg_status *s)
 		else
 			cJSON_AddNullToObject(o, "host");
 	}
+	/* Decision 0177: the doorbell its send rang, if any. */
+	if (s->woken_ms != 0) {
+		cJSON *w = cJSON_AddObjectToObject(o, "woken");
+
+		if (w != NULL) {
+			cli_json_time(w, "at", s->woken_ms);
+			cJSON_AddStringToObject(w, "via", s->woken_via);
+			cJSON_AddBoolToObject(w, "heard", !s->unheard);
+		}
+	} else
+		cJSON_AddNullToObject(o, "woken");
 	/* Decision 0157: its thread and acknowledgement; a thread's text. */
 	cJSON_AddNumberToObject(o, "thread", (double)s->thread);
 	cJSON_AddStringToObject(o, "priority", pgn_priority_name(s->priority));
@@ -430,13 +461,21 @@ cli_print_status(const struct pgn_msg_status *s, int64_t now)
 		pgn_format_time(s->created_ms, at, sizeof(at));
 		cli_age(s->created_ms, now, age, sizeof(age));
 		printf(": queued since %s (%s)", at, age);
+		if (s->woken_ms != 0)
+			printf(", ");
+		print_woken(s, now);
 		print_ack(s, now);
 		putchar('\n');
 		return;
 	}
 	pgn_format_time(s->delivered_ms, at, sizeof(at));
 	cli_age(s->delivered_ms, now, age, sizeof(age));
-	printf(": delivered %s (%s) via %s", at, age, cli_safe(s->route));
+	printf(": ");
+	if (s->woken_ms != 0) {
+		print_woken(s, now);
+		printf(", ");
+	}
+	printf("delivered %s (%s) via %s", at, age, cli_safe(s->route));
 	if (s->session[0] != '\0')
 		printf(", session %s", cli_safe(s->session));
 	if (s->host[0] != '\0')

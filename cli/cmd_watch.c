@@ -295,6 +295,15 @@ draw_queued(struct screen *s, const struct pgn_watch *w, int quota)
 		textf(s, CLI_SGR_DIM, " %s", age);
 		mark(s, m->priority, m->group);
 		text(s, CLI_SGR_RESET, "  ");
+		/* Its send rang the recipient's idle session (0177). */
+		if (m->woken_ms != 0) {
+			cli_age(m->woken_ms, w->read_ms, age, sizeof(age));
+			if (w->read_ms - m->woken_ms > PGN_WAKE_HEARD_MS)
+				textf(s, CLI_SGR_WARN, "rung %s, unheard  ",
+				    age);
+			else
+				textf(s, CLI_SGR_WARN, "woken %s  ", age);
+		}
 		text(s, CLI_SGR_RESET, preview(m->body));
 		endline(s);
 	}

@@ -324,7 +324,7 @@ test_case 'status --json: an array of objects, exactly' '
 	c1=$(sql "SELECT $(iso created_ms) FROM message WHERE id = 1") &&
 	d1=$(sql "SELECT $(iso delivered_ms) FROM message WHERE id = 1") &&
 	pigeon status --json 4 1 >out &&
-	printf "%s\n" "[{\"id\":4,\"state\":\"queued\",\"from\":\"alice\",\"to\":\"bob\",\"created\":\"$c4\",\"reply_to\":null,\"delivered\":null,\"route\":null,\"session\":null,\"host\":null,\"thread\":4,\"priority\":\"normal\",\"group\":null,\"ack\":null},{\"id\":1,\"state\":\"delivered\",\"from\":\"alice\",\"to\":\"bob\",\"created\":\"$c1\",\"reply_to\":null,\"delivered\":\"$d1\",\"route\":\"prompt\",\"session\":\"claude:s-1\",\"host\":\"claude\",\"thread\":1,\"priority\":\"normal\",\"group\":null,\"ack\":null}]" >want &&
+	printf "%s\n" "[{\"id\":4,\"state\":\"queued\",\"from\":\"alice\",\"to\":\"bob\",\"created\":\"$c4\",\"reply_to\":null,\"delivered\":null,\"route\":null,\"session\":null,\"host\":null,\"woken\":null,\"thread\":4,\"priority\":\"normal\",\"group\":null,\"ack\":null},{\"id\":1,\"state\":\"delivered\",\"from\":\"alice\",\"to\":\"bob\",\"created\":\"$c1\",\"reply_to\":null,\"delivered\":\"$d1\",\"route\":\"prompt\",\"session\":\"claude:s-1\",\"host\":\"claude\",\"woken\":null,\"thread\":1,\"priority\":\"normal\",\"group\":null,\"ack\":null}]" >want &&
 	test_cmp want out
 '
 

@@ -27,6 +27,23 @@ test_case 'installed hooks point at this pigeon-hook' '
 	grep -q "installed for both Claude Code and Cursor" out
 '
 
+test_case 'doctor says when Claude settings hold or refuse the doorbell' '
+	pigeon install claude >/dev/null &&
+	cfg=$HOME/.claude/settings.json && cp "$cfg" doorbell.orig &&
+	pigeon doctor --json >out.json &&
+	jq -e "[.hooks[] | select(.host == \"claude\" and .level == \"user\")][0].doorbell == \"rings\"" out.json >/dev/null &&
+	jq ". + {crossSessionInbound: \"refuse\"}" doorbell.orig >"$cfg" &&
+	pigeon doctor >out &&
+	grep -q "^  claude .*installed (.*, doorbell refused (crossSessionInbound is \"refuse\")$" out &&
+	jq ". + {crossSessionInbound: \"hold\"}" doorbell.orig >"$cfg" &&
+	pigeon doctor >out && grep -q "doorbell held until a person releases it" out &&
+	jq ".permissions.defaultMode = \"bypassPermissions\"" doorbell.orig >"$cfg" &&
+	pigeon doctor >out && grep -q "doorbell held in bypass-permissions mode" out &&
+	jq ".permissions.defaultMode = \"bypassPermissions\" | .crossSessionInbound = \"accept\"" doorbell.orig >"$cfg" &&
+	pigeon doctor >out && ! grep -q "doorbell" out &&
+	cp doorbell.orig "$cfg" && pigeon uninstall claude >/dev/null
+'
+
 test_case 'codex hooks are reported untrusted until Codex records trust' '
 	pigeon install codex >/dev/null &&
 	pigeon doctor --json >out.json &&

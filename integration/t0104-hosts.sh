@@ -35,9 +35,9 @@ test_case 'hosts --json: every row of issue 12, every cell yes, no or partial wi
 test_case 'hosts prints the table, then each cell'"'"'s evidence' '
 	pigeon hosts >out 2>err &&
 	expect_empty err &&
-	head -n 1 out | grep -q "^HOST  *MECHANISM  *CONFIG  *SESSION-START  *PROMPT  *AFTER-TOOL  *STOP  *IDLE-WAKE  *BEFORE-TOOL\$" &&
-	grep -Eq "^copilot +command +~/.copilot/hooks/pigeon.json +yes +yes +yes +yes +no +partial\$" out &&
-	grep -Eq "^grok +instructions +an instructions file \(--file\) +partial +no +no +no +no +no\$" out &&
+	head -n 1 out | grep -q "^HOST  *MECHANISM  *CONFIG  *SESSION-START  *PROMPT  *AFTER-TOOL  *STOP  *IDLE-WAKE  *BEFORE-TOOL  *DOORBELL\$" &&
+	grep -Eq "^copilot +command +~/.copilot/hooks/pigeon.json +yes +yes +yes +yes +no +partial +no\$" out &&
+	grep -Eq "^grok +instructions +an instructions file \(--file\) +partial +no +no +no +no +no +no\$" out &&
 	# The columns line up: each row${SQ}s first cell starts under its head,
 	# the longest config path (opencode${SQ}s) included.
 	sed "/^\$/q" out | awk -v n="$(jq length hosts.json)" '"'"'
@@ -47,7 +47,7 @@ test_case 'hosts prints the table, then each cell'"'"'s evidence' '
 		END { exit bad || at < 2 || NR != n + 2 }'"'"' &&
 	grep -q "^  grok prompt no: superagent-ai/grok-cli:src/agent/agent.ts@" out &&
 	test "$(grep -c "^  [a-z-]* [a-z-]* \(yes\|no\|partial\): ." out)" = \
-	    "$(($(jq length hosts.json) * 6))" &&
+	    "$(($(jq length hosts.json) * 7))" &&
 	expect_error 2 "unexpected argument" pigeon hosts extra
 '
 

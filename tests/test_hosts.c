@@ -127,6 +127,13 @@ test_every_cell_of_every_row_has_its_evidence(void)
 				    pgn_facet_name((pgn_event)e), why);
 			}
 		}
+		/* The doorbell's cell (decisions 0176, 0178). */
+		why = cell_problem(root, &hi->wake);
+		if (why != NULL) {
+			CHECK(why == NULL);
+			printf("  %s doorbell: %s\n", hi->name, why);
+		}
+		CHECK(hi->doorbell == NULL || hi->wake.cap == PGN_CAP_YES);
 	}
 	CHECK(pgn_host_row(n) == NULL);
 	CHECK(pgn_host_row(-1) == NULL);

@@ -273,7 +273,9 @@ test_case 'a ping queued as the turn ends makes the host go on with it' '
 # here. The governor (maxAutoContinues 1) then keeps a second ping
 # queued: the woken turn was a continuation, and no prompt came between.
 # A plain claude -p turn runs the entry in the foreground: it does not
-# wait there (status=foreground).
+# wait there (status=foreground). The doorbell (reach.wake) is off here:
+# a stream-json session has a messaging socket too, and this scenario
+# is the waiter's alone (the doorbell's are below).
 # rewake_checks: the assertions of the idle-wake scenario (below).
 rewake_checks() {
 	absent w1 PGN-REWAKE-14 &&
@@ -307,7 +309,7 @@ test_case 'Claude: pigeon install claude --rewake wakes an idle session once, go
 	test "$(grep -cF "\"$hook claude Stop\"" "$HOST_CONFIG")" = 1 &&
 	"$PIG" doctor >doctor.out && grep -q "idle wake on" doctor.out &&
 	mkdir -p "$PROJ/.pigeon" "$PROJ/w" && AGENT=rita &&
-	echo "{\"reach\": {\"maxAutoContinues\": 1, \"rewakeWaitS\": 30}}" \
+	echo "{\"reach\": {\"maxAutoContinues\": 1, \"rewakeWaitS\": 30, \"wake\": \"off\"}}" \
 		>"$PROJ/.pigeon/config.json" &&
 	rm -f "$TEST_DIR/live.in" &&
 	n=$(hook_lines) &&
@@ -350,6 +352,193 @@ if [ "$HOST" = claude ]; then
 	"$PIG" install claude --no-rewake >/dev/null 2>&1
 	rm -f "$PROJ/.pigeon/config.json"
 fi
+
+# ---- Claude Code only: the doorbell (decisions 0175-0177) -------------
+# An interactive Claude Code session (the terminal UI in tmux, the idle
+# wake's waiter off) whose turn has ended is rung by `pigeon send`
+# through its messaging socket; the woken turn's prompt hook delivers
+# the mail, once. Every wait is bounded by the event it waits for.
+
+# bell_start DIR AGENT: Claude's terminal UI in DIR as AGENT, its socket
+# under $TEST_DIR/cc (Claude falls back to /tmp/cc-socks-UID for a long
+# path); returns once its sessions file says idle and Pigeon's session
+# start has bound it. BELL_PID: its pid; BELL_FILE: its sessions file.
+bell_start() {
+	bs_dir=$1 bs_cfg=$HOME/.claude
+	mkdir -p "$TEST_DIR/cc" || return 1
+	# What a person accepted once: onboarding, this key, trusting DIR.
+	jq -n --arg p "$bs_dir" '{hasCompletedOnboarding: true,
+		theme: "dark", customApiKeyResponses: {approved:
+		["0123456789abcdefghij"], rejected: []}, projects: {($p):
+		{hasTrustDialogAccepted: true,
+		hasCompletedProjectOnboarding: true}}}' >"$bs_cfg/.claude.json" ||
+		return 1
+	bs_n=$(hook_lines)
+	tmux -S "$TEST_DIR/bell.sock" -f /dev/null new-session -d -s bell \
+	    -x 150 -y 40 -c "$bs_dir" env -i PATH="$PATH" HOME="$HOME" \
+	    LANG=C.UTF-8 TERM=xterm-256color TMPDIR="$TEST_DIR/cc" \
+	    PIGEON_HOME="$PIGEON_HOME" PIGEON_AGENT="$2" \
+	    CLAUDE_CONFIG_DIR="$bs_cfg" \
+	    ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" \
+	    ANTHROPIC_API_KEY=sk-pigeon-mock-0123456789abcdefghij \
+	    DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1 \
+	    DISABLE_ERROR_REPORTING=1 \
+	    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+	    "$HOST_BIN" || return 1
+	bs_i=0
+	BELL_FILE=
+	until [ -n "$BELL_FILE" ] &&
+	    [ "$(jq -r .status "$BELL_FILE" 2>/dev/null)" = idle ] &&
+	    new_log "$bs_n" | grep -q "event=SessionStart .* agent=$2 "; do
+		bs_i=$((bs_i + 1))
+		if [ "$bs_i" -ge 600 ]; then
+			echo "error: claude did not get idle in 60 s:" >&9
+			tmux -S "$TEST_DIR/bell.sock" capture-pane -p -t bell >&9
+			return 1
+		fi
+		sleep 0.1
+		BELL_FILE=$(grep -l "\"kind\":\"interactive\"" \
+		    "$bs_cfg"/sessions/*.json 2>/dev/null | head -n 1)
+	done
+	BELL_PID=$(jq -r .pid "$BELL_FILE")
+}
+
+bell_stop() {
+	kill -CONT "$BELL_PID" 2>/dev/null
+	tmux -S "$TEST_DIR/bell.sock" kill-server 2>/dev/null
+	bs_i=0
+	while kill -0 "$BELL_PID" 2>/dev/null && [ "$bs_i" -lt 100 ]; do
+		bs_i=$((bs_i + 1)); sleep 0.1
+	done
+	rm -f "$HOME/.claude/.claude.json"
+}
+
+# bell_delivered ID: wait (60 s at most) until message ID is delivered.
+bell_delivered() {
+	bd_i=0
+	until "$PIG" status --project "$PROJ" --json "$1" |
+	    jq -e '.[0].delivered != null' >/dev/null; do
+		bd_i=$((bd_i + 1))
+		if [ "$bd_i" -ge 600 ]; then
+			echo "error: message $1 was not delivered in 60 s" >&9
+			"$PIG" status --project "$PROJ" "$1" >&9
+			cat "$PIGEON_HOME/wake.log" >&9 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# bell_woken ID: the JSON status's "woken" of message ID ("null" if none).
+bell_woken() {
+	"$PIG" status --project "$PROJ" --json "$1" | jq -c '.[0].woken'
+}
+
+# bell_send TO TEXT [ARGS]: send as tester; the id.
+bell_send() {
+	bsd_to=$1 bsd_text=$2
+	shift 2
+	"$PIG" send --project "$PROJ" --from tester --to "$bsd_to" "$@" \
+	    "$bsd_text" >bell-sent.out || return 1
+	sed -n 's/^queued #\([0-9]*\) for .*/\1/p' bell-sent.out
+}
+
+# bell_range NAME FROM: the request log lines since FROM are turn NAME,
+# once a model request holding TEXT ($3) is among them (60 s at most).
+bell_range() {
+	br_i=0
+	until sed -n "$(($2 + 1)),\$p" "$REQLOG" | grep -qF -e "$3"; do
+		br_i=$((br_i + 1))
+		[ "$br_i" -lt 600 ] || return 1
+		sleep 0.1
+	done
+	echo "$2 $(wc -l <"$REQLOG")" >"$TEST_DIR/$1.range"
+}
+
+test_case 'Claude: an idle interactive session is woken by pigeon send, its next request carries the mail once' '
+	if [ "$HOST" != claude ]; then
+		test_note "claude only"; exit 0
+	fi &&
+	mkdir -p "$PROJ/bell" &&
+	bell_start "$PROJ/bell" sleeper &&
+	{
+		from=$(wc -l <"$REQLOG") &&
+		t0=$(date +%s%N) &&
+		id=$(bell_send sleeper PGN-BELL-21) &&
+		t1=$(date +%s%N) &&
+		bell_woken "$id" | jq -e ".via == \"claude-socket\" and .heard" \
+		    >/dev/null &&
+		bell_delivered "$id" &&
+		bell_range b1 "$from" PGN-BELL-21 &&
+		arrives b1 PGN-BELL-21 claude:UserPromptSubmit &&
+		test "$(requests b1 | jq "$LOG_JQ select(model_request) | .body |
+			[turn[]] | count(\"Pigeon: mail is waiting for you\")" |
+			awk "{ n += \$1 } END { print n }")" = 1 &&
+		test "$(route_of "$id")" = "1|prompt" &&
+		"$PIG" status --project "$PROJ" "$id" | grep -q ": woken .* by claude-socket, delivered .* via prompt, session claude:" &&
+		"$PIG" journal --project "$PROJ" sleeper | grep -q "woken     #$id rang session claude:" &&
+		sql_is "SELECT auto_continues FROM session s JOIN agent a
+			ON a.id = s.agent_id WHERE a.name = '"'"'sleeper'"'"'" 1
+		ok=$?
+		test_note "claude: the send that rang took $(((t1 - t0) / 1000000)) ms"
+		bell_stop
+		test "$ok" = 0
+	}
+'
+
+test_case 'Claude: a second send while the frame is outstanding rings nothing; both arrive once' '
+	if [ "$HOST" != claude ]; then
+		test_note "claude only"; exit 0
+	fi &&
+	mkdir -p "$PROJ/bell2" &&
+	bell_start "$PROJ/bell2" sleeper2 &&
+	{
+		# Stopped, the session takes nothing: the frame stays
+		# outstanding (the kernel holds it) until it goes on.
+		kill -STOP "$BELL_PID" &&
+		from=$(wc -l <"$REQLOG") &&
+		a=$(bell_send sleeper2 PGN-BELL-A-22) &&
+		b=$(bell_send sleeper2 PGN-BELL-B-22 --priority urgent) &&
+		bell_woken "$a" | jq -e ".via == \"claude-socket\"" >/dev/null &&
+		test "$(bell_woken "$b")" = null &&
+		kill -CONT "$BELL_PID" &&
+		bell_delivered "$a" && bell_delivered "$b" &&
+		bell_range b2 "$from" PGN-BELL-A-22 &&
+		test "$(requests b2 | jq "$LOG_JQ select(model_request) | .body |
+			[turn[]] | count(\"Pigeon: mail is waiting for you\")" |
+			awk "{ n += \$1 } END { print n }")" = 1 &&
+		arrives b2 PGN-BELL-A-22 "claude:UserPromptSubmit" &&
+		arrives b2 PGN-BELL-B-22 "claude:UserPromptSubmit" &&
+		test "$("$PIG" journal --project "$PROJ" sleeper2 |
+			grep -c "woken ")" = 1
+		ok=$?
+		bell_stop
+		test "$ok" = 0
+	}
+'
+
+test_case 'Claude: low priority and reach.wake off wake nothing' '
+	if [ "$HOST" != claude ]; then
+		test_note "claude only"; exit 0
+	fi &&
+	mkdir -p "$PROJ/bell3" &&
+	bell_start "$PROJ/bell3" sleeper3 &&
+	{
+		low=$(bell_send sleeper3 PGN-BELL-LOW-23 --priority low) &&
+		test "$(bell_woken "$low")" = null &&
+		mkdir -p "$PROJ/.pigeon" &&
+		echo "{\"reach\": {\"wake\": \"off\"}}" >"$PROJ/.pigeon/config.json" &&
+		off=$(bell_send sleeper3 PGN-BELL-OFF-23 --priority urgent) &&
+		test "$(bell_woken "$off")" = null &&
+		test "$(jq -r .status "$BELL_FILE")" = idle &&
+		! "$PIG" journal --project "$PROJ" sleeper3 | grep -q "woken " &&
+		"$PIG" status --project "$PROJ" "$low" "$off" | grep -c ": queued since" | grep -qx 2
+		ok=$?
+		rm -f "$PROJ/.pigeon/config.json"
+		bell_stop
+		test "$ok" = 0
+	}
+'
 
 # From a subdirectory of the project, for every host: Codex's sandbox
 # mounts an empty read-only .git there (a writable root without one),

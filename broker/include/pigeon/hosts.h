@@ -197,6 +197,74 @@ struct pgn_host_info;
 typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
     const char *context, pgn_status *st);
 
+/* ---- the doorbell: waking an idle session (doorbell.c, 0175-0177) --- */
+
+#define PGN_DOORBELL_CONNECT_MS 250   /* a socket not accepting by then */
+#define PGN_DOORBELL_FILE_MAX   16384 /* bytes of one sessions file */
+#define PGN_DOORBELL_SCAN_MAX   256   /* entries of a sessions directory */
+#define PGN_DOORBELL_WHY        200   /* bytes of the reason, with NUL */
+
+/*
+ * A host's messaging socket, as measured (decision 0175): where its
+ * sessions publish themselves, and the frame that starts a turn.
+ */
+struct pgn_doorbell {
+	const char *via; /* the mechanism's name: status, journal, hosts */
+	/* The frame's content: this fixed line, then " (#ID)." naming the
+	 * message that rang (never mail, never a token): Claude drops a
+	 * body it saw from the same sender within 30 s (0175). */
+	const char *line;
+	const char *from; /* the frame's sender label (the host's guard key) */
+	/* The sessions directory: this many levels above the transcript
+	 * file (the config directory), then this name. */
+	int transcript_up;
+	const char *sessions;
+	const char *socket_dir; /* the socket's directory: NAME or NAME-<uid> */
+	const char *idle;       /* the "status" of a session between turns */
+	/* Its settings that hold or refuse a frame (doctor): the key, and
+	 * the permission mode that holds frames when the key is unset. */
+	const char *inbound_key; /* "crossSessionInbound" */
+	const char *mode_key;    /* "permissions" member: "defaultMode" */
+	const char *hold_mode;   /* "bypassPermissions" */
+};
+
+typedef enum pgn_ring {
+	PGN_RING_RUNG,    /* the frame was written */
+	PGN_RING_BUSY,    /* the session is in a turn: its hooks deliver */
+	PGN_RING_GONE,    /* no live session file for it: nothing to ring */
+	PGN_RING_REFUSED, /* a file or socket that is not to be trusted */
+	PGN_RING_FAILED,  /* the socket did not take the frame */
+} pgn_ring;
+
+/*
+ * Ring session 'id' (the hooks' session id) of a host whose transcript
+ * is 'transcript': find its sessions file, check it (owner, no link,
+ * its pid alive with the same start time, idle), check the socket (a
+ * socket of this user in the host's socket directory, its listener
+ * that pid), connect within PGN_DOORBELL_CONNECT_MS and write one
+ * frame naming the session. Never blocks longer; the reason for any
+ * outcome but RUNG goes to 'why'.
+ */
+pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
+    const char *transcript, int64_t msg, char why[PGN_DOORBELL_WHY]);
+/* What a sessions file says (doorbell.c; its parser, fuzzed). */
+struct pgn_doorbell_file {
+	long pid;        /* its "pid" when it equals the file's name, else 0 */
+	char start[32];  /* "procStart", "" if absent or too long */
+	char status[16]; /* "status", the same */
+	char sock[108];  /* "messagingSocketPath" (a sun_path's size) */
+	int sock_long;   /* the path does not fit a socket address */
+};
+
+/*
+ * 1 when 'text' (NUL-terminated JSON) is the sessions file of session
+ * 'id', the file named for 'pid'; 'f' filled (zeroed first, always).
+ */
+int pgn_doorbell_parse(const char *text, const char *id, long pid,
+    struct pgn_doorbell_file *f);
+/* "rung", "busy", ... (static). */
+const char *pgn_ring_name(pgn_ring r);
+
 struct pgn_host_info {
 	const char *name;  /* "cursor", ...: the command line's and the key's */
 	const char *title; /* "Claude Code": for people */
@@ -284,6 +352,9 @@ struct pgn_host_info {
 	pgn_deny_form deny;
 	/* -- pigeon hosts: a cell per facet -- */
 	struct pgn_cell cells[PGN_NEVENTS];
+	/* -- waking an idle session (0175-0177) -- */
+	const struct pgn_doorbell *doorbell; /* NULL: none Pigeon rings */
+	struct pgn_cell wake; /* what wakes it from outside, with evidence */
 };
 
 /* The row of 'h' (static), or NULL for PGN_HOST_NONE. */

@@ -359,6 +359,16 @@ typedef enum pgn_priority {
 /* Urgent messages one sender may have queued for one recipient. */
 #define PGN_MAX_PENDING_URGENT 20
 
+/* ---- waking an idle agent (decisions 0175-0177) -------------------- */
+
+#define PGN_WAKE_MAX      PGN_MAX_RECIPIENTS /* rings one send makes */
+#define PGN_WAKE_SESSIONS 8 /* a recipient's sessions looked at */
+#define PGN_WAKE_SEEN_MS  (7LL * 86400000) /* sessions seen this recently */
+/* A ring with no delivery by then is unheard (and may ring again). */
+#define PGN_WAKE_HEARD_MS 120000
+#define PGN_WAKE_LOG_MAX  (1 << 20) /* wake.log's bytes, then wake.log.1 */
+#define PGN_WAKE_LOG_LINE 512       /* one wake.log line, bytes */
+
 /* "urgent", "normal", "low" (static); "normal" for anything else. */
 const char *pgn_priority_name(int priority);
 /* The priority named 's' into '*out'; PGN_EINVAL with the three words. */
@@ -374,11 +384,12 @@ struct pgn_msg {
 	char *body;
 	size_t body_len;
 	/* Acknowledgements and threads (decision 0157): */
-	int64_t thread; /* its thread: its first message's id */
-	int64_t ack_ms; /* 0, or an acknowledgement is asked within this */
-	int reminder;   /* shown again: its acknowledgement is overdue */
-	int priority;   /* pgn_priority */
-	char *group;    /* the group it was sent to (--to @NAME), or NULL */
+	int64_t thread;   /* its thread: its first message's id */
+	int64_t ack_ms;   /* 0, or an acknowledgement is asked within this */
+	int reminder;     /* shown again: its acknowledgement is overdue */
+	int priority;     /* pgn_priority */
+	char *group;      /* the group it was sent to (--to @NAME), or NULL */
+	int64_t woken_ms; /* pgn_watch_read: its send rang a doorbell (0177) */
 };
 
 struct pgn_msgs {
@@ -620,6 +631,10 @@ struct pgn_msg_status {
 	/* Priority and group (decision 0158): */
 	int priority;                 /* pgn_priority */
 	char group[PGN_MAX_NAME + 1]; /* sent to @group: its name, else "" */
+	/* Its send rang an idle session's doorbell (0177): pgn_msg_status. */
+	int64_t woken_ms;   /* 0: not rung */
+	char woken_via[32]; /* the mechanism: "claude-socket" */
+	int unheard;        /* rung, and no delivery within PGN_WAKE_HEARD_MS */
 };
 
 /*

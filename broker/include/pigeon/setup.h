@@ -86,6 +86,9 @@ struct pgn_install_state {
 	char *problem; /* why it cannot be read as the host's config */
 	size_t entries[PGN_NEVENTS]; /* Pigeon's entries per event */
 	size_t rewake;               /* Claude's idle-wake Stop entries */
+	/* What its settings do to the doorbell (0176), static; NULL: it
+	 * rings (no setting that holds or refuses it). */
+	const char *doorbell;
 	/*
 	 * A host whose row asks trust (its 'trust'): 1 when it has recorded
 	 * trust for the hooks of 'path', 0 not yet (or unknown).
@@ -145,7 +148,9 @@ struct pgn_config {
 	int max_auto_continues; /* reach: 0 turns continuing off */
 	long stop_wait_ms;      /* reach: a stop waits this long for mail */
 	long rewake_wait_s;     /* reach: the idle wake waits this long */
-	char *reach_problem;    /* why "reach" is at its defaults */
+	int wake_min; /* reach.wake: lowest priority that rings; 2: off (0176)
+	               */
+	char *reach_problem; /* why "reach" is at its defaults */
 };
 
 void pgn_config_release(struct pgn_config *c);

@@ -233,14 +233,17 @@ has_text(const char *s)
 static const char wake_line[] =
     "Pigeon woke you: mail arrived while you were idle.";
 
-/* The prompt of a turn opencode's idle wake started. */
+/* The prompt of a turn opencode's idle wake or a doorbell started. */
 static int
 woken(const struct turn *t)
 {
 	const struct pgn_host_info *hi = pgn_host_get(t->p.host);
 
-	return hi != NULL && hi->wake_prompt && t->p.prompt != NULL &&
-	    strcmp(t->p.prompt, wake_line) == 0;
+	return hi != NULL && t->p.prompt != NULL &&
+	    ((hi->wake_prompt && strcmp(t->p.prompt, wake_line) == 0) ||
+	        (hi->doorbell != NULL &&
+	            strncmp(t->p.prompt, hi->doorbell->line,
+	                strlen(hi->doorbell->line)) == 0));
 }
 
 /*

@@ -11,6 +11,26 @@
 #include "pgn_int.h"
 #include "pigeon/hosts.h"
 
+/*
+ * Claude Code's messaging socket, measured with 2.1.332 (decision 0175):
+ * $CLAUDE_CONFIG_DIR/sessions/<pid>.json beside projects/<dir>/<id>.jsonl
+ * (the transcript), its socket in a cc-socks directory, its frame's
+ * content the new turn's prompt (the prompt hook knows it: a
+ * continuation, decision 0176).
+ */
+static const struct pgn_doorbell doorbell_claude = {
+    .via = "claude-socket",
+    .line = "Pigeon: mail is waiting for you and is delivered with this turn",
+    .from = "pigeon",
+    .transcript_up = 3,
+    .sessions = "sessions",
+    .socket_dir = "cc-socks",
+    .idle = "idle",
+    .inbound_key = "crossSessionInbound",
+    .mode_key = "defaultMode",
+    .hold_mode = "bypassPermissions",
+};
+
 static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
     envelope_opencode;
 
@@ -26,9 +46,16 @@ static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
 #define T_GEMINI "Gemini CLI 0.61.0, integration/t0503-host-gemini"
 #define DOC_COPILOT                                                            \
 	"github/docs:content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md@927566b (2026-12-01)"
-#define T_COPILOT     "Copilot CLI 1.0.102, integration/t0505-host-copilot"
-#define T_OPENCODE    "opencode 1.18.33, integration/t0504-host-opencode"
-#define T_CURSOR_PRE  "cursor simulator, integration/t0210-hook-before-tool"
+#define T_COPILOT    "Copilot CLI 1.0.102, integration/t0505-host-copilot"
+#define T_OPENCODE   "opencode 1.18.33, integration/t0504-host-opencode"
+#define T_CURSOR_PRE "cursor simulator, integration/t0210-hook-before-tool"
+/* What a send could ring in a host with none (decision 0178). */
+#define WAKE_NONE                                                              \
+	{                                                                      \
+		PGN_CAP_NO,                                                    \
+		    "instructions block only (2026-12-03): no hook, nothing "  \
+		    "Pigeon can ring"                                          \
+	}
 #define T_COPILOT_PRE "copilot simulator, integration/t0210-hook-before-tool"
 #define SRC_OPENCODE                                                           \
 	"@opencode-ai/plugin 1.18.33, dist/index.d.ts, interface Hooks (2026-12-01)"
@@ -110,6 +137,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": no event or API starts a turn of a local session from outside"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_CURSOR ": preToolUse permission deny with agent_message; " T_CURSOR_PRE},
                 },
+            .wake = {PGN_CAP_NO,
+                DOC_CURSOR
+                " and the cursor simulator: no socket, queue or command starts a turn in an idle session from outside; only the stop hook's followup_message, within a turn (docs/decisions/0178)"},
         },
     [PGN_HOST_CLAUDE] =
         {
@@ -162,6 +192,10 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": opt-in, pigeon install claude --rewake: an asyncRewake Stop hook waits up to reach.rewakeWaitS after each turn (interactive and stream-json sessions; not plain -p; docs/decisions/0081)"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CLAUDE},
                 },
+            .doorbell = &doorbell_claude,
+            .wake = {PGN_CAP_YES,
+                T_CLAUDE
+                ": the messaging socket, rung when a message is queued for an idle session (interactive sessions; refused or held where crossSessionInbound or bypass-permissions mode says so; docs/decisions/0175)"},
         },
     [PGN_HOST_CODEX] =
         {
@@ -219,6 +253,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": no hook runs once a turn has ended; codex queue (experimental app-server) is not used"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CODEX " (apply_patch, and its heredoc through Bash)"},
                 },
+            .wake = {PGN_CAP_NO,
+                "Codex 0.171.0 codex queue --help (2026-12-03): codex queue --thread ID --message TEXT queues for an existing session, dispatched only to a loaded thread (openai/codex#44491); not measured against an idle terminal session, so Pigeon rings nothing (docs/decisions/0178)"},
         },
     [PGN_HOST_GEMINI] =
         {
@@ -279,6 +315,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": no event after AfterAgent, and nothing starts a turn from outside"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_GEMINI},
                 },
+            .wake = {PGN_CAP_NO,
+                "Gemini CLI 0.61.0 gemini --help (2026-12-03): no command, socket or server reaches a running interactive session (--acp serves a new session on stdio) (docs/decisions/0178)"},
         },
     [PGN_HOST_COPILOT] =
         {
@@ -347,6 +385,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         ": agentStop ends the turn; notification's additionalContext follows only the CLI's own notifications, nothing starts a turn from outside"},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_COPILOT ": preToolUse permissionDecision deny; " T_COPILOT_PRE},
                 },
+            .wake = {PGN_CAP_NO,
+                "Copilot CLI 1.0.102 copilot --help (2026-12-03): --resume and --remote attach to a session, nothing queues input into a running one (docs/decisions/0178)"},
         },
     [PGN_HOST_OPENCODE] =
         {
@@ -399,6 +439,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_YES, T_OPENCODE},
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_OPENCODE " (the plugin throws the denial)"},
                 },
+            .wake = {PGN_CAP_YES,
+                T_OPENCODE
+                ": its plugin's session.idle starts a turn with the wake line (docs/decisions/0137); from inside the host, not rung by a send"},
         },
 };
 
@@ -438,6 +481,7 @@ static const struct pgn_host_info others[] = {
         .name = "grok",
         .title = "Grok CLI",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -456,6 +500,7 @@ static const struct pgn_host_info others[] = {
         .name = "windsurf",
         .title = "Windsurf (Cascade)",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -475,6 +520,7 @@ static const struct pgn_host_info others[] = {
         .name = "cline",
         .title = "Cline",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -492,6 +538,7 @@ static const struct pgn_host_info others[] = {
         .name = "kiro",
         .title = "Kiro CLI",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -508,6 +555,7 @@ static const struct pgn_host_info others[] = {
         .name = "qwen",
         .title = "Qwen Code",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -524,6 +572,7 @@ static const struct pgn_host_info others[] = {
         .name = "docker-agent",
         .title = "docker-agent",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -542,6 +591,7 @@ static const struct pgn_host_info others[] = {
         .name = "amp",
         .title = "Amp",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,
@@ -561,6 +611,7 @@ static const struct pgn_host_info others[] = {
         .name = "droid",
         .title = "Factory Droid",
         .mechanism = PGN_MECH_INSTRUCTIONS,
+        .wake = WAKE_NONE,
         .cells =
             {
                 INSTR_START,

@@ -14,6 +14,7 @@
 
 #include "pgn_int.h"
 #include "pigeon/setup.h"
+#include "reach.h"
 
 #define CONFIG_PATH ".pigeon/config.json"
 
@@ -235,8 +236,10 @@ static char *
 parse_reach(const cJSON *r, struct pgn_config *c, struct pgn_buf *u)
 {
 	static const char *const known[] = {"maxAutoContinues", "stopWaitMs",
-	    "rewakeWaitS", NULL};
+	    "rewakeWaitS", "wake", NULL};
+	const cJSON *w;
 	long cont, wait, rewake;
+	int wake = 0;
 	char *why;
 
 	if (!cJSON_IsObject(r))
@@ -250,8 +253,23 @@ parse_reach(const cJSON *r, struct pgn_config *c, struct pgn_buf *u)
 	if (why == NULL)
 		why = parse_int(r, "reach", "rewakeWaitS", 0,
 		    PGN_MAX_REWAKE_WAIT_S, PGN_REWAKE_WAIT_S_DEFAULT, &rewake);
+	w = cJSON_GetObjectItemCaseSensitive(r, "wake");
+	if (why == NULL && w != NULL) {
+		if (cJSON_IsString(w) && strcmp(w->valuestring, "normal") == 0)
+			wake = 0;
+		else if (cJSON_IsString(w) &&
+		    strcmp(w->valuestring, "urgent") == 0)
+			wake = 1;
+		else if (cJSON_IsString(w) &&
+		    strcmp(w->valuestring, "off") == 0)
+			wake = PGN_WAKE_OFF; /* reach.h */
+		else
+			why = fmt(
+			    "reach.wake must be \"normal\", \"urgent\" or \"off\"");
+	}
 	if (why != NULL)
 		return why;
+	c->wake_min = wake;
 	c->max_auto_continues = (int)cont;
 	c->stop_wait_ms = wait;
 	c->rewake_wait_s = rewake;
@@ -390,5 +408,18 @@ pgn_config_load(const char *root, struct pgn_config *c)
 out:
 	free(text);
 	pgn_buf_release(&path);
+	return rc;
+}
+
+pgn_status
+pgn_reach_load(const char *root, struct pgn_reach *r)
+{
+	struct pgn_config c;
+	pgn_status rc;
+
+	rc = pgn_config_load(root, &c);
+	r->wake_min = c.wake_min;
+	r->max_auto_continues = c.max_auto_continues;
+	pgn_config_release(&c);
 	return rc;
 }

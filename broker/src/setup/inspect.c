@@ -21,6 +21,32 @@ pgn_install_state_release(struct pgn_install_state *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * What a config's settings do to the doorbell (decision 0176): Claude
+ * Code's crossSessionInbound refuses or holds peer frames; unset, a
+ * session in bypass-permissions mode holds frames from a sender that
+ * asserts no mode, as Pigeon's. NULL: nothing holds it.
+ */
+static const char *
+doorbell_note(const struct pgn_doorbell *db, const struct je_node *root)
+{
+	const struct je_node *v, *perm;
+
+	v = je_get(root, db->inbound_key);
+	if (v != NULL && v->str != NULL) {
+		if (strcmp(v->str, "refuse") == 0)
+			return "refused (crossSessionInbound is \"refuse\")";
+		if (strcmp(v->str, "hold") == 0)
+			return "held until a person releases it (crossSessionInbound is \"hold\")";
+		return NULL;
+	}
+	perm = je_get(root, "permissions");
+	v = perm != NULL ? je_get(perm, db->mode_key) : NULL;
+	if (v != NULL && v->str != NULL && strcmp(v->str, db->hold_mode) == 0)
+		return "held in bypass-permissions mode (permissions.defaultMode); set crossSessionInbound to \"accept\" to be woken";
+	return NULL;
+}
+
 pgn_status
 pgn_install_inspect(pgn_host h, const char *project,
     struct pgn_install_state *s)
@@ -59,6 +85,8 @@ pgn_install_inspect(pgn_host h, const char *project,
 	if (rc != PGN_OK)
 		goto problem;
 	hooks = je_get(d.root, "hooks");
+	if (hi->doorbell != NULL)
+		s->doorbell = doorbell_note(hi->doorbell, d.root);
 	if (hi->rewake && hooks != NULL)
 		s->rewake =
 		    ins_count_which(je_get(hooks, hi->events[PGN_EVENT_STOP]),

@@ -10,6 +10,7 @@
 
 #include "pgn_int.h"
 #include "store_int.h"
+#include "wake_int.h"
 
 /*
  * Served by the partial index message_queued, whatever the history:
@@ -125,6 +126,7 @@ struct send_ctx {
 	struct pgn_sent *sent;
 	size_t maxsent;
 	size_t *nsent;
+	struct pgn_wakes *wakes; /* the doorbells to ring after the commit */
 };
 
 static pgn_status
@@ -414,6 +416,7 @@ send_tx(pgn_db *db, void *arg)
 	pgn_status rc;
 
 	*c->nsent = 0;
+	pgn_wakes_release(c->wakes); /* a retried transaction starts over */
 	now = pgn_now_ms();
 	rc = pgn_scope_id(db, 1, &sid);
 	if (rc != PGN_OK)
@@ -464,6 +467,9 @@ send_tx(pgn_db *db, void *arg)
 		if (from_id != 0)
 			rc = pgn_journal_add(db, from_id, "sent", id,
 			    c->rcpt[i].name, c->rcpt[i].group, now);
+		if (rc == PGN_OK)
+			rc = pgn_wake_pick(db, c->wakes, c->rcpt[i].id,
+			    c->rcpt[i].name, id, req->priority, now);
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_OK && req->reply_to != 0 && from_id != 0)
@@ -476,11 +482,14 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
     size_t maxsent, size_t *nsent)
 {
 	struct send_ctx c;
+	struct pgn_wakes wakes;
 	pgn_status rc;
 	size_t i;
 
 	*nsent = 0;
 	memset(&c, 0, sizeof(c));
+	memset(&wakes, 0, sizeof(wakes));
+	c.wakes = &wakes;
 	c.req = req;
 	c.sent = sent;
 	c.maxsent = maxsent;
@@ -545,7 +554,10 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 	rc = pgn_tx(db, send_tx, &c);
 	if (rc != PGN_OK)
 		*nsent = 0;
+	else /* queued: whatever the doorbells do, the send has succeeded */
+		pgn_wakes_ring(db, &wakes);
 out:
+	pgn_wakes_release(&wakes);
 	free(c.to);
 	free(c.rcpt);
 	return rc;

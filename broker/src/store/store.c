@@ -74,6 +74,7 @@ pgn_db_close(pgn_db *db)
 		db->be->close(db);
 	free(db->path);
 	free(db->scope);
+	free(db->root);
 	free(db);
 }
 
@@ -126,6 +127,11 @@ pgn_db_set_scope(pgn_db *db, const char *root)
 	free(db->scope);
 	db->scope = s;
 	db->scope_id = 0;
+	/* The root itself, whose project config a send reads (0176). */
+	free(db->root);
+	db->root = pgn_strdup(root);
+	if (db->root == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
 	return PGN_OK;
 }
 

@@ -41,6 +41,7 @@ struct pgn_db {
 	void *engine;                 /* the backend's state, its own */
 	char *path;       /* a file, or a conninfo without password */
 	char *scope;      /* current scope root, "" = global */
+	char *root;       /* its root path on every backend; NULL: global */
 	int64_t scope_id; /* 0: not looked up yet */
 	long deadline_ms; /* bound on each lock wait */
 	int64_t until_ms; /* monotonic end of the current wait */

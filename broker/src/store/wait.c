@@ -31,6 +31,7 @@ static const char SQL_STATUS[] =
     "SELECT m.sender, coalesce(d.recipient, a.name), m.created_ms, "
     "coalesce(m.reply_to, 0), coalesce(m.delivered_ms, 0), "
     "coalesce(d.session, ''), coalesce(d.host, ''), coalesce(d.route, ''), " PGN_STATUS_ACK_COLS
+    ", coalesce(m.woken_ms, 0), coalesce(m.woken_via, '') "
     "FROM message m JOIN agent a ON a.id = m.recipient_id "
     "LEFT JOIN delivery d ON d.message_id = m.id "
     "WHERE m.id = ?1 AND m.scope_id = ?2";
@@ -298,6 +299,15 @@ status_tx(pgn_db *db, void *arg)
 		if (rc != PGN_OK)
 			break;
 		rc = pgn_status_row(db, st, s, pgn_now_ms());
+		if (rc != PGN_OK)
+			break;
+		/* The doorbell (decision 0177): rung, and heard or not. */
+		s->woken_ms = pgn_col_i64(st, 14);
+		pgn_col_copy(s->woken_via, sizeof(s->woken_via), st, 15);
+		s->unheard = s->woken_ms != 0 &&
+		    (s->delivered_ms != 0 ?
+		            s->delivered_ms - s->woken_ms > PGN_WAKE_HEARD_MS :
+		            pgn_now_ms() - s->woken_ms > PGN_WAKE_HEARD_MS);
 	}
 	pgn_finish(db, st);
 	return rc;

@@ -17,7 +17,7 @@ static const char SQL_QUEUED_COUNT[] =
     "AND delivered_ms IS NULL";
 static const char SQL_QUEUED_NEWEST[] =
     "SELECT m.id, m.sender, a.name, m.created_ms, coalesce(m.reply_to, 0), "
-    "m.body, m.priority, m.grp FROM message m "
+    "m.body, m.priority, m.grp, coalesce(m.woken_ms, 0) FROM message m "
     "JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.scope_id = ?1 AND m.delivered_ms IS NULL "
     "ORDER BY m.id DESC LIMIT ?2";
@@ -86,6 +86,7 @@ queued_tx(pgn_db *db, int64_t sid, struct watch_ctx *c)
 		m->body = pgn_col_text(st, 5);
 		m->priority = (int)pgn_col_i64(st, 6);
 		m->group = pgn_col_text(st, 7); /* "" for NULL: none */
+		m->woken_ms = pgn_col_i64(st, 8);
 		if (m->sender == NULL || m->recipient == NULL ||
 		    m->body == NULL || m->group == NULL) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");

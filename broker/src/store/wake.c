@@ -1,0 +1,305 @@
+/*
+ * The doorbell's part of a send (docs/decisions/0176, 0177): inside the
+ * send's transaction, for each recipient of a message that may wake
+ * (not low, at or above the project's reach.wake), the session to ring
+ * is picked and claimed — the recipient's most recently seen session
+ * on this machine whose host has a doorbell, under the governor's cap,
+ * when none of its sessions has a ring outstanding (rung after its last
+ * delivery, less than PGN_WAKE_HEARD_MS ago). After the commit the
+ * doorbell rings (hosts/doorbell.c, bounded), and a second small
+ * transaction records the outcome: the message woken (when, by which
+ * mechanism) and a journal line, or the claim given back. The send has
+ * succeeded by then whatever happens here; every outcome but a ring is
+ * one line of $PIGEON_HOME/wake.log.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgn_int.h"
+#include "pigeon/hosts.h"
+#include "reach.h"
+#include "store_int.h"
+#include "wake_int.h"
+
+/*
+ * The recipient's sessions that a doorbell could reach: named a
+ * transcript from this machine (?2, '' when it has no id), seen since
+ * ?3; the newest first, with what decides: the governor's count, the
+ * last ring and the last delivery (delivery_session).
+ */
+static const char SQL_WAKE_SESSIONS[] =
+    "SELECT s.id, s.key, s.host, s.transcript_path, s.auto_continues, "
+    "coalesce(s.rung_ms, 0), coalesce((SELECT max(d.delivered_ms) "
+    "FROM delivery d WHERE d.session = s.key), 0) FROM session s "
+    "WHERE s.agent_id = ?1 AND s.transcript_path IS NOT NULL "
+    "AND coalesce(s.machine, '') = ?2 AND s.last_seen_ms > ?3 "
+    "ORDER BY s.last_seen_ms DESC LIMIT ?4";
+static const char SQL_WAKE_CLAIM[] =
+    "UPDATE session SET rung_ms = ?2 WHERE id = ?1";
+/* A ring that came to nothing gives its claim back (unless rung since). */
+static const char SQL_WAKE_GIVE_BACK[] =
+    "UPDATE session SET rung_ms = nullif(?3, 0) WHERE id = ?1 "
+    "AND rung_ms = ?2";
+static const char SQL_WAKE_MARK[] =
+    "UPDATE message SET woken_ms = ?2, woken_via = ?3 WHERE id = ?1";
+
+void
+pgn_wakes_release(struct pgn_wakes *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->v[i].transcript);
+	w->n = 0;
+}
+
+/* The project's reach settings, read once per send, when first needed. */
+static pgn_status
+config(pgn_db *db, struct pgn_wakes *w)
+{
+	pgn_status rc;
+
+	if (w->cfg_loaded)
+		return PGN_OK;
+	rc = pgn_reach_load(db->root, &w->cfg);
+	if (rc != PGN_OK)
+		return pgn_fail(db, rc, "out of memory");
+	w->cfg_loaded = 1;
+	return PGN_OK;
+}
+
+/* One row of SQL_WAKE_SESSIONS, as read. */
+struct cand {
+	int64_t id, continues, rung, delivered;
+	pgn_host host;
+	char key[PGN_MAX_SESSION_KEY + 1];
+};
+
+static int
+outstanding(const struct cand *c, int64_t now)
+{
+	return c->rung != 0 && c->rung > c->delivered &&
+	    now - c->rung < PGN_WAKE_HEARD_MS;
+}
+
+static pgn_status
+claim(pgn_db *db, struct pgn_wakes *w, const struct cand *c,
+    const char *transcript, int64_t agent, const char *name, int64_t msg,
+    int64_t now)
+{
+	struct pgn_wake *k;
+	char detail[96];
+	pgn_status rc = PGN_OK;
+
+	/* A ring that no delivery followed in time: said, never "woken". */
+	if (c->rung != 0 && c->rung > c->delivered) {
+		(void)snprintf(detail, sizeof(detail),
+		    "unheard: no delivery within %d s of the ring",
+		    PGN_WAKE_HEARD_MS / 1000);
+		rc =
+		    pgn_journal_add(db, agent, "woken", 0, c->key, detail, now);
+	}
+	if (rc == PGN_OK)
+		rc = pgn_exec(db, SQL_WAKE_CLAIM, "claiming a doorbell",
+		    PGN_I(c->id), PGN_I(now));
+	if (rc != PGN_OK)
+		return rc;
+	k = &w->v[w->n];
+	memset(k, 0, sizeof(*k));
+	k->transcript = pgn_strdup(transcript);
+	if (k->transcript == NULL)
+		return pgn_fail(db, PGN_ENOMEM, "out of memory");
+	k->session = c->id;
+	k->agent = agent;
+	k->msg = msg;
+	k->prev = c->rung;
+	k->at = now;
+	k->host = c->host;
+	memcpy(k->key, c->key, sizeof(k->key));
+	(void)snprintf(k->name, sizeof(k->name), "%s", name);
+	w->n++;
+	return PGN_OK;
+}
+
+pgn_status
+pgn_wake_pick(pgn_db *db, struct pgn_wakes *w, int64_t agent, const char *name,
+    int64_t msg, int priority, int64_t now)
+{
+	struct cand c, pick;
+	const struct pgn_host_info *hi;
+	pgn_stmt *st = NULL;
+	char *transcript = NULL;
+	int any = 0, busy = 0;
+	pgn_status rc = PGN_OK;
+
+	if (priority <= PGN_PRIORITY_LOW || w->n >= PGN_WAKE_MAX)
+		return PGN_OK;
+	if (!w->machine_read) {
+		if (!pgn_machine_id(w->machine))
+			w->machine[0] = '\0';
+		w->machine_read = 1;
+	}
+	memset(&pick, 0, sizeof(pick));
+	rc = pgn_prepare(db, SQL_WAKE_SESSIONS, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(agent), PGN_T(w->machine),
+		    PGN_I(now - PGN_WAKE_SEEN_MS), PGN_I(PGN_WAKE_SESSIONS));
+	while (rc == PGN_OK &&
+	    pgn_next_row(db, st, &rc, "listing sessions to wake")) {
+		memset(&c, 0, sizeof(c));
+		c.id = pgn_col_i64(st, 0);
+		pgn_col_copy(c.key, sizeof(c.key), st, 1);
+		{
+			char host[PGN_MAX_NAME + 1];
+
+			pgn_col_copy(host, sizeof(host), st, 2);
+			c.host = pgn_host_by_name(host);
+		}
+		c.continues = pgn_col_i64(st, 4);
+		c.rung = pgn_col_i64(st, 5);
+		c.delivered = pgn_col_i64(st, 6);
+		hi = pgn_host_get(c.host);
+		if (hi == NULL || hi->doorbell == NULL)
+			continue;
+		if (outstanding(&c, now)) {
+			busy = 1; /* one frame outstanding is enough */
+			break;
+		}
+		if (any)
+			continue;
+		free(transcript);
+		transcript = pgn_col_text(st, 3);
+		if (transcript == NULL) {
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
+		pick = c;
+		any = 1;
+	}
+	pgn_finish(db, st);
+	if (rc != PGN_OK || busy || !any)
+		goto out;
+	rc = config(db, w);
+	if (rc != PGN_OK || w->cfg.wake_min >= PGN_WAKE_OFF ||
+	    priority < w->cfg.wake_min)
+		goto out;
+	/* Governed like a stop's continuation: the woken turn counts. */
+	if (pick.continues >= w->cfg.max_auto_continues) {
+		pgn_wake_log(
+		    "agent=%s session=%s msg=%lld not rung: %lld continuations in a row, the cap (reach.maxAutoContinues)",
+		    name, pick.key, (long long)msg, (long long)pick.continues);
+		goto out;
+	}
+	rc = claim(db, w, &pick, transcript, agent, name, msg, now);
+out:
+	free(transcript);
+	return rc;
+}
+
+struct mark_ctx {
+	const struct pgn_wake *k;
+	const char *via;
+	int rung;
+};
+
+static pgn_status
+mark_tx(pgn_db *db, void *arg)
+{
+	const struct mark_ctx *m = arg;
+	const struct pgn_wake *k = m->k;
+	pgn_status rc;
+
+	if (!m->rung)
+		return pgn_exec(db, SQL_WAKE_GIVE_BACK,
+		    "giving back a doorbell", PGN_I(k->session), PGN_I(k->at),
+		    PGN_I(k->prev));
+	rc = pgn_exec(db, SQL_WAKE_MARK, "marking a message woken",
+	    PGN_I(k->msg), PGN_I(k->at), PGN_T(m->via));
+	if (rc == PGN_OK)
+		rc = pgn_journal_add(db, k->agent, "woken", k->msg, k->key,
+		    m->via, k->at);
+	return rc;
+}
+
+void
+pgn_wakes_ring(pgn_db *db, struct pgn_wakes *w)
+{
+	const struct pgn_host_info *hi;
+	struct mark_ctx m;
+	char why[PGN_DOORBELL_WHY];
+	const char *id;
+	pgn_ring r;
+	pgn_status rc;
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		const struct pgn_wake *k = &w->v[i];
+
+		hi = pgn_host_get(k->host);
+		id = strchr(k->key, ':');
+		id = id != NULL ? id + 1 : k->key;
+		r = pgn_doorbell_ring(hi->doorbell, id, k->transcript, k->msg,
+		    why);
+		m.k = k;
+		m.via = hi->doorbell->via;
+		m.rung = r == PGN_RING_RUNG;
+		rc = pgn_tx(db, mark_tx, &m);
+		if (r != PGN_RING_RUNG)
+			pgn_wake_log(
+			    "agent=%s session=%s msg=%lld not rung (%s): %s",
+			    k->name, k->key, (long long)k->msg,
+			    pgn_ring_name(r), why);
+		if (rc != PGN_OK)
+			pgn_wake_log(
+			    "agent=%s session=%s msg=%lld %s, not recorded: %s",
+			    k->name, k->key, (long long)k->msg,
+			    m.rung ? "rung" : "not rung", db->err.msg);
+	}
+}
+
+void
+pgn_wake_log(const char *fmt, ...)
+{
+	char line[PGN_WAKE_LOG_LINE], path[PGN_MAX_PATH], old[PGN_MAX_PATH],
+	    at[32];
+	struct stat sb;
+	va_list ap;
+	char *home = NULL;
+	int fd, n, k;
+
+	if (pgn_home_path(&home) != PGN_OK || home == NULL)
+		goto out;
+	if (snprintf(path, sizeof(path), "%s/wake.log", home) >=
+	    (int)sizeof(path))
+		goto out;
+	pgn_format_time(pgn_now_ms(), at, sizeof(at));
+	n = snprintf(line, sizeof(line), "%s pid=%ld ", at, (long)getpid());
+	if (n < 0 || n >= (int)sizeof(line))
+		goto out;
+	va_start(ap, fmt);
+	k = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		goto out;
+	n += k < (int)sizeof(line) - n - 1 ? k : (int)sizeof(line) - n - 2;
+	line[n++] = '\n';
+	/* Bounded: past the cap the log moves to wake.log.1. */
+	if (stat(path, &sb) == 0 && sb.st_size > PGN_WAKE_LOG_MAX &&
+	    snprintf(old, sizeof(old), "%s.1", path) < (int)sizeof(old))
+		(void)rename(path, old);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd < 0)
+		goto out;
+	if (write(fd, line, (size_t)n) < 0) {
+		/* The log is best effort. */
+	}
+	close(fd);
+out:
+	free(home);
+}
