@@ -1,6 +1,4 @@
--- Pigeon schema, version 9: waking an idle agent (decisions 0175-0177).
--- (Assigned number 0011 in the team plan: renumber at merge, after the
--- other branches' 0009 and 0010.)
+-- Pigeon schema, version 11: waking an idle agent (decisions 0175-0177).
 --
 -- When the doorbell last rang a session (the first message queued after
 -- its last delivery): a ring is outstanding while it is newer than the
@@ -22,7 +20,7 @@ CREATE TABLE journal_new (
 	at_ms		INTEGER NOT NULL,
 	kind		TEXT NOT NULL CHECK (kind IN ('created', 'sent',
 			    'delivered', 'bound', 'renamed', 'removed',
-			    'handoff', 'lease', 'acked', 'reminded',
+			    'handoff', 'lease', 'acked', 'reminded', 'group',
 			    'woken')),
 	message_id	INTEGER REFERENCES message(id),
 	peer		TEXT NOT NULL DEFAULT '',
