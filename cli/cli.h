@@ -180,6 +180,9 @@ int cmd_handoff(int argc, char **argv);
 /* pigeon lease take|release|list (cmd_lease.c) */
 int cmd_lease(int argc, char **argv);
 extern const struct cli_cmd cli_cmd_lease;
+/* pigeon mcp (cmd_mcp.c, docs/mcp.md) */
+int cmd_mcp(int argc, char **argv);
+extern const struct cli_cmd cli_cmd_mcp;
 /*
  * handoff --digest (cmd_transcript.c): append to text[0..*len) a blank
  * line and the digest of the current session ('session', else the
