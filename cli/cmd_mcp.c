@@ -60,7 +60,8 @@ fill(struct lines *l)
 	if (l->len == sizeof(l->buf) || l->eof)
 		return 0;
 	do
-		n = read(STDIN_FILENO, l->buf + l->len, sizeof(l->buf) - l->len);
+		n = read(STDIN_FILENO, l->buf + l->len,
+		    sizeof(l->buf) - l->len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
@@ -233,8 +234,9 @@ cmd_mcp(int argc, char **argv)
 			code = cli_err(EXIT_FAIL, "out of memory");
 			break;
 		}
-		if (out != NULL && (write_all(out, strlen(out)) != 0 ||
-				       write_all("\n", 1) != 0)) {
+		if (out != NULL &&
+		    (write_all(out, strlen(out)) != 0 ||
+		        write_all("\n", 1) != 0)) {
 			(void)pgn_mcp_claimed(s, &nclaimed);
 			if (nclaimed > 0)
 				log_lost(s);

@@ -176,14 +176,15 @@ replay(const char *file, const char *version, const char *text)
 		if (strstr(line, "server/discover") != NULL) {
 			CHECK_INT(err_code(j), -32601);
 		} else if (strstr(line, "\"initialize\"") != NULL) {
-			CHECK_STR(cJSON_GetObjectItem(
-			              cJSON_GetObjectItem(j, "result"),
+			CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j,
+			                                  "result"),
 			              "protocolVersion")
 			              ->valuestring,
 			    version);
 		} else if (strstr(line, "tools/list") != NULL) {
-			tools = cJSON_GetObjectItem(
-			    cJSON_GetObjectItem(j, "result"), "tools");
+			tools = cJSON_GetObjectItem(cJSON_GetObjectItem(j,
+			                                "result"),
+			    "tools");
 			CHECK_INT(cJSON_GetArraySize(tools), 10);
 		} else if (strstr(line, "tools/call") != NULL) {
 			CHECK(!is_error(cJSON_GetObjectItem(j, "result")));
@@ -237,9 +238,9 @@ test_an_unknown_revision_is_answered_with_the_latest(void)
 	              "protocolVersion")
 	              ->valuestring,
 	    PGN_MCP_LATEST);
-	CHECK_STR(cJSON_GetObjectItem(
-	              cJSON_GetObjectItem(cJSON_GetObjectItem(j, "result"),
-	                  "serverInfo"),
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j,
+	                                                      "result"),
+	                                  "serverInfo"),
 	              "name")
 	              ->valuestring,
 	    "pigeon");
@@ -264,7 +265,8 @@ test_ping_and_notifications(void)
 	CHECK_STR(cJSON_GetObjectItem(j, "id")->valuestring, "p");
 	CHECK(cJSON_IsObject(cJSON_GetObjectItem(j, "result")));
 	cJSON_Delete(j);
-	CHECK(ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}") ==
+	CHECK(
+	    ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}") ==
 	    NULL);
 	CHECK(ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
 	          "\"params\":{\"requestId\":3}}") == NULL);
@@ -302,7 +304,9 @@ test_tools_list_gives_each_tool_its_schema(void)
 		CHECK(cJSON_IsString(cJSON_GetObjectItem(t, "description")));
 	}
 	/* No tool names an agent to act as. */
-	CHECK(strstr(cJSON_PrintUnformatted(tools), "\"from\":{\"type\":\"string\",\"description\":\"only") != NULL);
+	CHECK(strstr(cJSON_PrintUnformatted(tools),
+	          "\"from\":{\"type\":\"string\",\"description\":\"only") !=
+	    NULL);
 	cJSON_Delete(j);
 	teardown();
 }
@@ -358,8 +362,7 @@ test_a_batch_is_refused_whole(void)
 static void
 test_invalid_requests_are_refused(void)
 {
-	static const char *const bad[] = {
-	    "{\"id\":1,\"method\":\"ping\"}",
+	static const char *const bad[] = {"{\"id\":1,\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":1}",
@@ -367,6 +370,8 @@ test_invalid_requests_are_refused(void)
 	    "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}",
+	    "{\"jsonrpc\":\"2.0\",\"id\":20000000000000000000000,"
+	    "\"method\":\"ping\"}",
 	    "42", "\"ping\"", "null"};
 	cJSON *j;
 	size_t i;
@@ -435,15 +440,18 @@ test_wrong_argument_types_are_tool_errors_storing_nothing(void)
 	        "send: unknown argument 'from'"},
 	    {"send", "{\"to\":\"bob\",\"text\":\"x\",\"priority\":\"high\"}",
 	        "send: 'priority'"},
-	    {"send", "{\"to\":[],\"text\":\"x\"}", "send: 'recipients' is empty"},
+	    {"send", "{\"to\":[],\"text\":\"x\"}",
+	        "send: 'recipients' is empty"},
 	    {"send", "{\"to\":\"bob\",\"text\":\"\"}", "empty"},
 	    {"wait", "{\"timeout\":0}", "wait: 'timeout' is 1 to 50 seconds"},
 	    {"wait", "{\"timeout\":51}", "wait: 'timeout' is 1 to 50 seconds"},
-	    {"status", "{\"ids\":[1.5]}", "status: 'ids' is a list of message ids"},
+	    {"status", "{\"ids\":[1.5]}",
+	        "status: 'ids' is a list of message ids"},
 	    {"status", "{}", "status: 'ids' is missing"},
 	    {"ack", "{\"id\":0}", "ack: 'id' is not a message id"},
 	    {"thread", "{\"id\":\"x\"}", "thread: 'id' is a whole number"},
-	    {"lease_take", "{\"patterns\":[]}", "lease_take: 'patterns' is empty"},
+	    {"lease_take", "{\"patterns\":[]}",
+	        "lease_take: 'patterns' is empty"},
 	    {"lease_take", "{\"patterns\":\"src/\",\"ttl\":\"soon\"}",
 	        "not a duration"},
 	    {"lease_release", "{}", "name 'patterns' or 'all'"},
@@ -513,14 +521,16 @@ test_send_queues_from_the_servers_agent(void)
 	cJSON *r;
 
 	setup("alice");
-	r = call("send", "{\"to\":[\"bob\"],\"text\":\"hi\",\"priority\":"
-	                 "\"urgent\",\"ack\":true}");
+	r = call("send",
+	    "{\"to\":[\"bob\"],\"text\":\"hi\",\"priority\":"
+	    "\"urgent\",\"ack\":true}");
 	CHECK(!is_error(r));
 	CHECK_STR(cJSON_GetObjectItem(structured(r), "from")->valuestring,
 	    "alice");
 	CHECK_INT(cJSON_GetObjectItem(
-	              cJSON_GetArrayItem(
-	                  cJSON_GetObjectItem(structured(r), "sent"), 0),
+	              cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r),
+	                                     "sent"),
+	                  0),
 	              "id")
 	              ->valueint,
 	    1);
@@ -554,7 +564,8 @@ test_the_agent_flag_sends_and_a_bound_session_wins(void)
 	r = call("send", "{\"to\":\"alice\",\"text\":\"from bob\"}");
 	CHECK(!is_error(r));
 	cJSON_Delete(r);
-	CHECK_INT(count("SELECT count(*) FROM message WHERE sender = 'bob'"), 1);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE sender = 'bob'"),
+	    1);
 	/* A session bound to alice: it is alice, --agent bob is refused. */
 	REQUIRE(pgn_session_bind(db, "claude", "claude:s1", "alice", bound) ==
 	    PGN_OK);
@@ -716,7 +727,8 @@ test_status_ack_and_thread(void)
 	cJSON *r;
 
 	setup("alice");
-	cJSON_Delete(call("send", "{\"to\":\"bob\",\"text\":\"q\",\"ack\":true}"));
+	cJSON_Delete(
+	    call("send", "{\"to\":\"bob\",\"text\":\"q\",\"ack\":true}"));
 	r = call("status", "{\"ids\":[1,99]}");
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "state")
@@ -752,8 +764,9 @@ test_status_ack_and_thread(void)
 	cJSON_Delete(r);
 	r = call("status", "{\"ids\":1}");
 	CHECK_STR(cJSON_GetObjectItem(
-	              cJSON_GetArrayItem(
-	                  cJSON_GetObjectItem(structured(r), "messages"), 0),
+	              cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r),
+	                                     "messages"),
+	                  0),
 	              "state")
 	              ->valuestring,
 	    "acknowledged");

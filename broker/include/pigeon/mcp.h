@@ -14,17 +14,17 @@
 #include "pigeon/pigeon.h"
 
 /* Limits (docs/limits.md). */
-#define PGN_MCP_MAX_LINE     262144 /* one request line, bytes (256 KiB) */
-#define PGN_MCP_WAIT_MAX_MS  50000 /* the wait tool: under Codex's 60 s */
-#define PGN_MCP_WAIT_DEF_MS  30000 /* the wait tool, no timeout given */
+#define PGN_MCP_MAX_LINE    262144 /* one request line, bytes (256 KiB) */
+#define PGN_MCP_WAIT_MAX_MS 50000  /* the wait tool: under Codex's 60 s */
+#define PGN_MCP_WAIT_DEF_MS 30000  /* the wait tool, no timeout given */
 
 /* The protocol revisions answered, newest first (decision 0165). */
 #define PGN_MCP_LATEST "2025-11-25"
 
 struct pgn_mcp_config {
-	const char *db_flag; /* --db, or NULL: pgn_db_path's choice */
-	const char *dir;     /* the directory whose scope is served */
-	const char *agent;   /* --agent, or NULL */
+	const char *db_flag;       /* --db, or NULL: pgn_db_path's choice */
+	const char *dir;           /* the directory whose scope is served */
+	const char *agent;         /* --agent, or NULL */
 	const char *agent_default; /* $PIGEON_AGENT, or NULL */
 	const char *session;       /* $PIGEON_SESSION, or NULL */
 	/* Asked while the wait tool waits: true to give up (stdin closed). */

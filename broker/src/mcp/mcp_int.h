@@ -16,7 +16,7 @@ struct pgn_mcp {
 	void *cancel_arg;
 	pgn_db *db; /* opened at the first tool call, kept */
 	char *scope;
-	int initialized; /* an initialize was answered */
+	int initialized;  /* an initialize was answered */
 	int64_t *claimed; /* what the last answer claimed */
 	size_t nclaimed;
 	size_t capclaimed;
@@ -31,7 +31,7 @@ cJSON *pgn_mcp_tools(void);
  * result (isError set for a tool's failure). '*unknown' 1: no such tool
  * (a protocol error). PGN_OK or PGN_ENOMEM.
  */
-pgn_status pgn_mcp_call(struct pgn_mcp *s, const char *name,
-    const cJSON *args, cJSON **result, int *unknown);
+pgn_status pgn_mcp_call(struct pgn_mcp *s, const char *name, const cJSON *args,
+    cJSON **result, int *unknown);
 
 #endif

@@ -105,8 +105,7 @@ pgn_mcp_lost_line(const struct pgn_mcp *s, char *buf, size_t cap)
 
 	if (cap == 0)
 		return 0;
-	w = snprintf(buf, cap, "lost-output agent=%s route=mcp ids=",
-	    s->actor);
+	w = snprintf(buf, cap, "lost-output agent=%s route=mcp ids=", s->actor);
 	if (w < 0 || (size_t)w >= cap) {
 		buf[0] = '\0';
 		return 0;
@@ -168,7 +167,7 @@ initialize(const cJSON *params)
 	if (cJSON_IsString(v))
 		asked = v->valuestring;
 	for (i = 0; asked != NULL && i < sizeof(versions) / sizeof(*versions);
-	    i++)
+	     i++)
 		if (strcmp(asked, versions[i]) == 0)
 			version = versions[i];
 	r = cJSON_CreateObject();
@@ -188,12 +187,17 @@ initialize(const cJSON *params)
 	return r;
 }
 
-/* A request's id: a string or an integer; NULL for any other. */
+/* The largest integer a double holds exactly: an id past it is refused. */
+#define ID_MAX 9007199254740992.0
+
+/* A request's id: a string or an integer within ID_MAX. */
 static int
 id_valid(const cJSON *id)
 {
 	return cJSON_IsString(id) ||
-	    (cJSON_IsNumber(id) && id->valuedouble == (double)(int64_t)id->valuedouble);
+	    (cJSON_IsNumber(id) && id->valuedouble >= -ID_MAX &&
+	        id->valuedouble <= ID_MAX &&
+	        id->valuedouble == (double)(int64_t)id->valuedouble);
 }
 
 static pgn_status
@@ -209,14 +213,15 @@ dispatch(struct pgn_mcp *s, const cJSON *req, char **out)
 	method = cJSON_GetObjectItemCaseSensitive(req, "method");
 	params = cJSON_GetObjectItemCaseSensitive(req, "params");
 	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(req, "jsonrpc")) ||
-	    strcmp(cJSON_GetObjectItemCaseSensitive(req, "jsonrpc")->valuestring,
-		"2.0") != 0 ||
+	    strcmp(cJSON_GetObjectItemCaseSensitive(req, "jsonrpc")
+	               ->valuestring,
+	        "2.0") != 0 ||
 	    !cJSON_IsString(method) || (id != NULL && !id_valid(id)) ||
 	    (params != NULL && !cJSON_IsObject(params))) {
 		/* A response (we ask nothing), or without an id: unanswered. */
 		if (method == NULL &&
 		    (cJSON_HasObjectItem(req, "result") ||
-			cJSON_HasObjectItem(req, "error") || id == NULL))
+		        cJSON_HasObjectItem(req, "error") || id == NULL))
 			return PGN_OK;
 		*out = answer(id_valid(id) ? id : NULL, NULL, RPC_INVALID,
 		    "Invalid Request: a JSON-RPC 2.0 request has \"jsonrpc\":\"2.0\", a string \"method\", an integer or string \"id\" and object \"params\"");
@@ -240,7 +245,8 @@ dispatch(struct pgn_mcp *s, const cJSON *req, char **out)
 		name = cJSON_GetObjectItemCaseSensitive(params, "name");
 		args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 		if (!cJSON_IsString(name) ||
-		    (args != NULL && !cJSON_IsObject(args) && !cJSON_IsNull(args))) {
+		    (args != NULL && !cJSON_IsObject(args) &&
+		        !cJSON_IsNull(args))) {
 			*out = answer(id, NULL, RPC_PARAMS,
 			    "Invalid params: tools/call takes a string \"name\" and an object \"arguments\"");
 			return *out != NULL ? PGN_OK : PGN_ENOMEM;
@@ -289,11 +295,12 @@ pgn_mcp_handle(struct pgn_mcp *s, const char *line, size_t len, int too_long,
 	if (too_long) {
 		*out = answer(NULL, NULL, RPC_INVALID,
 		    "Invalid Request: a line is at most " PGN_STR(
-			PGN_MCP_MAX_LINE) " bytes");
+		        PGN_MCP_MAX_LINE) " bytes");
 		return *out != NULL ? PGN_OK : PGN_ENOMEM;
 	}
-	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
-			      line[len - 1] == '\t'))
+	while (len > 0 &&
+	    (line[len - 1] == '\r' || line[len - 1] == ' ' ||
+	        line[len - 1] == '\t'))
 		len--;
 	if (len == 0)
 		return PGN_OK; /* a blank line: nothing asked */

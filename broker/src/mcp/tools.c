@@ -45,12 +45,9 @@ static const struct tool tools[] = {
         "Queue a message for one or more agents of this project ('all': every other agent, '@NAME': a group). You send as your session's agent.",
         0,
         {{"to", "strings", "recipient names", 1},
-            {"text", "string", "the message, at most 4096 bytes of UTF-8",
-                1},
-            {"reply_to", "integer", "the id of the message this answers",
-                0},
-            {"priority", "string", "urgent, normal (the default) or low",
-                0},
+            {"text", "string", "the message, at most 4096 bytes of UTF-8", 1},
+            {"reply_to", "integer", "the id of the message this answers", 0},
+            {"priority", "string", "urgent, normal (the default) or low", 0},
             {"ack", "boolean",
                 "ask the recipient to acknowledge it (within 30 minutes of delivery)",
                 0}},
@@ -59,8 +56,8 @@ static const struct tool tools[] = {
         "List your queued messages without taking them, in the order read takes them.",
         1, {{0}}, t_inbox},
     {"read", "Read your messages",
-        "Take your queued messages: each is delivered once, to you, now.",
-        0, {{0}}, t_read},
+        "Take your queued messages: each is delivered once, to you, now.", 0,
+        {{0}}, t_read},
     {"wait", "Wait for a message",
         "Wait for your next message (at most 50 seconds) and take it; none: timed_out.",
         0,
@@ -88,17 +85,15 @@ static const struct tool tools[] = {
             {"ttl", "string", "how long, as 30m, 2h (default 30m, at most 8h)",
                 0},
             {"reason", "string", "what for, shown to others", 0},
-            {"shared", "boolean", "a shared lease (others may share it)",
-                0}},
+            {"shared", "boolean", "a shared lease (others may share it)", 0}},
         t_lease_take},
     {"lease_release", "Release leases",
         "Release your leases on these patterns, or all of them.", 0,
         {{"patterns", "strings", "the patterns as taken", 0},
             {"all", "boolean", "every lease you hold", 0}},
         t_lease_release},
-    {"lease_list", "List leases",
-        "The live leases of this project, by holder.", 1,
-        {{"agent", "string", "only this agent's", 0}}, t_lease_list},
+    {"lease_list", "List leases", "The live leases of this project, by holder.",
+        1, {{"agent", "string", "only this agent's", 0}}, t_lease_list},
 };
 
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
@@ -188,8 +183,7 @@ ok(cJSON *data)
 	return r;
 }
 
-static cJSON *
-fail(const char *fmt, ...) PGN_PRINTF(1, 2);
+static cJSON *fail(const char *fmt, ...) PGN_PRINTF(1, 2);
 
 static cJSON *
 fail(const char *fmt, ...)
@@ -395,9 +389,10 @@ check_args(const struct tool *t, const cJSON *args)
 				return fail(
 				    "%s: '%s' is a string or a list of strings",
 				    t->name, a->name);
-			cJSON_ArrayForEach(e, v) if (!cJSON_IsString(e))
-			    return fail("%s: '%s' is a list of strings",
-				t->name, a->name);
+			cJSON_ArrayForEach(e, v) if (
+			    !cJSON_IsString(
+			        e)) return fail("%s: '%s' is a list of strings",
+			    t->name, a->name);
 		}
 		if (strcmp(a->type, "integers") == 0) {
 			if (is_int(v, 1, INT64_MAX / 2))
@@ -405,9 +400,9 @@ check_args(const struct tool *t, const cJSON *args)
 			if (!cJSON_IsArray(v))
 				return fail("%s: '%s' is a list of message ids",
 				    t->name, a->name);
-			cJSON_ArrayForEach(e, v) if (!is_int(e, 1,
-				INT64_MAX / 2)) return fail("%s: '%s' is a list of message ids (whole numbers from 1)",
-				t->name, a->name);
+			cJSON_ArrayForEach(e, v) if (!is_int(e, 1, INT64_MAX / 2)) return fail(
+			    "%s: '%s' is a list of message ids (whole numbers from 1)",
+			    t->name, a->name);
 		}
 	}
 	for (a = t->args; a->name != NULL; a++)
@@ -478,7 +473,7 @@ static cJSON *
 need_actor(struct pgn_mcp *s)
 {
 	if (pgn_actor(s->db, s->agent, s->session, s->agent_default,
-		s->actor) != PGN_OK)
+	        s->actor) != PGN_OK)
 		return fail_db(s);
 	return NULL;
 }
@@ -769,7 +764,7 @@ lease_patterns(struct pgn_mcp *s, const char *tool, const cJSON *v,
 		return r;
 	for (i = 0; i < *n; i++) {
 		if (pgn_lease_relative(pgn_db_scope(s->db), given[i], rel[i],
-			PGN_MAX_LEASE_PATTERN + 1, &err) != PGN_OK)
+		        PGN_MAX_LEASE_PATTERN + 1, &err) != PGN_OK)
 			return fail_err(&err);
 		out[i] = rel[i];
 	}
@@ -795,9 +790,10 @@ t_lease_take(struct pgn_mcp *s, const cJSON *args)
 		return r;
 	req.patterns = pats;
 	v = arg_get(args, "ttl");
-	if (v != NULL && pgn_parse_duration(v->valuestring, &req.ttl_ms) !=
-	        PGN_OK)
-		return fail("lease_take: 'ttl' '%.64s': not a duration (try 30m or 2h)",
+	if (v != NULL &&
+	    pgn_parse_duration(v->valuestring, &req.ttl_ms) != PGN_OK)
+		return fail(
+		    "lease_take: 'ttl' '%.64s': not a duration (try 30m or 2h)",
 		    v->valuestring);
 	v = arg_get(args, "reason");
 	req.reason = v != NULL ? v->valuestring : NULL;
@@ -810,7 +806,8 @@ t_lease_take(struct pgn_mcp *s, const cJSON *args)
 		return fail_db(s);
 	}
 	if (out.held) {
-		r = fail("'%s' is leased by %s%s%s until then; wait for its release, or work elsewhere",
+		r = fail(
+		    "'%s' is leased by %s%s%s until then; wait for its release, or work elsewhere",
 		    out.wanted, out.blocker.holder,
 		    out.blocker.reason[0] != '\0' ? ": " : "",
 		    out.blocker.reason);
@@ -839,7 +836,8 @@ t_lease_release(struct pgn_mcp *s, const cJSON *args)
 
 	all = cJSON_IsTrue(arg_get(args, "all"));
 	if (all == (arg_get(args, "patterns") != NULL))
-		return fail("lease_release: name 'patterns' or 'all', one of them");
+		return fail(
+		    "lease_release: name 'patterns' or 'all', one of them");
 	if (!all) {
 		r = lease_patterns(s, "lease_release",
 		    arg_get(args, "patterns"), rel, pats, &n);
