@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "pigeon/mcp.h"
+#include "pigeon/setup.h"
 
 enum { OPT_AGENT = OPT_CMD };
 
@@ -253,4 +255,75 @@ cmd_mcp(int argc, char **argv)
 	}
 	pgn_mcp_close(s);
 	return code;
+}
+
+int
+cli_mcp_apply(pgn_host h, const char *project, int remove, int dry_run,
+    struct pgn_mcp_reg_result *res)
+{
+	struct pgn_mcp_reg req = {0};
+	char *self = NULL;
+	struct pgn_err err;
+	int code = EXIT_OK;
+
+	if (!remove) {
+		self = realpath("/proc/self/exe", NULL);
+		if (self == NULL)
+			return cli_err(EXIT_FAIL,
+			    "cannot find this pigeon's own path: %s",
+			    strerror(errno));
+	}
+	req.host = h;
+	req.project = project;
+	req.pigeon = self;
+	req.dry_run = dry_run;
+	req.remove = remove;
+	if (pgn_mcp_register(&req, res, &err) != PGN_OK)
+		code = cli_err(EXIT_FAIL, "%s", cli_errtext(&err));
+	free(self);
+	return code;
+}
+
+int
+cli_mcp_print(const struct pgn_mcp_reg_result *res, pgn_host h, int remove,
+    int dry_run)
+{
+	int changed = res->changed || res->allow_changed;
+
+	if (res->path == NULL || (remove && !changed))
+		return changed;
+	if (!res->changed)
+		printf("mcp: already registered in %s\n", res->path);
+	else
+		printf("mcp: %s pigeon mcp for %s %s %s\n",
+		    dry_run ? (remove ? "would remove" : "would register") :
+		              (remove ? "removed" : "registered"),
+		    pgn_host_get(h)->name, remove ? "from" : "in", res->path);
+	if (!remove && res->approval != NULL)
+		printf("mcp: approval: %s%s\n", res->approval,
+		    res->allow_path == NULL ? "" :
+		        !res->allow_changed ? " (unchanged)" :
+		        dry_run             ? " (would change)" :
+		                              " (written)");
+	if (dry_run && res->changed)
+		fputs(res->diff, stdout);
+	if (dry_run && res->allow_changed)
+		fputs(res->allow_diff, stdout);
+	return changed;
+}
+
+void
+cli_mcp_doctor(cJSON *o, pgn_host h, const char *project)
+{
+	struct pgn_mcp_reg_state s;
+	cJSON *m;
+
+	if (pgn_mcp_reg_inspect(h, project, &s) != PGN_OK || s.path == NULL) {
+		pgn_mcp_reg_state_release(&s);
+		return;
+	}
+	m = cJSON_AddObjectToObject(o, "mcp");
+	cJSON_AddStringToObject(m, "path", s.path);
+	cJSON_AddBoolToObject(m, "registered", s.registered);
+	pgn_mcp_reg_state_release(&s);
 }
