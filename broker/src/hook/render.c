@@ -339,6 +339,9 @@ add_commands(struct pgn_buf *b, const struct pgn_render *r)
 	pgn_buf_addf(b,
 	    "Reply to message N: %s send --from %s --to SENDER --reply-to N \"text\"\n",
 	    r->pigeon, r->agent);
+	/* pigeon install registers the tools too (decision 0168). */
+	pgn_buf_adds(b,
+	    "Where Pigeon's MCP tools are offered (pigeon: send, read, wait, ...), use them instead; they act as you.\n");
 }
 
 /*
