@@ -23,7 +23,7 @@ const struct cli_cmd cli_cmd_install = {
     .fn = cmd_install,
     .summary = "register Pigeon's hooks with a host",
     .synopsis =
-        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake]"},
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake] [--no-mcp]"},
     .text =
         "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop, and before each tool call, where path leases are enforced) in the config of HOST: cursor, claude, codex, gemini or copilot; for opencode, write Pigeon's plugin (below). Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
         "It also lets HOST's agent run pigeon send, read, wait, status, ack, lease and thread without an approval prompt and inside its default sandbox:\n\n"
@@ -64,7 +64,7 @@ const struct cli_cmd cli_cmd_uninstall = {
     .fn = cmd_uninstall,
     .summary = "remove Pigeon's hooks from a host",
     .synopsis =
-        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]"},
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--no-mcp]"},
     .text =
         "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte; for opencode, Pigeon's plugin file and the directories install created for it. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
