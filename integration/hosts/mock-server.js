@@ -273,8 +273,14 @@ function responses(res, body) {
   const cmd = schema || tool !== null ? null : shellCommand(body);
   if (cmd !== null || tool !== null) {
     const names = toolNames(body);
+    // "NAMESPACE.NAME": a tool of a namespace (Codex offers an MCP
+    // server's tools as namespace mcp__SERVER).
+    const dot = tool !== null ? tool.name.indexOf('.') : -1;
     const call = tool !== null
-      ? { name: tool.name, arguments: JSON.stringify(tool.args) }
+      ? (dot > 0
+        ? { namespace: tool.name.slice(0, dot), name: tool.name.slice(dot + 1),
+            arguments: JSON.stringify(tool.args) }
+        : { name: tool.name, arguments: JSON.stringify(tool.args) })
       : names.includes('exec_command')
         ? { name: 'exec_command', arguments: JSON.stringify({ cmd }) }
         : { name: 'shell', arguments: JSON.stringify({ command: ['sh', '-c', cmd] }) };
