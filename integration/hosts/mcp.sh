@@ -43,19 +43,22 @@ test_case "mcp: install registered pigeon mcp for $HOST, pre-approved" '
 fi
 
 # Claude Code defers MCP tools behind its ToolSearch: the mock model
-# would have to load the tool first (a second scripted call), which it
-# does not do yet; the calls are proven on Gemini CLI and Codex.
-if [ "$HOST" = gemini ] || [ "$HOST" = codex ]; then
+# loads the tool first ("select:mcp__pigeon__send"), then calls it.
+if [ "$HOST" = gemini ] || [ "$HOST" = codex ] || [ "$HOST" = claude ]; then
 
 # late_send: a message for mcpbob once the turn's model request that
 # calls the wait tool is logged (the prompt's hooks have run; only the
-# wait can take it before the after-tool hook), at most 120 s on.
+# wait can take it before the after-tool hook), at most 120 s on. On
+# Claude that is the second request: the first loads the tool, and the
+# after-tool hook of that ToolSearch call runs before the second.
 late_send() {
 	ls_from=$(wc -l <"$REQLOG")
+	ls_want=1
+	[ "$HOST" != claude ] || ls_want=2
 	ls_i=0
 	while [ "$ls_i" -lt 600 ]; do
-		tail -n "+$((ls_from + 1))" "$REQLOG" | grep -q PGN-MCP-WAIT-NOW &&
-			break
+		[ "$(tail -n "+$((ls_from + 1))" "$REQLOG" |
+		    grep -c PGN-MCP-WAIT-NOW)" -ge "$ls_want" ] && break
 		sleep 0.2
 		ls_i=$((ls_i + 1))
 	done
