@@ -142,7 +142,8 @@ run_send(const char *pigeon)
 
 		if (fd >= 0)
 			dup2(fd, 1);
-		execl(pigeon, "pigeon", "send", "--to", "bob", "bench", (char *)NULL);
+		execl(pigeon, "pigeon", "send", "--to", "bob", "bench",
+		    (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
@@ -222,7 +223,8 @@ main(int argc, char **argv)
 			return 1;
 		t[i] = now_ms() - t0;
 		if (!s.ok) {
-			fprintf(stderr, "pigeon-bench-mcp: send %d failed\n", i);
+			fprintf(stderr, "pigeon-bench-mcp: send %d failed\n",
+			    i);
 			return 1;
 		}
 	}
@@ -247,7 +249,8 @@ main(int argc, char **argv)
 	printf("|---|---|---|---|\n");
 	printf("| start to initialize answer | %.3f | %.3f | < 5 ms: %s |\n",
 	    init50, init95, init50 < 5 ? "met" : "MISSED");
-	printf("| send tool call, server started | %.3f | %.3f | <= 2 ms: %s |\n",
+	printf(
+	    "| send tool call, server started | %.3f | %.3f | <= 2 ms: %s |\n",
 	    call50, call95, call50 <= 2 ? "met" : "MISSED");
 	printf("| pigeon send as a process | %.3f | %.3f | — |\n", send50,
 	    send95);
