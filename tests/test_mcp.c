@@ -370,8 +370,8 @@ test_invalid_requests_are_refused(void)
 	    "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
 	    "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}",
-	    "{\"jsonrpc\":\"2.0\",\"id\":20000000000000000000000,"
-	    "\"method\":\"ping\"}",
+	    ("{\"jsonrpc\":\"2.0\",\"id\":20000000000000000000000,"
+	     "\"method\":\"ping\"}"),
 	    "42", "\"ping\"", "null"};
 	cJSON *j;
 	size_t i;
