@@ -204,6 +204,21 @@ int cmd_handoff(int argc, char **argv);
 /* pigeon lease take|release|list (cmd_lease.c) */
 int cmd_lease(int argc, char **argv);
 extern const struct cli_cmd cli_cmd_lease;
+/* pigeon mcp (cmd_mcp.c, docs/mcp.md) */
+int cmd_mcp(int argc, char **argv);
+extern const struct cli_cmd cli_cmd_mcp;
+/*
+ * install | uninstall: register pigeon mcp in host h's MCP config (or
+ * take it away) into 'res' (pigeon/setup.h); an exit code after a line
+ * on failure. cli_mcp_print prints what it did; 1 if anything changes.
+ */
+struct pgn_mcp_reg_result;
+int cli_mcp_apply(pgn_host h, const char *project, int remove, int dry_run,
+    struct pgn_mcp_reg_result *res);
+int cli_mcp_print(const struct pgn_mcp_reg_result *res, pgn_host h, int remove,
+    int dry_run);
+/* doctor: "mcp": {"path", "registered"} of host h into 'o' (if any). */
+void cli_mcp_doctor(cJSON *o, pgn_host h, const char *project);
 /*
  * handoff --digest (cmd_transcript.c): append to text[0..*len) a blank
  * line and the digest of the current session ('session', else the

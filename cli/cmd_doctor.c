@@ -208,6 +208,7 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 			if (s.hook != NULL)
 				cJSON_AddStringToObject(o, "hook", s.hook);
 			add_permissions(o, &s, installed, hi->name, w == 1);
+			cli_mcp_doctor(o, (pgn_host)h, where[w]);
 			if (s.problem != NULL) {
 				cJSON_AddStringToObject(o, "problem",
 				    s.problem);
@@ -576,9 +577,19 @@ print_text(const cJSON *doc)
 				printf(", doorbell %s", s);
 			printf("\n");
 		}
+		installed = cJSON_IsTrue(cJSON_GetObjectItem(it, "installed"));
+		x = cJSON_GetObjectItem(it, "mcp");
+		if (x != NULL &&
+		    (installed ||
+		        cJSON_IsTrue(cJSON_GetObjectItem(x, "registered"))))
+			printf("  %*s mcp: %s %s\n", hw, "",
+			    cJSON_IsTrue(cJSON_GetObjectItem(x, "registered")) ?
+			        "pigeon mcp registered in" :
+			        "not registered (pigeon install registers it) in",
+			    cJSON_GetStringValue(
+			        cJSON_GetObjectItem(x, "path")));
 		x = cJSON_GetObjectItem(it, "permissions");
 		s = cJSON_GetStringValue(cJSON_GetObjectItem(x, "state"));
-		installed = cJSON_IsTrue(cJSON_GetObjectItem(it, "installed"));
 		if (s == NULL || (!installed && strcmp(s, "allowed") != 0))
 			continue;
 		if (strcmp(s, "none") == 0)

@@ -15,7 +15,8 @@ enum {
 	OPT_NO_PERMISSIONS,
 	OPT_REWAKE,
 	OPT_NO_REWAKE,
-	OPT_ALL
+	OPT_ALL,
+	OPT_NO_MCP
 };
 
 const struct cli_cmd cli_cmd_install = {
@@ -23,7 +24,7 @@ const struct cli_cmd cli_cmd_install = {
     .fn = cmd_install,
     .summary = "register Pigeon's hooks with a host",
     .synopsis =
-        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake]"},
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--rewake | --no-rewake] [--no-mcp]"},
     .text =
         "Register Pigeon's hook (session start, prompt submit, after each tool call, before a stop, and before each tool call, where path leases are enforced) in the config of HOST: cursor, claude, codex, gemini or copilot; for opencode, write Pigeon's plugin (below). Every byte outside Pigeon's own entries stays as it was (numbers, comments, indentation, line endings); Pigeon's old entries are replaced; the file is written atomically (in place if it has hard links), with FILE.pigeon.bak of the first original next to it. Installing twice changes nothing.\n\n"
         "It also lets HOST's agent run pigeon send, read, wait, status, ack, lease and thread without an approval prompt and inside its default sandbox:\n\n"
@@ -39,6 +40,7 @@ const struct cli_cmd cli_cmd_install = {
         "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n"
         "  opencode none: its default permissions allow them\n\n"
         "opencode has no command hooks: install writes the plugin ~/.config/opencode/plugin/pigeon.js ($XDG_CONFIG_HOME/opencode/...; DIR/.opencode/plugin/pigeon.js with --project), which runs pigeon-hook at session start, on each message, before and after each tool and when the session goes idle, each call under its own 5 s timeout. A pigeon.js that is not Pigeon's, or a plugin directory that is a symbolic link or read-only, is refused.\n\n"
+        "It also registers pigeon mcp, the mailbox as MCP tools (pigeon mcp --help), in HOST's MCP configuration, byte-exact, and pre-approves exactly its tools where the host allows: claude: mcpServers.pigeon in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json; DIR/.mcp.json with --project) and \"mcp__pigeon\" in permissions.allow of its settings.json; codex: a [mcp_servers.pigeon] table in config.toml with env_vars for PIGEON_* and default_tools_approval_mode = \"approve\" (user only); gemini: mcpServers.pigeon with \"trust\": true in settings.json; cursor: ~/.cursor/mcp.json; copilot: ~/.copilot/mcp-config.json (user only); opencode: mcp.pigeon in opencode.json. uninstall takes it away; --no-mcp leaves it out.\n\n"
         "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an absolute path) names another.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
                  "the user's config (default): ~/.cursor/hooks.json, $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, $CODEX_HOME/hooks.json or ~/.codex/hooks.json, ~/.gemini/settings.json, $COPILOT_HOME/hooks/pigeon.json or ~/.copilot/hooks/pigeon.json"},
@@ -51,7 +53,9 @@ const struct cli_cmd cli_cmd_install = {
         {"rewake", OPT_REWAKE, NULL, CLI_K_NONE, NULL,
             "claude only: also wake an idle session when mail arrives (a background Stop entry, asyncRewake, that waits up to reach.rewakeWaitS after each turn; a session's end waits for it too). It stays on when you install again without it"},
         {"no-rewake", OPT_NO_REWAKE, NULL, CLI_K_NONE, NULL,
-            "take the idle wake's entry away, keep the rest"}},
+            "take the idle wake's entry away, keep the rest"},
+        {"no-mcp", OPT_NO_MCP, NULL, CLI_K_NONE, NULL,
+            "do not register pigeon mcp in the host's MCP configuration"}},
     .operand = CLI_K_HOST,
     .forms = {&cli_cmd_install_instructions},
 };
@@ -60,7 +64,7 @@ const struct cli_cmd cli_cmd_uninstall = {
     .name = "uninstall",
     .fn = cmd_uninstall,
     .summary = "remove Pigeon's hooks from a host",
-    .synopsis = {"HOST [--user | --project DIR] [--dry-run] [--no-permissions]",
+    .synopsis = {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--no-mcp]",
         "--all [--dry-run] [--no-permissions]"},
     .text =
         "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte; for opencode, Pigeon's plugin file and the directories install created for it. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
@@ -72,6 +76,8 @@ const struct cli_cmd cli_cmd_uninstall = {
             "print what would change (every file); write nothing"},
         {"no-permissions", OPT_NO_PERMISSIONS, NULL, CLI_K_NONE, NULL,
             "only the hooks: leave the permission edit"},
+        {"no-mcp", OPT_NO_MCP, NULL, CLI_K_NONE, NULL,
+            "leave pigeon mcp's registration"},
         {"all", OPT_ALL, NULL, CLI_K_NONE, NULL,
             "every registration install recorded in $PIGEON_HOME/installs (user, projects, instructions files), and every host's user config"}},
     .operand = CLI_K_HOST,
@@ -85,6 +91,7 @@ struct install_opts {
 	int rewake; /* 1 --rewake, -1 --no-rewake */
 	int rewake_twice;
 	int all;
+	int no_mcp;
 };
 
 static int
@@ -107,6 +114,9 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 	case OPT_ALL:
 		o->all = 1;
 		return 0;
+	case OPT_NO_MCP:
+		o->no_mcp = 1;
+		return 0;
 	case OPT_REWAKE:
 	case OPT_NO_REWAKE:
 		if (o->rewake != 0)
@@ -125,6 +135,7 @@ run(int argc, char **argv, int remove)
 	struct install_opts o = {0};
 	struct pgn_install req = {0};
 	struct pgn_install_result res = {0};
+	struct pgn_mcp_reg_result mres = {0};
 	struct pgn_err err;
 	char names[256];
 	char *hook = NULL, *project = NULL;
@@ -132,7 +143,7 @@ run(int argc, char **argv, int remove)
 	const char *name, *what;
 	pgn_status st;
 	pgn_host h;
-	int code;
+	int code, mcp_changed = 0;
 
 	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
@@ -191,6 +202,15 @@ run(int argc, char **argv, int remove)
 	req.permissions = !o.no_permissions;
 	req.rewake = o.rewake;
 	pgn_err_clear(&err);
+	/*
+	 * pigeon mcp's registration (decision 0168): taken away before the
+	 * hooks, so theirs find their file as they left it; made after.
+	 */
+	if (remove && !o.no_mcp) {
+		code = cli_mcp_apply(h, project, 1, o.dry_run, &mres);
+		if (code != EXIT_OK)
+			goto out;
+	}
 	st = pgn_install_apply(&req, &res, &err);
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s",
@@ -238,13 +258,21 @@ run(int argc, char **argv, int remove)
 		fputs(res.diff, stdout);
 	if (o.dry_run && res.perm_changed)
 		fputs(res.perm_diff, stdout);
-	if (o.dry_run && (res.changed || res.perm_changed))
+	if (!remove && !o.no_mcp) {
+		code = cli_mcp_apply(h, project, 0, o.dry_run, &mres);
+		if (code != EXIT_OK)
+			goto out;
+	}
+	if (!o.no_mcp)
+		mcp_changed = cli_mcp_print(&mres, h, remove, o.dry_run);
+	if (o.dry_run && (res.changed || res.perm_changed || mcp_changed))
 		puts("dry run: nothing written");
 	if (res.note != NULL)
 		printf("note: %s\n", res.note);
 	code = cli_finish(EXIT_OK);
 out:
 	pgn_install_result_release(&res);
+	pgn_mcp_reg_result_release(&mres);
 	free(hook);
 	free(project);
 	return code;

@@ -22,6 +22,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_journal,
     &cli_cmd_handoff,
     &cli_cmd_lease,
+    &cli_cmd_mcp,
     &cli_cmd_transcript,
     &cli_cmd_install,
     &cli_cmd_uninstall,

@@ -169,7 +169,7 @@ test_case '--dry-run prints the diff and writes nothing' '
 	pigeon install gemini --dry-run >out &&
 	grep -q "^-{\"ui\": {}}$" out &&
 	cmp orig "$f" && test ! -e "$f.pigeon.bak" &&
-	pigeon install gemini >/dev/null &&
+	pigeon install gemini --no-mcp >/dev/null &&
 	cp "$f" installed &&
 	pigeon uninstall gemini --dry-run >out &&
 	grep -q "^would remove" out &&
@@ -302,7 +302,7 @@ test_case 'install lets the agent run pigeon; uninstall takes exactly that back'
 	pigeon uninstall codex >/dev/null && cmp codex.orig "$HOME/.codex/config.toml" &&
 	pigeon uninstall gemini >/dev/null &&
 	test ! -e "$HOME/.gemini/policies/pigeon.toml" &&
-	pigeon install codex --no-permissions >out &&
+	pigeon install codex --no-permissions --no-mcp >out &&
 	! grep -q "^permissions:" out &&
 	cmp codex.orig "$HOME/.codex/config.toml" &&
 	pigeon uninstall codex >/dev/null &&

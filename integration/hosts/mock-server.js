@@ -189,6 +189,9 @@ function toolCall(body) {
   }
 }
 
+// The tool a ToolSearch call is loading, called with the next request.
+let deferred = null;
+
 function toolNames(body) {
   const names = [];
   for (const t of body.tools || []) {
@@ -208,7 +211,18 @@ function anthropic(res, body) {
   const message = { id, type: 'message', role: 'assistant', model,
     content: [{ type: 'text', text: REPLY }], stop_reason: 'end_turn',
     stop_sequence: null, usage };
-  const tool = toolCall(body);
+  let tool = toolCall(body);
+  // A deferred tool (Claude Code's MCP tools sit behind ToolSearch): load
+  // it first with ToolSearch "select:NAME", then, in the request carrying
+  // that result, call it.
+  if (tool === null && deferred !== null) {
+    tool = deferred;
+    deferred = null;
+  } else if (tool !== null && !toolNames(body).includes(tool.name) &&
+      toolNames(body).includes('ToolSearch')) {
+    deferred = tool;
+    tool = { name: 'ToolSearch', args: { query: `select:${tool.name}`, max_results: 1 } };
+  }
   const cmd = tool === null ? shellCommand(body) : null;
   if (cmd !== null || tool !== null) {
     let input = { command: cmd, description: 'mock-shell' };
@@ -273,8 +287,14 @@ function responses(res, body) {
   const cmd = schema || tool !== null ? null : shellCommand(body);
   if (cmd !== null || tool !== null) {
     const names = toolNames(body);
+    // "NAMESPACE.NAME": a tool of a namespace (Codex offers an MCP
+    // server's tools as namespace mcp__SERVER).
+    const dot = tool !== null ? tool.name.indexOf('.') : -1;
     const call = tool !== null
-      ? { name: tool.name, arguments: JSON.stringify(tool.args) }
+      ? (dot > 0
+        ? { namespace: tool.name.slice(0, dot), name: tool.name.slice(dot + 1),
+            arguments: JSON.stringify(tool.args) }
+        : { name: tool.name, arguments: JSON.stringify(tool.args) })
       : names.includes('exec_command')
         ? { name: 'exec_command', arguments: JSON.stringify({ cmd }) }
         : { name: 'shell', arguments: JSON.stringify({ command: ['sh', '-c', cmd] }) };

@@ -846,6 +846,9 @@ test_case 'a broken database: the turn works, without Pigeon' '
 	test "$(wc -l <log.new)" = 3
 '
 
+# pigeon mcp's scenarios, a block of their own (integration/hosts/mcp.sh).
+. "$hosts_dir/mcp.sh"
+
 test_case "pigeon uninstall $HOST restores every file byte for byte; no hook runs" '
 	"$PIG" uninstall "$HOST" >uninstall.out &&
 	cmp config.orig "$HOST_CONFIG" &&
@@ -870,6 +873,8 @@ test_case "pigeon uninstall $HOST restores every file byte for byte; no hook run
 	"$PIG" inbox --project "$PROJ" --agent frank --json >inbox &&
 	jq -e "length == 2" inbox >/dev/null
 '
+
+mcp_gone
 
 # (The idle wake's lines count its wait, bounded by reach.rewakeWaitS.)
 test_case 'no hook run came near the deadline' '

@@ -186,6 +186,33 @@ struct pgn_tool_keys {
 	const char *input; /* of its arguments: an object, or JSON text */
 };
 
+/*
+ * Where and how a host registers an MCP server (pigeon install, decision
+ * 0168); 'entry' NULL: none. The file is 'env_file' under $'user_env'
+ * when set, else 'user_path' under $HOME, or 'project_path' in a
+ * project (NULL: no project registration).
+ */
+struct pgn_mcp_reg_info {
+	const char *user_env;
+	const char *env_file;
+	const char *user_path;
+	const char *project_path;
+	/*
+	 * JSON: the object of servers ("mcpServers", opencode's "mcp");
+	 * NULL: the entry is a TOML table appended as a block (Codex).
+	 */
+	const char *key;
+	/* The entry: JSON, or TOML lines; @PIGEON@ the CLI's path, quoted. */
+	const char *entry;
+	/*
+	 * A rule install appends to "permissions"."allow" of the host's
+	 * hooks config so the tools run without a prompt (Claude's
+	 * "mcp__pigeon"), or NULL.
+	 */
+	const char *allow;
+	const char *approval; /* one line: how the tools are approved */
+};
+
 struct pgn_host_info;
 
 /*
@@ -355,6 +382,8 @@ struct pgn_host_info {
 	/* -- waking an idle session (0175-0177) -- */
 	const struct pgn_doorbell *doorbell; /* NULL: none Pigeon rings */
 	struct pgn_cell wake; /* what wakes it from outside, with evidence */
+	/* -- pigeon mcp's registration (decision 0168) -- */
+	struct pgn_mcp_reg_info mcp;
 };
 
 /* The row of 'h' (static), or NULL for PGN_HOST_NONE. */

@@ -450,6 +450,17 @@ struct pgn_sent {
 PGN_NODISCARD pgn_status pgn_send(pgn_db *db, const struct pgn_send *req,
     struct pgn_sent *sent, size_t maxsent, size_t *nsent);
 
+/*
+ * Who acts for a front end told once, not per call (pigeon mcp), as
+ * pgn_send's sender is found: the agent the database binds 'session'
+ * to ('agent' may then name only it), else 'agent', else
+ * 'agent_default', into 'out'. Returns PGN_EINVAL (a bad name, none
+ * given: PGN_HINT_SENDER, another than the session's: PGN_HINT_DROP_FROM),
+ * PGN_EBUSY, PGN_EDB.
+ */
+PGN_NODISCARD pgn_status pgn_actor(pgn_db *db, const char *agent,
+    const char *session, const char *agent_default, char out[PGN_MAX_NAME + 1]);
+
 /* Queued messages of 'agent', in claim order, unclaimed. */
 PGN_NODISCARD pgn_status pgn_inbox(pgn_db *db, const char *agent,
     struct pgn_msgs *out);
@@ -504,7 +515,7 @@ struct pgn_claim {
 	const char *agent;
 	const char *session; /* "<host>:<id>" or NULL */
 	const char *host;    /* "cursor", ..., or NULL */
-	const char *route;   /* "session-start", "prompt", "cli" */
+	const char *route;   /* "session-start", "prompt", "cli", "mcp" */
 	size_t budget;       /* 0: no budget */
 	pgn_cost_fn *cost;   /* NULL: body length */
 	void *cost_arg;

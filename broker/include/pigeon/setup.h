@@ -110,6 +110,52 @@ void pgn_install_state_release(struct pgn_install_state *s);
 PGN_NODISCARD pgn_status pgn_install_inspect(pgn_host h, const char *project,
     struct pgn_install_state *s);
 
+/* ---- pigeon mcp's registration (setup/mcpreg.c, decision 0168) ---- */
+
+struct pgn_mcp_reg {
+	pgn_host host;
+	const char *project; /* NULL: the user's config */
+	const char *pigeon;  /* absolute path of the pigeon CLI (install) */
+	int dry_run;
+	int remove; /* 1: uninstall */
+};
+
+struct pgn_mcp_reg_result {
+	char *path; /* the MCP config; NULL: none for this host here */
+	int changed;
+	char *diff;
+	char *allow_path; /* Claude: the settings.json holding the rule */
+	int allow_changed;
+	char *allow_diff;
+	const char *approval; /* the host table's line (static), or NULL */
+};
+
+void pgn_mcp_reg_result_release(struct pgn_mcp_reg_result *r);
+
+/*
+ * Register (or with 'remove' take away) `pigeon mcp` in host h's MCP
+ * configuration as the host table's mcp row says: Pigeon's entry
+ * ("pigeon") in its servers object, or Codex's marked [mcp_servers.pigeon]
+ * block; Claude's allow rule in the hooks' settings.json. Byte-exact
+ * (an uninstall after an install gives the bytes back; a file left an
+ * empty object is removed). Installing twice changes nothing. A host
+ * without a registration (or none in a project) gives res->path NULL.
+ * PGN_EINVAL (a file that is not the host's JSON or TOML, untouched;
+ * Codex's own [mcp_servers.pigeon]), PGN_ETOOBIG, PGN_EIO, PGN_ENOMEM.
+ */
+PGN_NODISCARD pgn_status pgn_mcp_register(const struct pgn_mcp_reg *req,
+    struct pgn_mcp_reg_result *res, struct pgn_err *err);
+
+struct pgn_mcp_reg_state {
+	char *path;     /* NULL: no registration for this host here */
+	int registered; /* Pigeon's entry is there */
+};
+
+/* What doctor shows: is the server registered? PGN_OK or PGN_ENOMEM. */
+PGN_NODISCARD pgn_status pgn_mcp_reg_inspect(pgn_host h, const char *project,
+    struct pgn_mcp_reg_state *s);
+void pgn_mcp_reg_state_release(struct pgn_mcp_reg_state *s);
+
 /* ---- project config (config.c): <project>/.pigeon/config.json ----- */
 
 #define PGN_MAX_PROJECT_CONFIG       (64 * 1024) /* config.json, bytes */

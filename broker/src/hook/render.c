@@ -342,6 +342,9 @@ add_commands(struct pgn_buf *b, const struct pgn_render *r)
 	/* The first ten minutes: a peer may not have started yet (0187). */
 	pgn_buf_adds(b,
 	    "An agent not here yet: add --create, and it gets the message when its first session starts.\n");
+	/* pigeon install registers the tools too (decision 0168). */
+	pgn_buf_adds(b,
+	    "Where Pigeon's MCP tools are offered (pigeon: send, read, wait, ...), use them instead; they act as you.\n");
 }
 
 /*

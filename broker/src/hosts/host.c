@@ -79,6 +79,15 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_CURSOR] =
         {
             .name = "cursor",
+            .mcp =
+                {
+                    .user_path = ".cursor/mcp.json",
+                    .project_path = ".cursor/mcp.json",
+                    .key = "mcpServers",
+                    .entry = "{\"command\":@PIGEON@,\"args\":[\"mcp\"]}",
+                    .approval =
+                        "none written: Cursor asks before a tool's first call; allow Pigeon's in its MCP settings, or start cursor-agent with --approve-mcps",
+                },
             .title = "Cursor",
             .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_FLAT,
@@ -135,7 +144,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_CURSOR
                         ": no event or API starts a turn of a local session from outside"},
-                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_CURSOR ": preToolUse permission deny with agent_message; " T_CURSOR_PRE},
+                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL,
+                        DOC_CURSOR
+                        ": preToolUse permission deny with agent_message; " T_CURSOR_PRE},
                 },
             .wake = {PGN_CAP_NO,
                 DOC_CURSOR
@@ -144,6 +155,19 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_CLAUDE] =
         {
             .name = "claude",
+            .mcp =
+                {
+                    .user_env = "CLAUDE_CONFIG_DIR",
+                    .env_file = ".claude.json",
+                    .user_path = ".claude.json",
+                    .project_path = ".mcp.json",
+                    .key = "mcpServers",
+                    .entry =
+                        "{\"type\":\"stdio\",\"command\":@PIGEON@,\"args\":[\"mcp\"]}",
+                    .allow = "mcp__pigeon",
+                    .approval =
+                        "\"mcp__pigeon\" in permissions.allow of the hooks' settings.json",
+                },
             .title = "Claude Code",
             .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_NESTED,
@@ -200,6 +224,19 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_CODEX] =
         {
             .name = "codex",
+            .mcp =
+                {
+                    .user_env = "CODEX_HOME",
+                    .env_file = "config.toml",
+                    .user_path = ".codex/config.toml",
+                    .entry =
+                        "[mcp_servers.pigeon]\n"
+                        "command = @PIGEON@\n"
+                        "args = [\"mcp\"]\n"
+                        "env_vars = [\"PIGEON_AGENT\", \"PIGEON_SESSION\", \"PIGEON_HOME\", \"PIGEON_DB\"]\n"
+                        "default_tools_approval_mode = \"approve\"\n",
+                    .approval = "default_tools_approval_mode = \"approve\" in [mcp_servers.pigeon], env_vars passing PIGEON_*",
+                },
             .title = "Codex",
             .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_NESTED,
@@ -251,7 +288,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_CODEX
                         ": no hook runs once a turn has ended; codex queue (experimental app-server) is not used"},
-                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CODEX " (apply_patch, and its heredoc through Bash)"},
+                    [PGN_EVENT_BEFORE_TOOL] =
+                        {PGN_CAP_YES,
+                            T_CODEX " (apply_patch, and its heredoc through Bash)"},
                 },
             .wake = {PGN_CAP_NO,
                 "Codex 0.171.0 codex queue --help (2026-12-03): codex queue --thread ID --message TEXT queues for an existing session, dispatched only to a loaded thread (openai/codex#44491); not measured against an idle terminal session, so Pigeon rings nothing (docs/decisions/0178)"},
@@ -259,6 +298,15 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_GEMINI] =
         {
             .name = "gemini",
+            .mcp =
+                {
+                    .user_path = ".gemini/settings.json",
+                    .project_path = ".gemini/settings.json",
+                    .key = "mcpServers",
+                    .entry =
+                        "{\"command\":@PIGEON@,\"args\":[\"mcp\"],\"trust\":true}",
+                    .approval = "\"trust\": true in its mcpServers entry",
+                },
             .title = "Gemini CLI",
             .mechanism = PGN_MECH_COMMAND,
             .shape = PGN_SHAPE_NESTED,
@@ -321,6 +369,16 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_COPILOT] =
         {
             .name = "copilot",
+            .mcp =
+                {
+                    .user_env = "COPILOT_HOME",
+                    .env_file = "mcp-config.json",
+                    .user_path = ".copilot/mcp-config.json",
+                    .key = "mcpServers",
+                    .entry =
+                        "{\"type\":\"local\",\"command\":@PIGEON@,\"args\":[\"mcp\"],\"tools\":[\"*\"]}",
+                    .approval = "\"tools\": [\"*\"] offers them; Copilot CLI asks before a first call unless started with --allow-tool 'pigeon'",
+                },
             .title = "GitHub Copilot CLI",
             .mechanism = PGN_MECH_COMMAND,
             /* Cursor's shape: Copilot CLI reads it (measured, 1.0.102). */
@@ -383,7 +441,10 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_NO,
                         DOC_COPILOT
                         ": agentStop ends the turn; notification's additionalContext follows only the CLI's own notifications, nothing starts a turn from outside"},
-                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_PARTIAL, DOC_COPILOT ": preToolUse permissionDecision deny; " T_COPILOT_PRE},
+                    [PGN_EVENT_BEFORE_TOOL] =
+                        {PGN_CAP_PARTIAL,
+                            DOC_COPILOT
+                            ": preToolUse permissionDecision deny; " T_COPILOT_PRE},
                 },
             .wake = {PGN_CAP_NO,
                 "Copilot CLI 1.0.102 copilot --help (2026-12-03): --resume and --remote attach to a session, nothing queues input into a running one (docs/decisions/0178)"},
@@ -391,6 +452,17 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
     [PGN_HOST_OPENCODE] =
         {
             .name = "opencode",
+            .mcp =
+                {
+                    .user_env = "XDG_CONFIG_HOME",
+                    .env_file = "opencode/opencode.json",
+                    .user_path = ".config/opencode/opencode.json",
+                    .project_path = "opencode.json",
+                    .key = "mcp",
+                    .entry =
+                        "{\"type\":\"local\",\"command\":[@PIGEON@,\"mcp\"],\"enabled\":true}",
+                    .approval = "none needed: its default permissions allow MCP tools",
+                },
             .title = "opencode",
             .mechanism = PGN_MECH_PLUGIN,
             .plugin = pgn_opencode_plugin_js,
@@ -402,9 +474,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .perm_none = {OPENCODE_PERM, OPENCODE_PERM},
             .perm_brief = {OPENCODE_PERM_BRIEF, OPENCODE_PERM_BRIEF},
             /* What the plugin passes: opencode's own names. */
-            .events = {"session.created", "chat.message",
-                "tool.execute.after", NULL, "session.idle",
-                "tool.execute.before"},
+            .events = {"session.created", "chat.message", "tool.execute.after",
+                NULL, "session.idle", "tool.execute.before"},
             .keys =
                 {
                     .session = {"session_id"},
@@ -437,7 +508,9 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         SRC_OPENCODE
                         ": no plugin hook runs before the agent stops; session.idle comes after"},
                     {PGN_CAP_YES, T_OPENCODE},
-                    [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_OPENCODE " (the plugin throws the denial)"},
+                    [PGN_EVENT_BEFORE_TOOL] =
+                        {PGN_CAP_YES,
+                            T_OPENCODE " (the plugin throws the denial)"},
                 },
             .wake = {PGN_CAP_YES,
                 T_OPENCODE

@@ -170,6 +170,7 @@ enum route {
 	ROUTE_STOP,
 	ROUTE_CLI,     /* pigeon read and wait */
 	ROUTE_HANDOFF, /* a baton taken in a turn; no caller names it */
+	ROUTE_MCP,     /* the read and wait tools of pigeon mcp */
 	ROUTE_N
 };
 
@@ -180,6 +181,7 @@ static const char *const route_names[ROUTE_N] = {
     [ROUTE_STOP] = "stop",
     [ROUTE_CLI] = "cli",
     [ROUTE_HANDOFF] = "handoff",
+    [ROUTE_MCP] = "mcp",
 };
 
 /* The route of each hook event. */
@@ -513,9 +515,9 @@ pgn_claim(pgn_db *db, const struct pgn_claim *req, struct pgn_msgs *out)
 	c.req = req;
 	c.out = out;
 	r = route_of(req->route);
-	if (!route_is_event(r) && r != ROUTE_CLI)
+	if (!route_is_event(r) && r != ROUTE_CLI && r != ROUTE_MCP)
 		return pgn_fail(db, PGN_EINVAL,
-		    "a claim's route is a hook event's (session-start, prompt, after-tool, stop) or cli");
+		    "a claim's route is a hook event's (session-start, prompt, after-tool, stop), cli or mcp");
 	rc = pgn_check_name(db, "agent", req->agent, c.agent);
 	if (rc != PGN_OK)
 		return rc;

@@ -606,3 +606,39 @@ pgn_inbox(pgn_db *db, const char *agent, struct pgn_msgs *out)
 		pgn_msgs_release(out);
 	return rc;
 }
+
+struct actor_ctx {
+	const char *asked; /* checked, or "" */
+	const char *session;
+	const char *agent_default;
+	char *out;
+};
+
+static pgn_status
+actor_tx(pgn_db *db, void *arg)
+{
+	struct actor_ctx *c = arg;
+
+	return pgn_actor_in_tx(db, c->asked, c->session, c->agent_default,
+	    c->out);
+}
+
+pgn_status
+pgn_actor(pgn_db *db, const char *agent, const char *session,
+    const char *agent_default, char out[PGN_MAX_NAME + 1])
+{
+	char asked[PGN_MAX_NAME + 1] = "";
+	struct actor_ctx c;
+	pgn_status rc;
+
+	if (agent != NULL && agent[0] != '\0') {
+		rc = pgn_check_name(db, "agent", agent, asked);
+		if (rc != PGN_OK)
+			return rc;
+	}
+	c.asked = asked;
+	c.session = session;
+	c.agent_default = agent_default;
+	c.out = out;
+	return pgn_read(db, actor_tx, &c);
+}

@@ -1,0 +1,117 @@
+# integration/hosts/mcp.sh: pigeon mcp's scenarios (decisions 0165-0168),
+# sourced by scenarios.sh after `pigeon install $HOST`, before its
+# uninstall; mcp_gone runs after the uninstall. The mock model calls
+# Pigeon's tools by the name the host gives them: Claude Code
+# mcp__pigeon__NAME (loaded first through its ToolSearch), Gemini CLI
+# mcp_pigeon_NAME, opencode pigeon_NAME; Codex offers them in the
+# namespace mcp__pigeon (the mock's "mock-tool: mcp__pigeon.NAME").
+
+# mcp_tool NAME ARGS: the prompt line that makes the model call tool NAME.
+mcp_tool() {
+	case $HOST in
+	claude) printf "%s\n" "mock-tool: mcp__pigeon__$1 $2" ;;
+	gemini) printf "%s\n" "mock-tool: mcp_pigeon_$1 $2" ;;
+	codex) printf "%s\n" "mock-tool: mcp__pigeon.$1 $2" ;;
+	*) printf "%s\n" "mock-tool: pigeon_$1 $2" ;;
+	esac
+}
+
+# The registration install wrote, and its approval.
+case $HOST in
+claude) MCP_FILE=$HOME/.claude/.claude.json ;;
+codex) MCP_FILE=$HOME/.codex/config.toml ;;
+gemini) MCP_FILE=$HOME/.gemini/settings.json ;;
+*) MCP_FILE= ;;
+esac
+
+if [ "$HOST" = gemini ] || [ "$HOST" = codex ] || [ "$HOST" = claude ]; then
+
+test_case "mcp: install registered pigeon mcp for $HOST, pre-approved" '
+	{ test "$HOST" != claude ||
+		CLAUDE_CONFIG_DIR=$HOME/.claude "$PIG" install claude >install.out; } &&
+	grep -q "^mcp: registered pigeon mcp for $HOST in $MCP_FILE$" install.out &&
+	case $HOST in
+	claude) jq -e ".mcpServers.pigeon.args == [\"mcp\"]" "$MCP_FILE" &&
+		jq -e ".permissions.allow | index(\"mcp__pigeon\") != null" \
+		    "$HOST_CONFIG" ;;
+	codex) grep -q "^default_tools_approval_mode = \"approve\"$" "$MCP_FILE" ;;
+	gemini) sed "/^ *\/\//d" "$MCP_FILE" |
+		jq -e ".mcpServers.pigeon.trust == true" ;;
+	esac
+'
+
+fi
+
+# Claude Code defers MCP tools behind its ToolSearch: the mock model
+# loads the tool first ("select:mcp__pigeon__send"), then calls it.
+if [ "$HOST" = gemini ] || [ "$HOST" = codex ] || [ "$HOST" = claude ]; then
+
+# late_send: a message for mcpbob once the turn's model request that
+# calls the wait tool is logged (the prompt's hooks have run; only the
+# wait can take it before the after-tool hook), at most 120 s on. On
+# Claude that is the second request: the first loads the tool, and the
+# after-tool hook of that ToolSearch call runs before the second.
+late_send() {
+	ls_from=$(wc -l <"$REQLOG")
+	ls_want=1
+	[ "$HOST" != claude ] || ls_want=2
+	ls_i=0
+	while [ "$ls_i" -lt 600 ]; do
+		[ "$(tail -n "+$((ls_from + 1))" "$REQLOG" |
+		    grep -c PGN-MCP-WAIT-NOW)" -ge "$ls_want" ] && break
+		sleep 0.2
+		ls_i=$((ls_i + 1))
+	done
+	"$PIG" send --project "$PROJ" --from alice --to mcpbob PGN-MCP-WAITED >/dev/null
+}
+
+test_case "mcp: the model calls Pigeon's send tool; the message is queued from the session's agent" '
+	mkdir -p "$PROJ/mcp" &&
+	"$PIG" agent add --project "$PROJ" mcpbob >/dev/null &&
+	AGENT=mcpann HOST_MODE=defaults &&
+	host_run mc1 "$PROJ/mcp" new "$(mcp_tool send "{\"to\":[\"mcpbob\"],\"text\":\"PGN-MCP-SENT\"}")" &&
+	"$PIG" inbox --project "$PROJ" --agent mcpbob --json >mcp-inbox &&
+	jq -e "length == 1 and .[0].from == \"mcpann\" and .[0].body == \"PGN-MCP-SENT\"" mcp-inbox &&
+	requests mc1 | grep -q "\\\\\"from\\\\\":\\\\\"mcpann\\\\\""
+'
+
+test_case "mcp: a wait tool call returns a message sent meanwhile, claimed with route mcp" '
+	AGENT=mcpbob && HOST_MODE=defaults &&
+	"$PIG" read --project "$PROJ" --agent mcpbob >/dev/null &&
+	{ late_send & } &&
+	host_run mc2 "$PROJ/mcp" new "$(mcp_tool wait "{\"timeout\":40}")
+PGN-MCP-WAIT-NOW" &&
+	wait &&
+	requests mc2 | grep -q "PGN-MCP-WAITED" &&
+	test "$(sql "SELECT route FROM delivery WHERE body = '"'"'PGN-MCP-WAITED'"'"'")" = mcp
+'
+
+fi
+
+# Codex: from its default sandbox, with no writable_roots edit: install
+# --no-permissions, and the server (outside the sandbox) still writes.
+if [ "$HOST" = codex ]; then
+test_case "mcp: Codex sends through the tool from its default sandbox, installed --no-permissions" '
+	"$PIG" uninstall codex >/dev/null &&
+	"$PIG" install codex --no-permissions >install-np.out &&
+	! grep -q "writable_roots" "$HOME/.codex/config.toml" &&
+	grep -q "^\[mcp_servers.pigeon\]$" "$HOME/.codex/config.toml" &&
+	AGENT=mcpann && HOST_MODE=defaults &&
+	host_run mc3 "$PROJ/mcp" new "$(mcp_tool send "{\"to\":[\"mcpbob\"],\"text\":\"PGN-MCP-SANDBOX\"}")" &&
+	"$PIG" inbox --project "$PROJ" --agent mcpbob --json >mcp-inbox &&
+	jq -e "map(select(.body == \"PGN-MCP-SANDBOX\" and .from == \"mcpann\")) | length == 1" mcp-inbox &&
+	"$PIG" install codex >/dev/null
+'
+fi
+
+# After the uninstall: no registration is left.
+mcp_gone() {
+	test_case "mcp: uninstall removed every registration of pigeon mcp" '
+		{ test "$HOST" != claude ||
+			! grep -q "mcp__pigeon" "$HOST_CONFIG"; } &&
+		{ test "$HOST" != claude ||
+			CLAUDE_CONFIG_DIR=$HOME/.claude "$PIG" uninstall claude >/dev/null; } &&
+		{ test -z "$MCP_FILE" || ! test -e "$MCP_FILE" ||
+			! grep -q "\"pigeon\": {\|^\[mcp_servers.pigeon\]" "$MCP_FILE"; }
+	'
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# pigeon install HOST registers pigeon mcp in the host's MCP config
+# (decision 0168), byte-exact: Claude's .claude.json and its allow rule
+# "mcp__pigeon", Codex's marked [mcp_servers.pigeon] block with env_vars
+# and its approval mode, Gemini's trusted entry, Cursor's, Copilot CLI's
+# and opencode's files; uninstall gives every file's bytes back (a file
+# install created goes); --no-mcp skips it; --dry-run writes nothing;
+# doctor shows it; a file Pigeon cannot read as the host's stays as it
+# was.
+. "$(dirname "$0")/lib.sh"
+
+PIGEON_REAL=$(realpath "$PGN_BIN/cli/pigeon")
+
+# snapshot DIR: every file under DIR with its bytes' hash, sorted.
+snapshot() {
+	(cd "$1" && find . -type f -exec sha256sum {} + | sort)
+}
+
+test_case 'setup: hosts with configs of their own (comments, CRLF, other servers)' '
+	mkdir -p home/.claude home/.codex home/.gemini home/.cursor home/.copilot home/.config/opencode &&
+	printf "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n  }\n}\n" >home/.claude.json &&
+	printf "{\"permissions\": {\"allow\": [\"Bash(ls:*)\"]}}\n" >home/.claude/settings.json &&
+	printf "model = \"o4\"\r\n\r\n[mcp_servers.other]\r\ncommand = \"x\"\r\n" >home/.codex/config.toml &&
+	printf "// mine\n{\"theme\": \"dark\"}\n" >home/.gemini/settings.json &&
+	printf "{\"mcpServers\":{}}" >home/.cursor/mcp.json &&
+	printf "{\"\$schema\": \"https://opencode.ai/config.json\"}\n" >home/.config/opencode/opencode.json &&
+	snapshot home >before
+'
+
+test_case 'install registers pigeon mcp in each host, pre-approved where it can be' '
+	for h in claude codex gemini cursor copilot opencode; do
+		pigeon install $h >out.$h || return 1
+		grep -q "^mcp: registered pigeon mcp for $h in " out.$h || return 1
+	done &&
+	jq -e --arg p "$PIGEON_REAL" ".numStartups == 3 and .mcpServers.other.command == \"x\" and .mcpServers.pigeon == {type: \"stdio\", command: \$p, args: [\"mcp\"]}" home/.claude.json &&
+	jq -e ".permissions.allow | index(\"mcp__pigeon\") != null and index(\"Bash(ls:*)\") == 0" home/.claude/settings.json &&
+	grep -q "^\[mcp_servers.pigeon\]$" home/.codex/config.toml &&
+	grep -q "^default_tools_approval_mode = \"approve\"$" home/.codex/config.toml &&
+	grep -q "^env_vars = \[\"PIGEON_AGENT\", \"PIGEON_SESSION\", \"PIGEON_HOME\", \"PIGEON_DB\"\]$" home/.codex/config.toml &&
+	grep -q "^command = \"$PIGEON_REAL\"$" home/.codex/config.toml &&
+	sed 1d home/.gemini/settings.json | jq -e ".theme == \"dark\" and .mcpServers.pigeon.trust == true" &&
+	jq -e ".mcpServers.pigeon.args == [\"mcp\"]" home/.cursor/mcp.json &&
+	jq -e ".mcpServers.pigeon.tools == [\"*\"]" home/.copilot/mcp-config.json &&
+	jq -e --arg p "$PIGEON_REAL" ".mcp.pigeon == {type: \"local\", command: [\$p, \"mcp\"], enabled: true}" home/.config/opencode/opencode.json
+'
+
+test_case 'installing again changes nothing' '
+	snapshot home >once &&
+	for h in claude codex gemini cursor copilot opencode; do
+		pigeon install $h >out || return 1
+		grep -q "^mcp: already registered in " out || return 1
+	done &&
+	snapshot home >twice &&
+	test_cmp once twice
+'
+
+test_case 'doctor shows the registration' '
+	pigeon doctor >out &&
+	grep -q "mcp: pigeon mcp registered in $HOME/.claude.json" out &&
+	pigeon doctor --json >out.json &&
+	jq -e "[.hooks[] | select(.level == \"user\") | .mcp.registered] | all" out.json
+'
+
+test_case 'uninstall gives every file its bytes back' '
+	for h in claude codex gemini cursor copilot opencode; do
+		pigeon uninstall $h >out.$h || return 1
+		grep -q "^mcp: removed pigeon mcp for $h from " out.$h || return 1
+	done &&
+	snapshot home >after &&
+	test_cmp before after
+'
+
+test_case '--no-mcp installs the hooks only; --dry-run writes nothing' '
+	pigeon install cursor --no-mcp >out &&
+	! grep -q "^mcp:" out &&
+	jq -e ".mcpServers == {}" home/.cursor/mcp.json &&
+	pigeon uninstall cursor >/dev/null &&
+	pigeon install gemini --dry-run >out &&
+	grep -q "^mcp: would register pigeon mcp for gemini" out &&
+	grep -q "^+.*\"trust\": true" out &&
+	snapshot home >after &&
+	test_cmp before after
+'
+
+test_case 'a config Pigeon cannot read stays untouched; Codex table of its own is refused' '
+	printf "{not json" >home/.cursor/mcp.json &&
+	expect_code 1 pigeon install cursor >out 2>err &&
+	grep -q "mcp.json is not valid JSON" err &&
+	test "$(cat home/.cursor/mcp.json)" = "{not json" &&
+	pigeon uninstall cursor >/dev/null 2>&1;
+	printf "[mcp_servers.pigeon]\ncommand = \"mine\"\n" >>home/.codex/config.toml &&
+	cp home/.codex/config.toml codex.before &&
+	expect_code 1 pigeon install codex --no-permissions >out 2>err &&
+	grep -q "has a \[mcp_servers.pigeon\] table of its own" err &&
+	test_cmp codex.before home/.codex/config.toml
+'
+
+test_done
