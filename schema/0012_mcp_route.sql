@@ -1,4 +1,4 @@
--- Pigeon schema, version 9: the audit's route 'mcp', a claim made by
+-- Pigeon schema, version 12: the audit's route 'mcp', a claim made by
 -- the read or wait tool of pigeon mcp (docs/mcp.md). SQLite cannot
 -- change a CHECK in place, so the table is rebuilt with the same
 -- columns, rows and index, as version 3 did; the hash chain covers the

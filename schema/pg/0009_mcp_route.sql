@@ -1,4 +1,4 @@
--- Pigeon PostgreSQL schema, version 6: the audit's route 'mcp', a claim
+-- Pigeon PostgreSQL schema, version 9 (SQLite 12): the audit's route 'mcp', a claim
 -- made by the read or wait tool of pigeon mcp (docs/mcp.md).
 ALTER TABLE delivery DROP CONSTRAINT delivery_route_check;
 ALTER TABLE delivery ADD CONSTRAINT delivery_route_check
