@@ -30,6 +30,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_hosts,
     &cli_cmd_provider,
     &cli_cmd_watch,
+    &cli_cmd_web,
 };
 
 const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);

@@ -75,7 +75,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # The run-time dependencies are what the binaries link dynamically, as
-# dpkg-shlibdeps finds them: libc6 and libcjson1; SQLite and libsodium
+# dpkg-shlibdeps finds them: libc6, libcjson1 and libmicrohttpd12 (pigeon
+# web, decision 0171); SQLite and libsodium
 # are linked statically by default (decision 0020), and are dependencies
 # when PGN_STATIC_DEPS=OFF.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)

@@ -75,7 +75,8 @@ test_case 'Depends: libc6 and what the binaries link dynamically' '
 	dep_for libcjson "libcjson1 (>= " &&
 	dep_for libsqlite3 libsqlite3-0 &&
 	dep_for libsodium libsodium &&
-	dep_for libpq libpq5
+	dep_for libpq libpq5 &&
+	dep_for libmicrohttpd libmicrohttpd12
 '
 
 test_case 'Recommends: libpq5 exactly when pigeon loads libpq.so.5 (PostgreSQL backend)' '

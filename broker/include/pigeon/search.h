@@ -35,6 +35,9 @@ struct pgn_hit {
 	char *sender;
 	char *recipient;
 	char *body;
+	int64_t ack_ms;   /* 0, or an acknowledgement is asked (0157) */
+	int64_t acked_ms; /* 0, or when it was acknowledged */
+	int priority;     /* pgn_priority */
 };
 
 struct pgn_hits {
@@ -54,6 +57,16 @@ void pgn_hits_release(struct pgn_hits *h);
  */
 PGN_NODISCARD pgn_status pgn_search(pgn_db *db, const struct pgn_search *q,
     struct pgn_hits *out);
+
+/*
+ * One page of the current scope's messages, newest first (pigeon web):
+ * ids below 'before_id' (0: the newest), of thread 'thread' only (0:
+ * any), at most 'limit' (0: PGN_DEFAULT_LIST; at most PGN_MAX_LIST). A
+ * page costs the same whatever the history's size: it walks the
+ * primary key (or the thread index) down from 'before_id'.
+ */
+PGN_NODISCARD pgn_status pgn_messages_page(pgn_db *db, int64_t before_id,
+    int64_t thread, size_t limit, struct pgn_hits *out);
 
 /*
  * The FTS5 query for 'text' into 'out' (malloc'd, the caller frees):

@@ -30,7 +30,8 @@ static const char SQL_FTS_ADD[] =
 
 #define HIT_COLS                                                               \
 	"m.id, coalesce(m.thread, m.id), coalesce(m.reply_to, 0), m.sender, "  \
-	"a.name, m.body, m.created_ms, coalesce(m.delivered_ms, 0)"
+	"a.name, m.body, m.created_ms, coalesce(m.delivered_ms, 0), "          \
+	"coalesce(m.ack_ms, 0), coalesce(m.acked_ms, 0), m.priority"
 /*
  * FTS5 walks its index newest first (rowid DESC, the id bound below it
  * too), so a page stops after 'limit' rows that pass the filters.
@@ -46,6 +47,12 @@ static const char SQL_SEARCH_PG[] =
     "plainto_tsquery('simple', ?1) AND m.id < ?5 AND m.scope_id = ?2 "
     "AND (?3 IS NULL OR m.sender = ?3 OR a.name = ?3) "
     "AND m.created_ms >= ?4 ORDER BY m.id DESC LIMIT ?6";
+
+/* A page of the scope's messages: the key walked down (pigeon web). */
+static const char SQL_PAGE[] =
+    "SELECT " HIT_COLS " FROM message m JOIN agent a ON a.id = "
+    "m.recipient_id WHERE m.scope_id = ?1 AND m.id < ?2 AND (?3 = 0 OR "
+    "m.id = ?3 OR m.thread = ?3) ORDER BY m.id DESC LIMIT ?4";
 
 pgn_status
 pgn_search_index(pgn_db *db, int64_t id)
@@ -166,6 +173,9 @@ collect(pgn_db *db, pgn_stmt *st, struct pgn_hits *out)
 		x->body = pgn_col_text(st, 5);
 		x->created_ms = pgn_col_i64(st, 6);
 		x->delivered_ms = pgn_col_i64(st, 7);
+		x->ack_ms = pgn_col_i64(st, 8);
+		x->acked_ms = pgn_col_i64(st, 9);
+		x->priority = (int)pgn_col_i64(st, 10);
 		if (x->sender == NULL || x->recipient == NULL ||
 		    x->body == NULL)
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");
@@ -233,5 +243,57 @@ pgn_search(pgn_db *db, const struct pgn_search *q, struct pgn_hits *out)
 	if (rc != PGN_OK)
 		pgn_hits_release(out);
 	free(fts);
+	return rc;
+}
+
+struct page_ctx {
+	int64_t before_id;
+	int64_t thread;
+	size_t limit;
+	struct pgn_hits *out;
+};
+
+static pgn_status
+page_tx(pgn_db *db, void *arg)
+{
+	struct page_ctx *c = arg;
+	pgn_stmt *st = NULL;
+	int64_t sid;
+	pgn_status rc;
+
+	pgn_hits_release(c->out);
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK;
+	if (rc == PGN_OK)
+		rc = pgn_prepare(db, SQL_PAGE, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(sid),
+		    PGN_I(c->before_id > 0 ? c->before_id : INT64_MAX),
+		    PGN_I(c->thread), PGN_I((int64_t)c->limit));
+	if (rc == PGN_OK)
+		rc = collect(db, st, c->out);
+	pgn_finish(db, st);
+	return rc;
+}
+
+pgn_status
+pgn_messages_page(pgn_db *db, int64_t before_id, int64_t thread, size_t limit,
+    struct pgn_hits *out)
+{
+	struct page_ctx c;
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	if (limit > PGN_MAX_LIST)
+		return pgn_fail(db, PGN_ETOOBIG,
+		    "a page of %zu messages: at most %d", limit, PGN_MAX_LIST);
+	c.before_id = before_id;
+	c.thread = thread < 0 ? 0 : thread;
+	c.limit = limit ? limit : PGN_DEFAULT_LIST;
+	c.out = out;
+	rc = pgn_read(db, page_tx, &c);
+	if (rc != PGN_OK)
+		pgn_hits_release(out);
 	return rc;
 }
