@@ -538,6 +538,34 @@ do_send(struct pgn_web *w, const struct pgn_web_req *r,
 	json(out, o);
 }
 
+/*
+ * The page, with the token (hex digits only) in place of each @TOKEN@:
+ * its script and style are fetched with it, as every request is.
+ */
+static void
+page(struct pgn_web *w, struct pgn_web_resp *out)
+{
+	static const char mark[] = "@TOKEN@";
+	const char *p = pgn_web_index_html, *m;
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, 4 * strlen(pgn_web_index_html) + 1024);
+	while ((m = strstr(p, mark)) != NULL) {
+		pgn_buf_add(&b, p, (size_t)(m - p));
+		pgn_buf_adds(&b, w->token);
+		p = m + sizeof(mark) - 1;
+	}
+	pgn_buf_adds(&b, p);
+	out->body = pgn_buf_take(&b, &out->len);
+	if (out->body == NULL) {
+		fail(out, 500, "out of memory");
+		return;
+	}
+	out->owned = 1;
+	out->status = 200;
+	out->type = "text/html; charset=utf-8";
+}
+
 /* ---- the gate and the routes ---------------------------------------- */
 
 /* The token, compared in constant time over its fixed length. */
@@ -616,7 +644,7 @@ pgn_web_handle(struct pgn_web *w, const struct pgn_web_req *r,
 		return;
 	}
 	if (strcmp(path, "/") == 0)
-		text(out, 200, "text/html; charset=utf-8", pgn_web_index_html);
+		page(w, out);
 	else if (strcmp(path, "/app.js") == 0)
 		text(out, 200, "text/javascript; charset=utf-8",
 		    pgn_web_app_js);
