@@ -342,7 +342,54 @@ test_the_index_commits_and_rolls_back_with_the_messages(void)
 	index_in_step();
 }
 
+/* pigeon web's pages: newest first, below an id, one thread's only. */
+static void
+test_a_page_of_messages_walks_down_by_id_and_thread(void)
+{
+	struct pgn_hits h;
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to = "alice";
+	size_t n;
+
+	agents();
+	REQUIRE(send_to("alice", "bob", "one") == PGN_OK);
+	REQUIRE(send_to("carol", "bob", "two") == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "bob";
+	req.to = &to;
+	req.nto = 1;
+	req.body = "three, re one";
+	req.body_len = strlen(req.body);
+	req.reply_to = 1;
+	req.ack_ms = PGN_ACK_MIN_MS;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	REQUIRE(pgn_messages_page(db, 0, 0, 2, &h) == PGN_OK);
+	CHECK_INT(h.n, 2);
+	if (h.n == 2) {
+		CHECK_INT(h.v[0].id, 3);
+		CHECK_INT(h.v[0].thread, 1);
+		CHECK_INT(h.v[0].ack_ms, PGN_ACK_MIN_MS);
+		CHECK_INT(h.v[0].acked_ms, 0);
+		CHECK_INT(h.v[1].id, 2);
+	}
+	pgn_hits_release(&h);
+	REQUIRE(pgn_messages_page(db, 2, 0, 2, &h) == PGN_OK);
+	CHECK_INT(h.n, 1);
+	CHECK(h.n == 1 && h.v[0].id == 1);
+	pgn_hits_release(&h);
+	REQUIRE(pgn_messages_page(db, 0, 1, 0, &h) == PGN_OK);
+	CHECK_INT(h.n, 2); /* thread 1: the first message and its reply */
+	pgn_hits_release(&h);
+	CHECK_INT(pgn_messages_page(db, 0, 0, PGN_MAX_LIST + 1, &h),
+	    PGN_ETOOBIG);
+	REQUIRE(pgn_db_set_scope(db, "/nowhere") == PGN_OK);
+	REQUIRE(pgn_messages_page(db, 0, 0, 0, &h) == PGN_OK);
+	CHECK_INT(h.n, 0);
+}
+
 static void (*const rules[])(void) = {
+    test_a_page_of_messages_walks_down_by_id_and_thread,
     test_every_word_is_required_and_the_newest_comes_first,
     test_a_hit_carries_its_message,
     test_agent_since_limit_and_the_page_below_an_id,
