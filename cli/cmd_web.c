@@ -6,6 +6,7 @@
  * into the library holds one lock: the handle is one connection.
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -29,6 +30,61 @@
  * second): a send's several WAL writes make one event. */
 #define WEB_SETTLE_MS     30
 #define WEB_SETTLE_MAX_MS 300
+
+/*
+ * libmicrohttpd is loaded with dlopen by pigeon web alone: linked, it
+ * and the TLS libraries it needs (gnutls and eight more) would be
+ * loaded and relocated by every pigeon command, a send or a read
+ * included (decision 0171).
+ */
+#define WEB_MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCS(X)                                                           \
+	X(MHD_start_daemon)                                                    \
+	X(MHD_stop_daemon)                                                     \
+	X(MHD_create_response_from_buffer)                                     \
+	X(MHD_create_response_from_callback)                                   \
+	X(MHD_add_response_header)                                             \
+	X(MHD_queue_response)                                                  \
+	X(MHD_destroy_response)                                                \
+	X(MHD_lookup_connection_value)
+#define MHD_DECL(f) static __typeof__(f) *mhd_##f;
+MHD_FUNCS(MHD_DECL)
+#undef MHD_DECL
+
+/* Load libmicrohttpd: 0 and a message on stderr when it is missing. */
+static int
+load_mhd(void)
+{
+	void *h, *sym;
+
+	h = dlopen(WEB_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		cli_err(EXIT_FAIL,
+		    "pigeon web needs %s (apt-get install libmicrohttpd12): %s",
+		    WEB_MHD_SONAME, dlerror());
+		return 0;
+	}
+#define MHD_LOAD(f)                                                            \
+	sym = dlsym(h, #f);                                                    \
+	if (sym == NULL) {                                                     \
+		cli_err(EXIT_FAIL, "%s lacks %s", WEB_MHD_SONAME, #f);         \
+		return 0;                                                      \
+	}                                                                      \
+	memcpy(&mhd_##f, &sym, sizeof(mhd_##f));
+	MHD_FUNCS(MHD_LOAD)
+#undef MHD_LOAD
+	return 1;
+}
+
+/* From here on every MHD call goes through the loaded pointers. */
+#define MHD_start_daemon                  mhd_MHD_start_daemon
+#define MHD_stop_daemon                   mhd_MHD_stop_daemon
+#define MHD_create_response_from_buffer   mhd_MHD_create_response_from_buffer
+#define MHD_create_response_from_callback mhd_MHD_create_response_from_callback
+#define MHD_add_response_header           mhd_MHD_add_response_header
+#define MHD_queue_response                mhd_MHD_queue_response
+#define MHD_destroy_response              mhd_MHD_destroy_response
+#define MHD_lookup_connection_value       mhd_MHD_lookup_connection_value
 
 enum { OPT_PORT = OPT_CMD, OPT_OPEN, OPT_ALLOW_SEND };
 
@@ -445,6 +501,8 @@ cmd_web(int argc, char **argv)
 		return code;
 	if (optind < argc)
 		return cli_usage(&c, "web takes no argument");
+	if (!load_mhd())
+		return EXIT_FAIL;
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		return code;

@@ -75,16 +75,19 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # The run-time dependencies are what the binaries link dynamically, as
-# dpkg-shlibdeps finds them: libc6, libcjson1 and libmicrohttpd12 (pigeon
-# web, decision 0171); SQLite and libsodium
+# dpkg-shlibdeps finds them: libc6 and libcjson1; SQLite and libsodium
 # are linked statically by default (decision 0020), and are dependencies
 # when PGN_STATIC_DEPS=OFF.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The PostgreSQL backend loads libpq.so.5 with dlopen when a PostgreSQL
 # database is opened (decision 0111): dpkg-shlibdeps cannot see it, and
 # SQLite alone works without it, so libpq5 is recommended, not required.
+# pigeon web loads libmicrohttpd.so.12 the same way (decision 0171):
+# every other command works without it.
 if(LIBPQ_FOUND)
-	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libpq5")
+	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libpq5, libmicrohttpd12")
+else()
+	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libmicrohttpd12")
 endif()
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
