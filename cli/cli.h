@@ -199,6 +199,8 @@ int cmd_status(int argc, char **argv);
 int cmd_ack(int argc, char **argv);
 int cmd_thread(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_web(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
 int cmd_handoff(int argc, char **argv);
 /* pigeon lease take|release|list (cmd_lease.c) */
@@ -234,7 +236,8 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_journal, cli_cmd_install, cli_cmd_uninstall, cli_cmd_doctor,
     cli_cmd_provider, cli_cmd_install_instructions,
     cli_cmd_uninstall_instructions, cli_cmd_transcript, cli_cmd_handoff,
-    cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread, cli_cmd_group;
+    cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread, cli_cmd_group,
+    cli_cmd_search, cli_cmd_web;
 
 /* A message's status (cmd_wait.c): one line, or its JSON object. */
 void cli_print_status(const struct pgn_msg_status *s, int64_t now);

@@ -19,6 +19,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_agent,
     &cli_cmd_group,
     &cli_cmd_audit,
+    &cli_cmd_search,
     &cli_cmd_journal,
     &cli_cmd_handoff,
     &cli_cmd_lease,
@@ -30,6 +31,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_hosts,
     &cli_cmd_provider,
     &cli_cmd_watch,
+    &cli_cmd_web,
 };
 
 const size_t cli_ncommands = sizeof(cli_commands) / sizeof(cli_commands[0]);

@@ -82,8 +82,12 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The PostgreSQL backend loads libpq.so.5 with dlopen when a PostgreSQL
 # database is opened (decision 0111): dpkg-shlibdeps cannot see it, and
 # SQLite alone works without it, so libpq5 is recommended, not required.
+# pigeon web loads libmicrohttpd.so.12 the same way (decision 0171):
+# every other command works without it.
 if(LIBPQ_FOUND)
-	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libpq5")
+	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libpq5, libmicrohttpd12")
+else()
+	set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libmicrohttpd12")
 endif()
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)

@@ -65,7 +65,7 @@ test_case 'pigeon agents --names never makes a database' '
 '
 
 test_case 'bash: commands, options, values' '
-	test "$(bash_pigeon se)" = send &&
+	test "$(bash_pigeon sen)" = send &&
 	test "$(bash_pigeon send --ti)" = --timeout &&
 	bash_pigeon agents --co >out && grep -qx -- --color out &&
 	test "$(bash_pigeon agents --color al)" = always &&
@@ -106,7 +106,7 @@ test_case 'bash: the options of install instructions, not of install' '
 '
 
 test_case 'fish: commands, options, agents, hosts, events' '
-	test "$(fish_complete "pigeon se")" = send &&
+	test "$(fish_complete "pigeon sen")" = send &&
 	fish_complete "pigeon journal --f" >out && grep -qx -- --follow out &&
 	fish_complete "pigeon send --to " >out && test_cmp agents.want out &&
 	fish_complete "pigeon send --to alice," >out && grep -qx alice,bob out &&

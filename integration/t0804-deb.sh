@@ -75,11 +75,15 @@ test_case 'Depends: libc6 and what the binaries link dynamically' '
 	dep_for libcjson "libcjson1 (>= " &&
 	dep_for libsqlite3 libsqlite3-0 &&
 	dep_for libsodium libsodium &&
-	dep_for libpq libpq5
+	dep_for libpq libpq5 &&
+	dep_for libmicrohttpd libmicrohttpd12
 '
 
-test_case 'Recommends: libpq5 exactly when pigeon loads libpq.so.5 (PostgreSQL backend)' '
+test_case 'Recommends: libpq5 exactly when pigeon loads libpq.so.5 (PostgreSQL backend); libmicrohttpd12 (pigeon web)' '
 	recs=$(dpkg-deb -f pigeon.deb Recommends) &&
+	grep -qa "libmicrohttpd\.so\.12" "$PIG" &&
+	case $recs in *libmicrohttpd12) ;; *) echo "error: Recommends \"$recs\" lacks libmicrohttpd12" >&9; false ;; esac &&
+	recs=${recs%libmicrohttpd12} && recs=${recs%, } &&
 	if grep -qa "libpq\.so\.5" "$PIG"; then
 		test "$recs" = libpq5 || {
 			echo "error: loads libpq.so.5 but Recommends is \"$recs\"" >&9
@@ -150,7 +154,7 @@ test_case 'man -l renders the packaged pages without a warning' '
 
 test_case 'the packaged bash completion completes with the packaged pigeon' '
 	test "$(PATH=$TEST_DIR/root/usr/bin:$PATH bash -c ". \"\$1\"
-	    COMP_WORDS=(pigeon se); COMP_CWORD=1; _pigeon
+	    COMP_WORDS=(pigeon sen); COMP_CWORD=1; _pigeon
 	    echo \"\${COMPREPLY[*]}\"" _ \
 	    root/usr/share/bash-completion/completions/pigeon)" = send
 '

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "handoff_int.h"
+#include "search_int.h"
 #include "store_int.h"
 
 /* The senders list of a baton: every distinct name, in order. */
@@ -637,6 +638,8 @@ pgn_baton_take_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t agent,
 
 	rc = pgn_select_i64(db, SQL_BATON_MSG, &msg, "copying a baton",
 	    PGN_I(b->id), PGN_I(agent), PGN_I(now));
+	if (rc == PGN_OK)
+		rc = pgn_search_index(db, msg);
 	if (rc == PGN_OK)
 		rc = pgn_select_i64(db, SQL_BATON_TAKE, &taken,
 		    "taking a baton", PGN_I(b->id), PGN_I(now),

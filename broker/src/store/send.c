@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgn_int.h"
+#include "search_int.h"
 #include "store_int.h"
 #include "wake_int.h"
 
@@ -459,6 +460,9 @@ send_tx(pgn_db *db, void *arg)
 		if (rc != PGN_OK)
 			break;
 		id = pgn_inserted_id(db, st);
+		rc = pgn_search_index(db, id);
+		if (rc != PGN_OK)
+			break;
 		c->sent[*c->nsent].id = id;
 		memcpy(c->sent[*c->nsent].to, c->rcpt[i].name,
 		    sizeof(c->rcpt[i].name));

@@ -15,12 +15,18 @@
 static const char SQL_QUEUED_COUNT[] =
     "SELECT count(*) FROM message WHERE scope_id = ?1 "
     "AND delivered_ms IS NULL";
+/*
+ * "m.id + 0": sorted after the queued rows are found through the
+ * partial index message_queued, not found by walking the primary key
+ * down past every delivered message (1M delivered: a second; pigeon
+ * web's /api/state, decision 0171).
+ */
 static const char SQL_QUEUED_NEWEST[] =
     "SELECT m.id, m.sender, a.name, m.created_ms, coalesce(m.reply_to, 0), "
     "m.body, m.priority, m.grp, coalesce(m.woken_ms, 0) FROM message m "
     "JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.scope_id = ?1 AND m.delivered_ms IS NULL "
-    "ORDER BY m.id DESC LIMIT ?2";
+    "ORDER BY m.id + 0 DESC LIMIT ?2";
 static const char SQL_BATONS_OPEN[] =
     "SELECT b.id, b.senders, coalesce(t.name, ''), b.updated_ms, "
     "b.expires_ms, b.notes, b.body FROM baton b "

@@ -1,0 +1,79 @@
+/*
+ * Full-text search of message bodies (store/search.c, docs/decisions/
+ * 0170): SQLite's FTS5 index message_fts, filled by the store in the
+ * transaction that inserts each message, and PostgreSQL's full-text
+ * search over a GIN index of to_tsvector('simple', body). A search is
+ * a list of words, all required, matched as words (no stemming), in
+ * the current scope, newest first. Ownership as in pigeon.h.
+ */
+#ifndef PIGEON_SEARCH_H
+#define PIGEON_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pigeon/pigeon.h"
+
+#define PGN_MAX_SEARCH_TEXT  1024 /* bytes of a search's text */
+#define PGN_MAX_SEARCH_TERMS 32   /* words of a search's text */
+
+struct pgn_search {
+	const char *text;  /* the words, separated by white space */
+	const char *agent; /* NULL: any; else sent by or to this agent */
+	int64_t since_ms;  /* 0: any; else created at or after */
+	int64_t before_id; /* 0: the newest; else ids below it (paging) */
+	size_t limit;      /* 0: PGN_DEFAULT_LIST; at most PGN_MAX_LIST */
+};
+
+/* One message a search found (one row per recipient, as stored). */
+struct pgn_hit {
+	int64_t id;
+	int64_t thread;   /* its thread: its first message's id */
+	int64_t reply_to; /* 0: none */
+	int64_t created_ms;
+	int64_t delivered_ms; /* 0: still queued */
+	char *sender;
+	char *recipient;
+	char *body;
+	int64_t ack_ms;   /* 0, or an acknowledgement is asked (0157) */
+	int64_t acked_ms; /* 0, or when it was acknowledged */
+	int priority;     /* pgn_priority */
+};
+
+struct pgn_hits {
+	struct pgn_hit *v;
+	size_t n;
+	size_t cap;
+};
+
+void pgn_hits_release(struct pgn_hits *h);
+
+/*
+ * The messages of the current scope whose bodies hold every word of
+ * q->text, newest first. PGN_EINVAL for a text with no word, over
+ * PGN_MAX_SEARCH_TEXT bytes or PGN_MAX_SEARCH_TERMS words, or a bad
+ * agent name; PGN_ETOOBIG for a limit over PGN_MAX_LIST. An unknown
+ * agent or scope finds nothing.
+ */
+PGN_NODISCARD pgn_status pgn_search(pgn_db *db, const struct pgn_search *q,
+    struct pgn_hits *out);
+
+/*
+ * One page of the current scope's messages, newest first (pigeon web):
+ * ids below 'before_id' (0: the newest), of thread 'thread' only (0:
+ * any), at most 'limit' (0: PGN_DEFAULT_LIST; at most PGN_MAX_LIST). A
+ * page costs the same whatever the history's size: it walks the
+ * primary key (or the thread index) down from 'before_id'.
+ */
+PGN_NODISCARD pgn_status pgn_messages_page(pgn_db *db, int64_t before_id,
+    int64_t thread, size_t limit, struct pgn_hits *out);
+
+/*
+ * The FTS5 query for 'text' into 'out' (malloc'd, the caller frees):
+ * each word a string, quoted, '"' doubled, separated by spaces (all
+ * required). Errors as pgn_search's, in 'err'. Pure: fuzz/fuzz_search.c.
+ */
+PGN_NODISCARD pgn_status pgn_search_query(const char *text, char **out,
+    struct pgn_err *err);
+
+#endif

@@ -1,0 +1,582 @@
+/*
+ * pigeon web: serve the scope's live page over libmicrohttpd, on
+ * 127.0.0.1 only (docs/web.md, decision 0171). The logic (Host, token,
+ * routes, JSON, the page) is the library's pgn_web_handle; this file is
+ * the socket, the threads, the event stream and the signals. Every call
+ * into the library holds one lock: the handle is one connection.
+ */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pigeon/web.h"
+
+/* Event streams open at once: past it a 503, so the page stays served. */
+#define WEB_MAX_STREAMS 16
+/* A change is told once the database is quiet this long (at most the
+ * second): a send's several WAL writes make one event. */
+#define WEB_SETTLE_MS     30
+#define WEB_SETTLE_MAX_MS 300
+
+/*
+ * libmicrohttpd is loaded with dlopen by pigeon web alone: linked, it
+ * and the TLS libraries it needs (gnutls and eight more) would be
+ * loaded and relocated by every pigeon command, a send or a read
+ * included (decision 0171).
+ */
+#define WEB_MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCS(X)                                                           \
+	X(MHD_start_daemon)                                                    \
+	X(MHD_stop_daemon)                                                     \
+	X(MHD_create_response_from_buffer)                                     \
+	X(MHD_create_response_from_callback)                                   \
+	X(MHD_add_response_header)                                             \
+	X(MHD_queue_response)                                                  \
+	X(MHD_destroy_response)                                                \
+	X(MHD_lookup_connection_value)
+#define MHD_DECL(f) static __typeof__(f) *mhd_##f;
+MHD_FUNCS(MHD_DECL)
+#undef MHD_DECL
+
+/* Load libmicrohttpd: 0 and a message on stderr when it is missing. */
+static int
+load_mhd(void)
+{
+	void *h, *sym;
+
+	h = dlopen(WEB_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		cli_err(EXIT_FAIL,
+		    "pigeon web needs %s (apt-get install libmicrohttpd12): %s",
+		    WEB_MHD_SONAME, dlerror());
+		return 0;
+	}
+#define MHD_LOAD(f)                                                            \
+	sym = dlsym(h, #f);                                                    \
+	if (sym == NULL) {                                                     \
+		cli_err(EXIT_FAIL, "%s lacks %s", WEB_MHD_SONAME, #f);         \
+		return 0;                                                      \
+	}                                                                      \
+	memcpy(&mhd_##f, &sym, sizeof(mhd_##f));
+	MHD_FUNCS(MHD_LOAD)
+#undef MHD_LOAD
+	return 1;
+}
+
+/* From here on every MHD call goes through the loaded pointers. */
+#define MHD_start_daemon                  mhd_MHD_start_daemon
+#define MHD_stop_daemon                   mhd_MHD_stop_daemon
+#define MHD_create_response_from_buffer   mhd_MHD_create_response_from_buffer
+#define MHD_create_response_from_callback mhd_MHD_create_response_from_callback
+#define MHD_add_response_header           mhd_MHD_add_response_header
+#define MHD_queue_response                mhd_MHD_queue_response
+#define MHD_destroy_response              mhd_MHD_destroy_response
+#define MHD_lookup_connection_value       mhd_MHD_lookup_connection_value
+
+enum { OPT_PORT = OPT_CMD, OPT_OPEN, OPT_ALLOW_SEND };
+
+const struct cli_cmd cli_cmd_web = {
+    .name = "web",
+    .fn = cmd_web,
+    .summary = "a live page of the scope in the browser",
+    .synopsis = {"[--port N] [--open] [--allow-send]"},
+    .text =
+        "Serve a live page of the scope on 127.0.0.1 only: the agents (host, state, last seen, queued, leases), the conversations by thread with each message's delivery and acknowledgement, the live leases, the audit with its verification, and search. It updates within a second of a change. Every request needs the random token of the URL printed at start. Read-only unless --allow-send. Ctrl-C or SIGTERM stops it (exit 0).",
+    .opts =
+        {{"port", OPT_PORT, "N", CLI_K_NONE, NULL,
+             "listen on port N of 127.0.0.1 (default 7734; 0: any free port)"},
+            {"open", OPT_OPEN, NULL, CLI_K_NONE, NULL,
+                "open the page with xdg-open"},
+            {"allow-send", OPT_ALLOW_SEND, NULL, CLI_K_NONE, NULL,
+                "add a form to send as a named person (else no writes at all)"}},
+    .common = CLI_DB | CLI_PROJECT,
+};
+
+struct web_opts {
+	int port;
+	int open;
+	int allow_send;
+};
+
+/* What the threads share; 'lock' guards the library and these fields. */
+struct server {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct pgn_web *web;
+	unsigned long gen; /* bumped on each change */
+	int replaced;
+	int stopping;
+	int streams;
+};
+
+/* One request: its raw target (from the URI callback) and its body. */
+struct request {
+	char *target;
+	char body[PGN_WEB_MAX_BODY + 1];
+	size_t len;
+	int too_big;
+	int started;
+};
+
+struct stream {
+	struct server *s;
+	unsigned long seen;
+	int replaced_told;
+	int started;
+};
+
+static volatile sig_atomic_t got_signal;
+static int sig_pipe[2] = {-1, -1};
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+
+	got_signal = sig;
+	if (sig_pipe[1] >= 0)
+		(void)write(sig_pipe[1], "x", 1);
+	errno = saved;
+}
+
+static int
+opt(struct cli *c, int ch, const char *arg, void *p)
+{
+	struct web_opts *o = p;
+	int64_t v;
+
+	switch (ch) {
+	case OPT_PORT:
+		if (pgn_parse_i64(arg, 0, 65535, &v) != PGN_OK)
+			return cli_usage(c,
+			    "--port '%s': a number from 0 to 65535", arg);
+		o->port = (int)v;
+		return 0;
+	case OPT_OPEN:
+		o->open = 1;
+		return 0;
+	case OPT_ALLOW_SEND:
+		o->allow_send = 1;
+		return 0;
+	}
+	return cli_usage(c, "unknown option");
+}
+
+static void *
+on_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+	struct request *r = calloc(1, sizeof(*r));
+
+	(void)cls;
+	(void)con;
+	if (r != NULL && uri != NULL && strlen(uri) <= PGN_WEB_MAX_TARGET)
+		r->target = strdup(uri);
+	return r;
+}
+
+static void
+on_done(void *cls, struct MHD_Connection *con, void **ctx,
+    enum MHD_RequestTerminationCode why)
+{
+	struct request *r = *ctx;
+
+	(void)cls;
+	(void)con;
+	(void)why;
+	if (r != NULL)
+		free(r->target);
+	free(r);
+	*ctx = NULL;
+}
+
+static void
+add_headers(struct MHD_Response *resp)
+{
+	size_t i;
+
+	for (i = 0; pgn_web_headers[i][0] != NULL; i++)
+		(void)MHD_add_response_header(resp, pgn_web_headers[i][0],
+		    pgn_web_headers[i][1]);
+}
+
+/*
+ * The event stream: a comment at once, then 'change' each time the
+ * database changed, 'replaced' once the file was replaced, a comment
+ * every PGN_WEB_KEEPALIVE_MS; ends when the server stops.
+ */
+static ssize_t
+stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *st = cls;
+	struct server *s = st->s;
+	struct timespec until;
+	ssize_t n = 0;
+	int rc = 0;
+
+	(void)pos;
+	if (!st->started) {
+		st->started = 1;
+		return snprintf(buf, max, "retry: 1000\n: pigeon\n\n");
+	}
+	(void)clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += PGN_WEB_KEEPALIVE_MS / 1000;
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping && s->gen == st->seen &&
+	    (s->replaced == st->replaced_told) && rc == 0)
+		rc = pthread_cond_timedwait(&s->changed, &s->lock, &until);
+	if (s->stopping)
+		n = MHD_CONTENT_READER_END_OF_STREAM;
+	else if (s->replaced && !st->replaced_told) {
+		st->replaced_told = 1;
+		n = snprintf(buf, max, "event: replaced\ndata: 1\n\n");
+	} else if (s->gen != st->seen) {
+		st->seen = s->gen;
+		n = snprintf(buf, max, "event: change\ndata: %lu\n\n",
+		    st->seen);
+	} else
+		n = snprintf(buf, max, ": keepalive\n\n");
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+static void
+stream_free(void *cls)
+{
+	struct stream *st = cls;
+
+	pthread_mutex_lock(&st->s->lock);
+	st->s->streams--;
+	pthread_mutex_unlock(&st->s->lock);
+	free(st);
+}
+
+static enum MHD_Result
+queue_stream(struct server *s, struct MHD_Connection *con)
+{
+	struct MHD_Response *resp;
+	struct stream *st;
+	enum MHD_Result ret;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->streams >= WEB_MAX_STREAMS) {
+		pthread_mutex_unlock(&s->lock);
+		resp = MHD_create_response_from_buffer(
+		    strlen("{\"error\":\"too many event streams\"}"),
+		    (void *)"{\"error\":\"too many event streams\"}",
+		    MHD_RESPMEM_PERSISTENT);
+		if (resp == NULL)
+			return MHD_NO;
+		add_headers(resp);
+		ret = MHD_queue_response(con, 503, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	st = calloc(1, sizeof(*st));
+	if (st == NULL) {
+		pthread_mutex_unlock(&s->lock);
+		return MHD_NO;
+	}
+	s->streams++;
+	st->s = s;
+	st->seen = s->gen;
+	st->replaced_told = s->replaced;
+	pthread_mutex_unlock(&s->lock);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024,
+	    stream_read, st, stream_free);
+	if (resp == NULL) {
+		stream_free(st);
+		return MHD_NO;
+	}
+	add_headers(resp);
+	(void)MHD_add_response_header(resp, "Content-Type",
+	    "text/event-stream");
+	ret = MHD_queue_response(con, 200, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *con, const char *url,
+    const char *method, const char *version, const char *data,
+    size_t *data_size, void **ctx)
+{
+	struct server *s = cls;
+	struct request *r = *ctx;
+	struct pgn_web_req req;
+	struct pgn_web_resp out;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	(void)url;
+	(void)version;
+	if (r == NULL)
+		return MHD_NO;
+	if (!r->started) { /* the head: the body, if any, comes next */
+		r->started = 1;
+		return MHD_YES;
+	}
+	if (*data_size > 0) { /* a body, in pieces: kept up to the bound */
+		if (r->len + *data_size > PGN_WEB_MAX_BODY)
+			r->too_big = 1;
+		else {
+			memcpy(r->body + r->len, data, *data_size);
+			r->len += *data_size;
+		}
+		*data_size = 0;
+		return MHD_YES;
+	}
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.target = r->target != NULL ? r->target : "";
+	req.host = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_HOST);
+	req.content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_TYPE);
+	r->body[r->len] = '\0';
+	req.body = r->body;
+	req.body_len = r->too_big ? PGN_WEB_MAX_BODY + 1 : r->len;
+	pthread_mutex_lock(&s->lock);
+	pgn_web_handle(s->web, &req, &out);
+	pthread_mutex_unlock(&s->lock);
+	if (out.events) {
+		pgn_web_resp_release(&out);
+		return queue_stream(s, con);
+	}
+	resp = MHD_create_response_from_buffer(out.len, out.body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL) {
+		pgn_web_resp_release(&out);
+		return MHD_NO;
+	}
+	add_headers(resp);
+	(void)MHD_add_response_header(resp, "Content-Type", out.type);
+	ret = MHD_queue_response(con, (unsigned)out.status, resp);
+	MHD_destroy_response(resp);
+	pgn_web_resp_release(&out);
+	return ret;
+}
+
+/* A listening socket on 127.0.0.1:'*port' (0: any; the real one back). */
+static int
+listen_on(int *port)
+{
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	int fd, one = 1, err;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cli_err(EXIT_FAIL, "a socket: %s", strerror(errno)), -1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)*port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(fd, PGN_WEB_MAX_CONNECTIONS) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
+		err = errno;
+		close(fd);
+		if (err == EADDRINUSE)
+			cli_err(EXIT_FAIL,
+			    "port %d of 127.0.0.1 is taken: pick another with --port N (0: any free port)",
+			    *port);
+		else
+			cli_err(EXIT_FAIL, "listening on 127.0.0.1:%d: %s",
+			    *port, strerror(err));
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void
+open_page(const char *url)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			(void)dup2(null, 1);
+			(void)dup2(null, 2);
+		}
+		execlp("xdg-open", "xdg-open", url, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		cli_err(EXIT_FAIL, "--open: %s; open the URL by hand",
+		    strerror(errno));
+}
+
+/*
+ * One write is many wake-ups (each page of the WAL): drain them until
+ * the file is quiet for WEB_SETTLE_MS, at most WEB_SETTLE_MAX_MS, so a
+ * send is one event. Called and returns with the lock held.
+ */
+static void
+settle(struct server *s, struct pgn_notify *n, struct pollfd *p)
+{
+	int waited;
+
+	for (waited = 0; waited < WEB_SETTLE_MAX_MS; waited += WEB_SETTLE_MS) {
+		pgn_notify_drain(n);
+		pthread_mutex_unlock(&s->lock);
+		p->revents = 0;
+		if (poll(p, 1, WEB_SETTLE_MS) <= 0)
+			waited = WEB_SETTLE_MAX_MS;
+		pthread_mutex_lock(&s->lock);
+	}
+	pgn_notify_drain(n);
+}
+
+/*
+ * Until a signal: wake on the database's change notifier (the -wal
+ * file's, or LISTEN/NOTIFY), tell the streams; look at the file once a
+ * PGN_WEB_CHECK_MS for a replacement.
+ */
+static void
+serve(struct server *s, pgn_db *db, struct pgn_notify *n)
+{
+	struct pollfd p[2];
+	int nfd, changed;
+
+	while (!got_signal) {
+		p[0].fd = sig_pipe[0];
+		p[0].events = POLLIN;
+		p[1].fd = pgn_notify_fd(n);
+		p[1].events = POLLIN;
+		nfd = p[1].fd >= 0 ? 2 : 1;
+		p[0].revents = p[1].revents = 0;
+		if (poll(p, (nfds_t)nfd, PGN_WEB_CHECK_MS) < 0 &&
+		    errno != EINTR)
+			break;
+		changed = nfd == 2 && (p[1].revents & POLLIN) != 0;
+		pthread_mutex_lock(&s->lock);
+		if (changed)
+			settle(s, n, &p[1]);
+		if (nfd == 1)
+			changed = 1; /* no notifier: look on the timer */
+		if (!s->replaced && pgn_db_check_file(db) != PGN_OK) {
+			s->replaced = 1;
+			pgn_web_set_replaced(s->web, 1);
+		}
+		if (changed)
+			s->gen++;
+		pthread_cond_broadcast(&s->changed);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+int
+cmd_web(int argc, char **argv)
+{
+	struct cli c = {.def = &cli_cmd_web};
+	struct web_opts o = {PGN_WEB_PORT_DEFAULT, 0, 0};
+	struct server s;
+	struct pgn_notify *n = NULL;
+	struct MHD_Daemon *d = NULL;
+	struct sigaction sa;
+	char url[128];
+	int code, fd = -1;
+	pgn_status st;
+
+	memset(&s, 0, sizeof(s));
+	code = cli_parse(&c, argc, argv, opt, &o);
+	if (code >= 0)
+		return code;
+	if (optind < argc)
+		return cli_usage(&c, "web takes no argument");
+	if (!load_mhd())
+		return EXIT_FAIL;
+	code = cli_open(&c);
+	if (code != EXIT_OK)
+		return code;
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.changed, NULL);
+	fd = listen_on(&o.port);
+	if (fd < 0) {
+		code = EXIT_FAIL;
+		goto out;
+	}
+	st = pgn_web_new(c.db, o.port, o.allow_send, &s.web);
+	if (st == PGN_OK)
+		st = pgn_notify_open(c.db, &n);
+	if (st != PGN_OK) {
+		code = cli_fail(&c, st);
+		goto out;
+	}
+	if (pipe(sig_pipe) != 0 ||
+	    fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(sig_pipe[1], F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK) != 0) {
+		code = cli_err(EXIT_FAIL, "a pipe: %s", strerror(errno));
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+	        MHD_USE_INTERNAL_POLLING_THREAD,
+	    0, NULL, NULL, on_request, &s, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)PGN_WEB_MAX_CONNECTIONS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PGN_WEB_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PGN_WEB_MAX_HEADERS,
+	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_END);
+	if (d == NULL) {
+		code = cli_err(EXIT_FAIL,
+		    "the HTTP server did not start on "
+		    "127.0.0.1:%d",
+		    o.port);
+		goto out;
+	}
+	fd = -1; /* the daemon's now */
+	(void)snprintf(url, sizeof(url), "http://127.0.0.1:%d/?token=%s",
+	    o.port, pgn_web_token(s.web));
+	printf("pigeon web: %s\n", url);
+	printf("(read-only%s; Ctrl-C stops it)\n",
+	    o.allow_send ? " but for the send form" : "");
+	fflush(stdout);
+	if (o.open)
+		open_page(url);
+	serve(&s, c.db, n);
+	pthread_mutex_lock(&s.lock);
+	s.stopping = 1;
+	pthread_cond_broadcast(&s.changed);
+	pthread_mutex_unlock(&s.lock);
+	MHD_stop_daemon(d);
+	printf("pigeon web: stopped\n");
+	code = EXIT_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	pgn_notify_close(n);
+	pgn_web_free(s.web);
+	if (sig_pipe[0] >= 0) {
+		close(sig_pipe[0]);
+		close(sig_pipe[1]);
+		sig_pipe[0] = sig_pipe[1] = -1;
+	}
+	pthread_cond_destroy(&s.changed);
+	pthread_mutex_destroy(&s.lock);
+	cli_close(&c);
+	return code;
+}

@@ -1,0 +1,134 @@
+#!/bin/sh
+# pigeon web in a real browser (product.md §16, decision 0171): Debian's
+# headless Chromium, driven through chromedriver's WebDriver API with
+# curl, against a running pigeon web on a throwaway database. The page
+# loads; the agents and a thread are in the DOM; a send from the CLI
+# appears without a reload; the XSS corpus stays text (no element, no
+# script run, the layout holds); without the token the browser gets
+# 401. A screenshot of the page is kept: $PGN_BIN/web-page.png. Every
+# wait is bounded by the event it waits for (at most 60 s).
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v chromium >/dev/null 2>&1 ||
+    ! command -v chromedriver >/dev/null 2>&1; then
+	if [ "${CI:-}" = true ]; then
+		echo "error: chromium or chromedriver missing (scripts/deps installs them)"
+		exit 1
+	fi
+	echo "1..0 # SKIP chromium or chromedriver missing (scripts/deps installs them)"
+	exit 0
+fi
+
+SHOT=$PGN_BIN/web-page.png
+export HOME # chromium's profile and crash dirs stay in the test's home
+
+# until SECONDS CMD...: run CMD every 0.1 s until it succeeds.
+until_ok() {
+	uo_n=$(($1 * 10))
+	shift
+	while [ "$uo_n" -gt 0 ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 0.1
+		uo_n=$((uo_n - 1))
+	done
+	echo "error: '$*' did not succeed in time" >&9
+	return 1
+}
+
+wd() { # METHOD PATH [JSON]: chromedriver's answer in ./wd.json
+	curl -sS --max-time 120 -X "$1" -H "Content-Type: application/json" \
+	    ${3:+-d "$3"} "http://127.0.0.1:$(cat cd.port)$2" >wd.json
+}
+js() { # SCRIPT: its value (a string) in ./js.out
+	wd POST "/session/$(cat sid)/execute/sync" \
+	    "$(jq -cn --arg s "$1" '{script: $s, args: []}')" &&
+	jq -r '.value' wd.json >js.out
+}
+js_has() { # SCRIPT TEXT: the script's value contains TEXT
+	js "$1" && grep -qF -e "$2" js.out
+}
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+	    echo $((20000 + $$ % 20000))
+}
+
+test_case 'a scope with agents, a thread and the XSS corpus' '
+	pigeon agent add alice >/dev/null &&
+	pigeon agent add bob >/dev/null &&
+	pigeon send --from alice --to bob "can you review the parser?" >/dev/null &&
+	pigeon send --from bob --to alice --reply-to 1 "on it" >/dev/null &&
+	pigeon read --agent alice >/dev/null &&
+	pigeon send --from alice --to bob "<script>window.pwned=1</script>xss-script" >/dev/null &&
+	pigeon send --from alice --to bob "<img src=x onerror=\"window.pwned=2\">xss-img" >/dev/null &&
+	pigeon send --from alice --to bob "<a href=\"javascript:window.pwned=3\">xss-link</a>" >/dev/null &&
+	pigeon send --from alice --to bob "$(printf "xss-bidi \342\200\256evil\342\200\254 end")" >/dev/null &&
+	pigeon send --from alice --to bob "xss-long $(repeat 4000 W)" >/dev/null &&
+	pigeon lease take --agent bob "src/parser/**" --reason "<i>review</i>" >/dev/null
+'
+
+test_case 'pigeon web and chromedriver start' '
+	pigeon web --port 0 >web.out 2>web.err &
+	echo $! >web.pid && bg_track "$(cat web.pid)" &&
+	until_ok 60 grep -q "^pigeon web: http" web.out &&
+	sed -n "s/^pigeon web: //p" web.out >url &&
+	free_port >cd.port || return 1
+	chromedriver --port="$(cat cd.port)" >cd.log 2>&1 &
+	echo $! >cd.pid && bg_track "$(cat cd.pid)" &&
+	until_ok 60 sh -c "curl -s http://127.0.0.1:$(cat cd.port)/status | grep -q \"\\\"ready\\\":true\"" &&
+	wd POST /session "{\"capabilities\":{\"alwaysMatch\":{\"goog:chromeOptions\":{\"binary\":\"$(command -v chromium)\",\"args\":[\"--headless=new\",\"--no-sandbox\",\"--disable-gpu\",\"--disable-dev-shm-usage\",\"--no-first-run\",\"--user-data-dir=$TEST_DIR/profile\",\"--window-size=1280,1000\"]}}}}" &&
+	jq -r ".value.sessionId" wd.json >sid &&
+	test -s sid && test "$(cat sid)" != null
+'
+
+test_case 'the page loads: agents, leases and a thread in the DOM' '
+	wd POST "/session/$(cat sid)/url" "$(jq -cn --arg u "$(cat url)" "{url: \$u}")" &&
+	until_ok 60 js_has "return document.querySelector(\"#agents tbody\").innerText" alice &&
+	js_has "return document.querySelector(\"#agents tbody\").innerText" bob &&
+	until_ok 60 js_has "return document.getElementById(\"thread-1\") ? document.getElementById(\"thread-1\").innerText : \"\"" "on it" &&
+	js_has "return document.getElementById(\"thread-1\").innerText" "can you review the parser?" &&
+	js_has "return document.querySelector(\"#leases tbody\").innerText" "<i>review</i>" &&
+	until_ok 60 js_has "return document.getElementById(\"live\").textContent" live
+'
+
+test_case 'the XSS corpus stays text: no element made, no script run, the layout holds' '
+	js_has "return document.getElementById(\"threads\").innerText" "<script>window.pwned=1</script>xss-script" &&
+	js_has "return document.getElementById(\"threads\").innerText" "<img src=x onerror=\"window.pwned=2\">xss-img" &&
+	js_has "return document.getElementById(\"threads\").innerText" "javascript:window.pwned=3" &&
+	js_has "return document.getElementById(\"threads\").innerText" "xss-bidi" &&
+	js_has "return String(document.querySelectorAll(\"main script, main img, main a, main iframe\").length)" 0 &&
+	js "return String(window.pwned)" && test "$(cat js.out)" = undefined &&
+	js "return String(document.documentElement.scrollWidth <= window.innerWidth)" &&
+	test "$(cat js.out)" = true
+'
+
+test_case 'a send from the CLI appears without a reload' '
+	js "window.pigeonMark = 42; return \"set\"" &&
+	pigeon send --from bob --to alice --reply-to 2 "live from the cli" >/dev/null &&
+	until_ok 60 js_has "return document.getElementById(\"threads\").innerText" "live from the cli" &&
+	js "return String(window.pigeonMark)" && test "$(cat js.out)" = 42
+'
+
+test_case 'a screenshot of the page is kept' '
+	wd GET "/session/$(cat sid)/screenshot" &&
+	jq -r .value wd.json | base64 -d >"$SHOT" &&
+	test "$(head -c 8 "$SHOT" | od -An -tx1 | tr -d " ")" = 89504e470d0a1a0a &&
+	test_note "screenshot: $SHOT"
+'
+
+test_case 'without the token the browser gets 401 and no page' '
+	wd POST "/session/$(cat sid)/url" "$(jq -cn --arg u "$(sed "s/?token=.*//" url)" "{url: \$u}")" &&
+	until_ok 60 js_has "return document.body.innerText" "token" &&
+	js "return String(document.getElementById(\"agents\"))" && test "$(cat js.out)" = null &&
+	js "return fetch(\"/api/state\").then(function (r) { return String(r.status); })" &&
+	test "$(cat js.out)" = 401
+'
+
+test_case 'the browser and the server stop' '
+	wd DELETE "/session/$(cat sid)" &&
+	kill "$(cat cd.pid)" &&
+	kill "$(cat web.pid)" &&
+	until_ok 60 grep -q "^pigeon web: stopped" web.out &&
+	until_ok 60 sh -c "! kill -0 $(cat web.pid) && ! kill -0 $(cat cd.pid)"
+'
+
+test_done
