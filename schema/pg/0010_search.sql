@@ -1,5 +1,4 @@
--- Pigeon's PostgreSQL schema, version 6 (issue 23 asks for 7; the lead
--- renumbers at merge): SQLite's version 9, full-text search of message
+-- Pigeon's PostgreSQL schema, version 10: SQLite's version 13, full-text search of message
 -- bodies (decision 0170). A GIN index the server keeps in step; the
 -- 'simple' configuration matches words as written (no stemming, no
 -- stop words), as SQLite's FTS5 does.

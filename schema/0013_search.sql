@@ -1,5 +1,5 @@
--- Pigeon schema, version 9 (issue 23 asks for 10; the lead renumbers at
--- merge): full-text search of message bodies (decision 0170).
+-- Pigeon schema, version 13: full-text search of message bodies
+-- (decision 0170).
 --
 -- An external-content FTS5 index over message.body: no copy of the
 -- text, no trigger. The store adds each message's row in the
