@@ -64,8 +64,9 @@ const struct cli_cmd cli_cmd_uninstall = {
     .name = "uninstall",
     .fn = cmd_uninstall,
     .summary = "remove Pigeon's hooks from a host",
-    .synopsis = {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--no-mcp]",
-        "--all [--dry-run] [--no-permissions]"},
+    .synopsis =
+        {"HOST [--user | --project DIR] [--dry-run] [--no-permissions] [--no-mcp]",
+            "--all [--dry-run] [--no-permissions]"},
     .text =
         "Remove Pigeon's hooks from the config of HOST (cursor, claude, codex, gemini or copilot), keeping every other byte; for opencode, Pigeon's plugin file and the directories install created for it. When nothing else changed since the install, the original bytes come back from FILE.pigeon.bak; a file Pigeon created is removed. A FILE.bak of your own is never touched. The permission edit goes too: Pigeon's Bash(... pigeon send:*) rules, the state directory in Codex's writable_roots (and the key and table if they hold nothing else, as install wrote them), Pigeon's Gemini policy file. A rule or root identical to Pigeon's counts as Pigeon's.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,

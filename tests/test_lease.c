@@ -697,19 +697,18 @@ test_the_stamp_judges_paths_without_the_database(void)
 		CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
 		              pgn_now_ms()),
 		    PGN_LEASE_ASK);
-		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo",
-		              lib, 1, pgn_now_ms()),
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo", lib,
+		              1, pgn_now_ms()),
 		    PGN_LEASE_ASK);
 		CHECK(take1("carol", 0, "./tmp/"));
-		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo",
-		              lib, 1, pgn_now_ms()),
+		CHECK_INT(pgn_lease_stamp_judge(dbpath, "/some/other/repo", lib,
+		              1, pgn_now_ms()),
 		    PGN_LEASE_ASK);
 		pgn_db_close(o);
 	}
 	/* released: the exclusive one is gone from the stamp */
 	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
-	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2,
-	              pgn_now_ms()),
+	CHECK_INT(pgn_lease_stamp_judge(dbpath, ROOT, inside, 2, pgn_now_ms()),
 	    PGN_LEASE_CLEAR);
 	teardown();
 }
@@ -782,8 +781,8 @@ test_the_stamp_prefilter_never_refuses_a_match(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		REQUIRE(pgn_glob_check(t[i].pattern, norm, sizeof(norm), &err) ==
-		    PGN_OK);
+		REQUIRE(pgn_glob_check(t[i].pattern, norm, sizeof(norm),
+		            &err) == PGN_OK);
 		CHECK_INT(pgn_glob_match(norm, t[i].path), t[i].match);
 		CHECK_INT(pgn_stamp_may_match(norm, t[i].path), t[i].may);
 	}

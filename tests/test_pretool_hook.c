@@ -416,8 +416,9 @@ rule_every_lease_in_the_way_is_named_one_line_each(void)
 	why = reason_of(&o);
 	CHECK_INT(lines_with(why, "is leased by alice"), PGN_HOOK_DENY_LEASES);
 	CHECK_INT(lines_with(why, ""), PGN_HOOK_DENY_LEASES + 1);
-	CHECK(strstr(why,
-	          "\nPigeon: and 1 more lease in the way of this edit (pigeon lease list shows them)") !=
+	CHECK(
+	    strstr(why,
+	        "\nPigeon: and 1 more lease in the way of this edit (pigeon lease list shows them)") !=
 	    NULL);
 	free(why);
 	pgn_hook_out_release(&o);

@@ -252,9 +252,8 @@ typedef enum {
  * stat of the database, one read of the stamp and a match per live
  * exclusive lease of the scope.
  */
-pgn_lease_verdict pgn_lease_stamp_judge(const char *db_path,
-    const char *scope, const char *const *paths, size_t npaths,
-    int64_t now_ms);
+pgn_lease_verdict pgn_lease_stamp_judge(const char *db_path, const char *scope,
+    const char *const *paths, size_t npaths, int64_t now_ms);
 
 /*
  * The stamp of 'db' (SQLite; nothing for PostgreSQL) made from one read

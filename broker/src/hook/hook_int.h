@@ -32,8 +32,8 @@
 
 /* ---- a tool call, before it runs (pretool.c, decision 0156) ------- */
 
-#define PGN_HOOK_MAX_TOOL_PATHS 64   /* paths one tool call is judged on */
-#define PGN_HOOK_MAX_TOOL_NAME  64   /* bytes of a tool's name kept */
+#define PGN_HOOK_MAX_TOOL_PATHS 64 /* paths one tool call is judged on */
+#define PGN_HOOK_MAX_TOOL_NAME  64 /* bytes of a tool's name kept */
 /*
  * Leases one denial names, one line each (decision 0160); past it, one
  * more line counts the rest. A line holds the path and the pattern up
@@ -145,8 +145,8 @@ pgn_host pgn_payload_detect(const char *buf, size_t len);
  * one named, one line each, up to PGN_HOOK_DENY_LEASES); else leave
  * o->line NULL (the call passes). With no live lease in the scope, or
  * none that covers the paths (the stamp, pgn_lease_stamp_judge), no
- * database is opened and nothing is written. Never fails the call: any error passes it, logged. 'start'
- * is the run's start, for the log.
+ * database is opened and nothing is written. Never fails the call: any error
+ * passes it, logged. 'start' is the run's start, for the log.
  */
 pgn_status pgn_hook_pretool(const struct pgn_hook_in *in,
     struct pgn_hook_out *o, const struct pgn_payload *p, int64_t start);

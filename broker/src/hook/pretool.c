@@ -178,7 +178,7 @@ struct pretool {
 	int64_t start;
 	char *root; /* the scope root of the payload's directory */
 	pgn_db *db;
-	char *found; /* the pigeon beside in->self */
+	char *found;                         /* the pigeon beside in->self */
 	char *rels[PGN_HOOK_MAX_TOOL_PATHS]; /* the paths, relative */
 	size_t nrels;
 };
@@ -350,7 +350,8 @@ deny(struct pretool *t, char *const *rels, const struct pgn_lease_block *blk,
 		deny_line(&line, pigeon, rels[blk[i].path], &blk[i].hit);
 		/* a line that cannot be whole is counted, not cut */
 		if (line.err != PGN_OK ||
-		    b.len + 1 + line.len + PGN_HOOK_DENY_TAIL > PGN_HOOK_DENY_MAX) {
+		    b.len + 1 + line.len + PGN_HOOK_DENY_TAIL >
+		        PGN_HOOK_DENY_MAX) {
 			more++;
 		} else {
 			if (b.len > 0)
@@ -378,7 +379,8 @@ deny(struct pretool *t, char *const *rels, const struct pgn_lease_block *blk,
 		    "tool=%s path=%s holder=%s pattern=%s lease=%lld",
 		    t->p->call.tool, rels[blk[i].path], blk[i].hit.holder,
 		    blk[i].hit.pattern, (long long)blk[i].hit.id);
-		/* The journal entry (§13): a failed write still denies, logged. */
+		/* The journal entry (§13): a failed write still denies, logged.
+		 */
 		st = pgn_lease_denied(t->db, NULL, t->p->session,
 		    rels[blk[i].path], &blk[i].hit);
 		if (st != PGN_OK)

@@ -217,9 +217,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     [PGN_EVENT_BEFORE_TOOL] = {PGN_CAP_YES, T_CLAUDE},
                 },
             .doorbell = &doorbell_claude,
-            .wake = {PGN_CAP_YES,
-                T_CLAUDE
-                ": the messaging socket, rung when a message is queued for an idle session (interactive sessions; refused or held where crossSessionInbound or bypass-permissions mode says so; docs/decisions/0175)"},
+            .wake = {PGN_CAP_YES, T_CLAUDE ": the messaging socket, rung when a message is queued for an idle session (interactive sessions; refused or held where crossSessionInbound or bypass-permissions mode says so; docs/decisions/0175)"},
         },
     [PGN_HOST_CODEX] =
         {

@@ -828,8 +828,8 @@ turn_tx(pgn_db *db, void *arg)
 	/* Its reminders were looked at: when the next is due, exactly. */
 	if (rc == PGN_OK && !req->no_reminders &&
 	    (c->route == ROUTE_PROMPT || c->route == ROUTE_SESSION_START))
-		rc = pgn_exec(db, SQL_REMIND_NEXT, "recording when a reminder is due",
-		    PGN_I(b.agent));
+		rc = pgn_exec(db, SQL_REMIND_NEXT,
+		    "recording when a reminder is due", PGN_I(b.agent));
 	if (rc == PGN_OK && out->baton.id != 0) {
 		claim.route = route_names[ROUTE_HANDOFF];
 		rc = pgn_baton_take_in_tx(db, &claim, b.agent, b.name,

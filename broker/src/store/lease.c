@@ -338,8 +338,9 @@ stamp_write(pgn_db *db, const struct pgn_stamp_set *set)
 	int e = pgn_stamp_write(db->path, set);
 
 	if (e != 0)
-		return pgn_fail(db, PGN_EIO, "writing the lease stamp of %.200s: %s",
-		    db->path, strerror(e));
+		return pgn_fail(db, PGN_EIO,
+		    "writing the lease stamp of %.200s: %s", db->path,
+		    strerror(e));
 	return PGN_OK;
 }
 
@@ -350,8 +351,8 @@ stamp_write(pgn_db *db, const struct pgn_stamp_set *set)
  * when there is no stamp.
  */
 static int
-stamp_read(const char *db_path, unsigned char *buf,
-    struct pgn_stamp_view *v, int *none, int *missing)
+stamp_read(const char *db_path, unsigned char *buf, struct pgn_stamp_view *v,
+    int *none, int *missing)
 {
 	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
 	struct stat db, sb;
@@ -692,9 +693,8 @@ take_tx(pgn_db *db, void *arg)
 			if (req->reason == NULL)
 				memcpy(l.reason, s.all.v[k].reason,
 				    sizeof(l.reason));
-			if (!pgn_stamp_set_add(&pre, db->scope,
-			        s.all.v[k].norm, s.all.v[k].shared,
-			        s.all.v[k].expires_ms))
+			if (!pgn_stamp_set_add(&pre, db->scope, s.all.v[k].norm,
+			        s.all.v[k].shared, s.all.v[k].expires_ms))
 				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 			if (rc == PGN_OK)
 				rc = pgn_exec(db, SQL_LEASE_RENEW,

@@ -172,8 +172,8 @@ push(struct pgn_stamp_set *s, const struct pgn_stamp_item *it)
 }
 
 int
-pgn_stamp_set_add(struct pgn_stamp_set *s, const char *scope,
-    const char *norm, int shared, int64_t expires_ms)
+pgn_stamp_set_add(struct pgn_stamp_set *s, const char *scope, const char *norm,
+    int shared, int64_t expires_ms)
 {
 	struct pgn_stamp_item it;
 	size_t k = pgn_stamp_slot(scope), n = strlen(norm);

@@ -31,7 +31,7 @@
 #define PGN_STAMP_SUFFIX    "-leases"
 #define PGN_STAMP_TMPSUFFIX "-leases.tmp"
 /* magic, flags, dev, ino, the slots, nentries, entry bytes */
-#define PGN_STAMP_HEAD (4 + 4 + 8 + 8 + 8 * PGN_LEASE_STAMP_SLOTS + 4 + 4)
+#define PGN_STAMP_HEAD       (4 + 4 + 8 + 8 + 8 * PGN_LEASE_STAMP_SLOTS + 4 + 4)
 #define PGN_STAMP_ENTRY_HEAD (8 + 8 + 2)
 
 /* A stamp as parsed: pointers into the caller's bytes. */
@@ -58,7 +58,7 @@ struct pgn_stamp_set {
 		uint64_t scope;
 		int64_t expires_ms;
 		char norm[PGN_LEASE_NORM_SIZE];
-	} *v;
+	} * v;
 	size_t n, cap;
 };
 
