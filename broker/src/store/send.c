@@ -468,12 +468,16 @@ send_tx(pgn_db *db, void *arg)
 		    sizeof(c->rcpt[i].name));
 		memcpy(c->sent[*c->nsent].from, c->from, sizeof(c->from));
 		(*c->nsent)++;
-		if (from_id != 0)
+		/*
+		 * The doorbell's pick reads (a round trip on PostgreSQL), so
+		 * it goes before the journal's write, which then travels
+		 * with the commit instead of alone.
+		 */
+		rc = pgn_wake_pick(db, c->wakes, c->rcpt[i].id,
+		    c->rcpt[i].name, id, req->priority, now);
+		if (rc == PGN_OK && from_id != 0)
 			rc = pgn_journal_add(db, from_id, "sent", id,
 			    c->rcpt[i].name, c->rcpt[i].group, now);
-		if (rc == PGN_OK)
-			rc = pgn_wake_pick(db, c->wakes, c->rcpt[i].id,
-			    c->rcpt[i].name, id, req->priority, now);
 	}
 	pgn_finish(db, st);
 	if (rc == PGN_OK && req->reply_to != 0 && from_id != 0)

@@ -301,9 +301,12 @@ status_tx(pgn_db *db, void *arg)
 		rc = pgn_status_row(db, st, s, pgn_now_ms());
 		if (rc != PGN_OK)
 			break;
-		/* The doorbell (decision 0177): rung, and heard or not. */
-		s->woken_ms = pgn_col_i64(st, 14);
-		pgn_col_copy(s->woken_via, sizeof(s->woken_via), st, 15);
+		/*
+		 * The doorbell (decision 0177): rung, and heard or not; the
+		 * two columns after PGN_STATUS_ACK_COLS' last (15).
+		 */
+		s->woken_ms = pgn_col_i64(st, 16);
+		pgn_col_copy(s->woken_via, sizeof(s->woken_via), st, 17);
 		s->unheard = s->woken_ms != 0 &&
 		    (s->delivered_ms != 0 ?
 		            s->delivered_ms - s->woken_ms > PGN_WAKE_HEARD_MS :
