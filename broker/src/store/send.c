@@ -473,8 +473,8 @@ send_tx(pgn_db *db, void *arg)
 		 * it goes before the journal's write, which then travels
 		 * with the commit instead of alone.
 		 */
-		rc = pgn_wake_pick(db, c->wakes, c->rcpt[i].id,
-		    c->rcpt[i].name, id, req->priority, now);
+		rc = pgn_wake_pick(db, c->wakes, c->rcpt[i].id, c->rcpt[i].name,
+		    id, req->priority, now);
 		if (rc == PGN_OK && from_id != 0)
 			rc = pgn_journal_add(db, from_id, "sent", id,
 			    c->rcpt[i].name, c->rcpt[i].group, now);
