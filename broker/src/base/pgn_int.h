@@ -220,6 +220,9 @@ int pgn_json_nul_escape(const char *s, size_t len);
 void pgn_buf_add_safe(struct pgn_buf *b, const char *s, size_t len,
     unsigned flags);
 
+/* The value of hexadecimal digit 'c' (either case), or -1. */
+int pgn_hex_value(int c);
+
 /* Edit distance, capped at 'max' + 1 (for "did you mean"). */
 size_t pgn_edit_distance(const char *a, const char *b, size_t max);
 

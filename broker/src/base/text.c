@@ -489,6 +489,18 @@ pgn_format_time(int64_t ms, char *buf, size_t len)
 }
 
 int
+pgn_hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
 pgn_json_nul_escape(const char *s, size_t len)
 {
 	const char *p, *end = s + len;

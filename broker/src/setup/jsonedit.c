@@ -87,18 +87,6 @@ ws(struct parser *p)
 }
 
 static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 hex4(struct parser *p, size_t at, unsigned *out)
 {
 	unsigned v = 0;
@@ -108,7 +96,7 @@ hex4(struct parser *p, size_t at, unsigned *out)
 	if (at + 4 > p->len)
 		return 0;
 	for (i = 0; i < 4; i++) {
-		h = hexval(p->s[at + i]);
+		h = pgn_hex_value(p->s[at + i]);
 		if (h < 0)
 			return 0;
 		v = v << 4 | (unsigned)h;

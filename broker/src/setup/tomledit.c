@@ -185,18 +185,6 @@ skip_space(struct scan *sc, int *newline)
 	}
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void
 add_utf8(struct pgn_buf *b, unsigned long cp)
 {
@@ -242,7 +230,7 @@ escape(struct scan *sc, struct pgn_buf *dec, int multi)
 	if (c == 'u' || c == 'U') {
 		digits = c == 'u' ? 4 : 8;
 		for (k = 1; k <= digits; k++) {
-			h = hexval(peek(sc, (size_t)k));
+			h = pgn_hex_value(peek(sc, (size_t)k));
 			if (h < 0) {
 				fail(sc, "a bad \\u escape");
 				return;
@@ -725,7 +713,7 @@ static void value(struct scan *sc, int depth, struct found *f, const char *want,
 static int
 digit_of(int c, int base)
 {
-	return base == 16 ? hexval(c) >= 0 : c >= '0' && c < '0' + base;
+	return base == 16 ? pgn_hex_value(c) >= 0 : c >= '0' && c < '0' + base;
 }
 
 /* Digits of 'base' from p[*i], an underscore only between two: 1 if any. */
@@ -757,7 +745,7 @@ int_fits(const char *p, size_t s, size_t e, int base, int neg)
 	for (; s < e; s++) {
 		if (p[s] == '_')
 			continue;
-		d = hexval((unsigned char)p[s]);
+		d = pgn_hex_value((unsigned char)p[s]);
 		if (v > (max - (uint64_t)d) / (uint64_t)base)
 			return 0;
 		v = v * (uint64_t)base + (uint64_t)d;

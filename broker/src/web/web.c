@@ -115,18 +115,6 @@ pgn_web_resp_release(struct pgn_web_resp *r)
 
 /* ---- the query string ---------------------------------------------- */
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decode s[0..n) into out (size bytes): its length, or -1. */
 static long
 decode(const char *s, size_t n, char *out, size_t size)
@@ -142,8 +130,8 @@ decode(const char *s, size_t n, char *out, size_t size)
 		else if (c == '%') {
 			if (i + 2 >= n)
 				return -1;
-			hi = hexval(s[i + 1]);
-			lo = hexval(s[i + 2]);
+			hi = pgn_hex_value(s[i + 1]);
+			lo = pgn_hex_value(s[i + 2]);
 			if (hi < 0 || lo < 0)
 				return -1;
 			c = (char)(hi << 4 | lo);
