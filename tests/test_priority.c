@@ -696,14 +696,14 @@ check_journal_migrated(void)
 static void
 test_a_journal_from_before_takes_group_entries_on_sqlite(void)
 {
-	migrate_sqlite_from("_group_journal.sql", seed_journal,
+	migrate_sqlite_from("_journal_kinds.sql", seed_journal,
 	    check_journal_migrated);
 }
 
 static void
 test_a_journal_from_before_takes_group_entries_on_postgresql(void)
 {
-	migrate_pg_from("pgn_grpj_old", "_group_journal.sql", seed_journal,
+	migrate_pg_from("pgn_grpj_old", "_journal_kinds.sql", seed_journal,
 	    check_journal_migrated);
 }
 

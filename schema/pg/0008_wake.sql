@@ -2,7 +2,3 @@
 -- idle agent; schema/0011 says why).
 ALTER TABLE session ADD COLUMN rung_ms bigint;
 ALTER TABLE message ADD COLUMN woken_ms bigint, ADD COLUMN woken_via text;
-ALTER TABLE journal DROP CONSTRAINT journal_kind_check;
-ALTER TABLE journal ADD CONSTRAINT journal_kind_check CHECK (kind IN
-	('created', 'sent', 'delivered', 'bound', 'renamed', 'removed',
-	'handoff', 'lease', 'acked', 'reminded', 'group', 'woken'));
