@@ -50,11 +50,11 @@ test_case 'agents names the scope last: its root path, even with a remote' '
 	cd wt/deep &&
 	pigeon agents >out &&
 	test "$(tail -n 1 out)" = "scope: $TEST_DIR/repo" &&
+	# In a database of its own: the cases below count the scopes of $DB.
 	cd "$TEST_DIR/outside" &&
-	pigeon agent add solo >/dev/null &&
-	pigeon agents >out &&
-	test "$(tail -n 1 out)" = "scope: global" &&
-	pigeon agent rm solo >/dev/null
+	PIGEON_DB=$TEST_DIR/solo.db pigeon agent add solo >/dev/null &&
+	PIGEON_DB=$TEST_DIR/solo.db pigeon agents >out &&
+	test "$(tail -n 1 out)" = "scope: global"
 '
 
 test_case 'a subdirectory and a symlink to the repository see them too' '
@@ -165,7 +165,9 @@ test_case 'a FIFO as .git: the hook answers at once, no marker there' '
 mkdir -p masked/.git masked/sub/.git
 if mount -t tmpfs -o size=16k,mode=0555 pigeon-t0004 masked/sub/.git 2>/dev/null; then
 	MASKED=yes
-	trap 'umount "$TEST_DIR/masked/sub/.git" 2>/dev/null; lib_cleanup' EXIT
+	# The script's status must reach lib_cleanup past the umount's.
+	trap 't0004_rc=$?; umount "$TEST_DIR/masked/sub/.git" 2>/dev/null
+	    (exit "$t0004_rc"); lib_cleanup' EXIT
 else
 	MASKED=
 fi
