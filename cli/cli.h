@@ -211,12 +211,13 @@ int cmd_mcp(int argc, char **argv);
 extern const struct cli_cmd cli_cmd_mcp;
 /*
  * install | uninstall: register pigeon mcp in host h's MCP config (or
- * take it away) into 'res' (pigeon/setup.h); an exit code after a line
- * on failure. cli_mcp_print prints what it did; 1 if anything changes.
+ * take it away) into 'res' (pigeon/setup.h); an exit code, and the
+ * reason in 'err' on failure (not printed, but for its own path: uninstall says
+ * it after the hooks). cli_mcp_print prints what it did; 1 if anything changes.
  */
 struct pgn_mcp_reg_result;
 int cli_mcp_apply(pgn_host h, const char *project, int remove, int dry_run,
-    struct pgn_mcp_reg_result *res);
+    struct pgn_mcp_reg_result *res, struct pgn_err *err);
 int cli_mcp_print(const struct pgn_mcp_reg_result *res, pgn_host h, int remove,
     int dry_run);
 /* doctor: "mcp": {"path", "registered"} of host h into 'o' (if any). */

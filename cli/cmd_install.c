@@ -137,14 +137,14 @@ run(int argc, char **argv, int remove)
 	struct pgn_install req = {0};
 	struct pgn_install_result res = {0};
 	struct pgn_mcp_reg_result mres = {0};
-	struct pgn_err err;
+	struct pgn_err err, merr;
 	char names[256];
 	char *hook = NULL, *project = NULL;
 	struct stat sb;
 	const char *name, *what;
 	pgn_status st;
 	pgn_host h;
-	int code, mcp_changed = 0;
+	int code, mcp_code = EXIT_OK, mcp_changed = 0;
 
 	code = cli_parse(&c, argc, argv, opt, &o);
 	if (code >= 0)
@@ -207,11 +207,17 @@ run(int argc, char **argv, int remove)
 	 * pigeon mcp's registration (decision 0168): taken away before the
 	 * hooks, so theirs find their file as they left it; made after.
 	 */
-	if (remove && !o.no_mcp) {
-		code = cli_mcp_apply(h, project, 1, o.dry_run, &mres);
-		if (code != EXIT_OK)
-			goto out;
-	}
+	/*
+	 * A registration it cannot take away (a .claude.json past
+	 * PGN_MAX_CONFIG, one the host rewrote into something else) fails
+	 * the command, but never keeps the hooks in place: a hook left
+	 * behind fails on every prompt once Pigeon is gone. Said after the
+	 * hooks' outcome, unless the hooks fail too (their error is said:
+	 * the same file's, as a rule).
+	 */
+	if (remove && !o.no_mcp)
+		mcp_code =
+		    cli_mcp_apply(h, project, 1, o.dry_run, &mres, &merr);
 	st = pgn_install_apply(&req, &res, &err);
 	if (st != PGN_OK) {
 		code = cli_err(EXIT_FAIL, "%s",
@@ -259,10 +265,17 @@ run(int argc, char **argv, int remove)
 		fputs(res.diff, stdout);
 	if (o.dry_run && res.perm_changed)
 		fputs(res.perm_diff, stdout);
+	if (mcp_code != EXIT_OK && merr.msg[0] != '\0')
+		cli_err(EXIT_FAIL,
+		    "%s: pigeon mcp's registration stays; the hooks are handled above",
+		    cli_errtext(&merr));
 	if (!remove && !o.no_mcp) {
-		code = cli_mcp_apply(h, project, 0, o.dry_run, &mres);
-		if (code != EXIT_OK)
+		code = cli_mcp_apply(h, project, 0, o.dry_run, &mres, &merr);
+		if (code != EXIT_OK) {
+			if (merr.msg[0] != '\0')
+				cli_err(EXIT_FAIL, "%s", cli_errtext(&merr));
 			goto out;
+		}
 	}
 	if (!o.no_mcp)
 		mcp_changed = cli_mcp_print(&mres, h, remove, o.dry_run);
@@ -270,7 +283,7 @@ run(int argc, char **argv, int remove)
 		puts("dry run: nothing written");
 	if (res.note != NULL)
 		printf("note: %s\n", res.note);
-	code = cli_finish(EXIT_OK);
+	code = cli_finish(mcp_code);
 out:
 	pgn_install_result_release(&res);
 	pgn_mcp_reg_result_release(&mres);

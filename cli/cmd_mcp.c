@@ -259,16 +259,16 @@ cmd_mcp(int argc, char **argv)
 
 int
 cli_mcp_apply(pgn_host h, const char *project, int remove, int dry_run,
-    struct pgn_mcp_reg_result *res)
+    struct pgn_mcp_reg_result *res, struct pgn_err *err)
 {
 	struct pgn_mcp_reg req = {0};
 	char *self = NULL;
-	struct pgn_err err;
-	int code = EXIT_OK;
+	pgn_status st;
 
+	pgn_err_clear(err);
 	if (!remove) {
 		self = realpath("/proc/self/exe", NULL);
-		if (self == NULL)
+		if (self == NULL) /* said here: 'err' stays empty */
 			return cli_err(EXIT_FAIL,
 			    "cannot find this pigeon's own path: %s",
 			    strerror(errno));
@@ -278,10 +278,9 @@ cli_mcp_apply(pgn_host h, const char *project, int remove, int dry_run,
 	req.pigeon = self;
 	req.dry_run = dry_run;
 	req.remove = remove;
-	if (pgn_mcp_register(&req, res, &err) != PGN_OK)
-		code = cli_err(EXIT_FAIL, "%s", cli_errtext(&err));
+	st = pgn_mcp_register(&req, res, err);
 	free(self);
-	return code;
+	return st == PGN_OK ? EXIT_OK : EXIT_FAIL;
 }
 
 int

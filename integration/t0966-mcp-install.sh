@@ -95,4 +95,17 @@ test_case 'a config Pigeon cannot read stays untouched; Codex table of its own i
 	test_cmp codex.before home/.codex/config.toml
 '
 
+test_case 'a .claude.json past the bound: uninstall says so, exit 1, and still takes the hooks away' '
+	pigeon install claude >/dev/null &&
+	jq -e ".hooks.UserPromptSubmit | length > 0" home/.claude/settings.json >/dev/null &&
+	# Claude Code itself grows this file past megabytes (project history).
+	{ printf "{\"big\": \"" && repeat 1100000 x && printf "\"}\n"; } >home/.claude.json &&
+	cp home/.claude.json claude.before &&
+	expect_code 1 pigeon uninstall claude >out 2>err &&
+	grep -q "claude.json" err &&
+	grep -q "^removed Pigeon.s hooks for claude from " out &&
+	! grep -q pigeon-hook home/.claude/settings.json &&
+	cmp -s claude.before home/.claude.json
+'
+
 test_done
