@@ -246,7 +246,7 @@ cmd_mcp(int argc, char **argv)
 			code = EXIT_PIPE;
 			break;
 		}
-		if (out == NULL) {
+		if (out == NULL || !pgn_mcp_claim_answered(s)) {
 			(void)pgn_mcp_claimed(s, &nclaimed);
 			if (nclaimed > 0)
 				log_lost(s);

@@ -659,6 +659,47 @@ test_read_claims_with_route_mcp_in_the_audit_and_journal(void)
 	teardown();
 }
 
+/* A read claims at most PGN_MCP_READ_MAX and says how many are left. */
+static void
+test_a_read_claims_at_most_its_bound(void)
+{
+	char args[64];
+	size_t n;
+	int i;
+	cJSON *r;
+
+	setup("bob");
+	pgn_mcp_close(srv);
+	start("alice", NULL, NULL);
+	for (i = 0; i < PGN_MCP_READ_MAX + 1; i++) {
+		(void)snprintf(args, sizeof(args),
+		    "{\"to\":\"bob\",\"text\":\"m%d\"}", i);
+		cJSON_Delete(call("send", args));
+	}
+	pgn_mcp_close(srv);
+	start(NULL, "bob", NULL);
+	r = call("read", "{}");
+	CHECK(!is_error(r));
+	CHECK_INT(cJSON_GetArraySize(
+	              cJSON_GetObjectItem(structured(r), "messages")),
+	    PGN_MCP_READ_MAX);
+	CHECK_INT(cJSON_GetObjectItem(structured(r), "left")->valueint, 1);
+	(void)pgn_mcp_claimed(srv, &n);
+	CHECK_INT(n, PGN_MCP_READ_MAX);
+	CHECK(pgn_mcp_claim_answered(srv));
+	cJSON_Delete(r);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE delivered_ms IS "
+	                "NULL"),
+	    1);
+	r = call("read", "{}");
+	CHECK_INT(cJSON_GetArraySize(
+	              cJSON_GetObjectItem(structured(r), "messages")),
+	    1);
+	CHECK_INT(cJSON_GetObjectItem(structured(r), "left")->valueint, 0);
+	cJSON_Delete(r);
+	teardown();
+}
+
 static void
 test_wait_takes_one_message_or_times_out(void)
 {
@@ -831,6 +872,7 @@ static const struct h_test tests[] = {
     H_TEST(test_the_agent_flag_sends_and_a_bound_session_wins),
     H_TEST(test_a_bad_agent_flag_is_refused_at_start),
     H_TEST(test_read_claims_with_route_mcp_in_the_audit_and_journal),
+    H_TEST(test_a_read_claims_at_most_its_bound),
     H_TEST(test_wait_takes_one_message_or_times_out),
     H_TEST(test_wait_ends_when_the_input_closes),
     H_TEST(test_status_ack_and_thread),

@@ -17,6 +17,7 @@
 #define PGN_MCP_MAX_LINE    262144 /* one request line, bytes (256 KiB) */
 #define PGN_MCP_WAIT_MAX_MS 50000  /* the wait tool: under Codex's 60 s */
 #define PGN_MCP_WAIT_DEF_MS 30000  /* the wait tool, no timeout given */
+#define PGN_MCP_READ_MAX    20     /* messages one read tool call claims */
 
 /* The protocol revisions answered, newest first (decision 0165). */
 #define PGN_MCP_LATEST "2025-11-25"
@@ -59,6 +60,14 @@ PGN_NODISCARD pgn_status pgn_mcp_handle(struct pgn_mcp *s, const char *line,
  * logs them (pgn_mcp_lost_line). '*n' 0: none.
  */
 const int64_t *pgn_mcp_claimed(const struct pgn_mcp *s, size_t *n);
+
+/*
+ * 1 if the last answer is the result that carries what its request
+ * claimed (or nothing was claimed); 0 if the claim was made and the
+ * answer became an error (out of memory building it): the front end
+ * logs the ids as it does for an answer it cannot write.
+ */
+int pgn_mcp_claim_answered(const struct pgn_mcp *s);
 
 /*
  * One log line (no newline) naming what the last answer claimed and

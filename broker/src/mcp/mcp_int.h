@@ -16,10 +16,11 @@ struct pgn_mcp {
 	void *cancel_arg;
 	pgn_db *db; /* opened at the first tool call, kept */
 	char *scope;
-	int initialized;  /* an initialize was answered */
-	int64_t *claimed; /* what the last answer claimed */
+	int initialized; /* an initialize was answered */
+	/* What the last answer claimed, kept before its JSON is built. */
+	int64_t claimed[PGN_MCP_READ_MAX];
 	size_t nclaimed;
-	size_t capclaimed;
+	int claim_answered;           /* the answer's result carries them */
 	char actor[PGN_MAX_NAME + 1]; /* the last claim's agent */
 };
 

@@ -85,8 +85,13 @@ pgn_mcp_close(struct pgn_mcp *s)
 	free(s->agent);
 	free(s->agent_default);
 	free(s->session);
-	free(s->claimed);
 	free(s);
+}
+
+int
+pgn_mcp_claim_answered(const struct pgn_mcp *s)
+{
+	return s->nclaimed == 0 || s->claim_answered;
 }
 
 const int64_t *
@@ -292,6 +297,7 @@ pgn_mcp_handle(struct pgn_mcp *s, const char *line, size_t len, int too_long,
 
 	*out = NULL;
 	s->nclaimed = 0;
+	s->claim_answered = 0;
 	if (too_long) {
 		*out = answer(NULL, NULL, RPC_INVALID,
 		    "Invalid Request: a line is at most " PGN_STR(

@@ -558,27 +558,22 @@ t_inbox(struct pgn_mcp *s, const cJSON *args)
 static cJSON *
 claimed(struct pgn_mcp *s, const struct pgn_msgs *m, int waited)
 {
-	int64_t *ids;
 	size_t i;
 	cJSON *r;
 
-	if (m->n > s->capclaimed) {
-		ids = realloc(s->claimed, m->n * sizeof(*ids));
-		if (ids == NULL)
-			return NULL;
-		s->claimed = ids;
-		s->capclaimed = m->n;
-	}
-	for (i = 0; i < m->n; i++)
+	/* read claims at most PGN_MCP_READ_MAX, wait one: room for all */
+	for (i = 0; i < m->n && i < PGN_MCP_READ_MAX; i++)
 		s->claimed[i] = m->v[i].id;
-	s->nclaimed = m->n;
+	s->nclaimed = i;
 	r = json_msgs(m);
 	cJSON_AddStringToObject(r, "agent", s->actor);
 	if (waited)
 		cJSON_AddBoolToObject(r, "timed_out", m->n == 0);
 	else
 		cJSON_AddNumberToObject(r, "left", (double)m->left);
-	return ok(r);
+	r = ok(r);
+	s->claim_answered = r != NULL;
+	return r;
 }
 
 static cJSON *
@@ -595,6 +590,8 @@ t_read(struct pgn_mcp *s, const cJSON *args)
 	memset(&req, 0, sizeof(req));
 	req.agent = s->actor;
 	req.route = "mcp";
+	/* A bounded answer: a host cuts a long tool result, unseen. */
+	req.max = PGN_MCP_READ_MAX;
 	if (pgn_claim(s->db, &req, &m) != PGN_OK)
 		return fail_db(s);
 	r = claimed(s, &m, 0);
