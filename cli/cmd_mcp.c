@@ -132,18 +132,27 @@ next_line(struct lines *l, char **line, size_t *len, int *too_long)
 	}
 }
 
-/* The wait tool's question: has stdin closed? (What came is kept.) */
+/*
+ * The wait tool's question: has stdin closed, or did the host cancel the
+ * request? (What came is kept, and handled after the answer.)
+ */
 static int
 closed_input(void *arg)
 {
 	struct lines *l = arg;
 	struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+	const char *at, *nl;
 
 	if (l->eof)
 		return 1;
 	if (l->len < sizeof(l->buf) && poll(&p, 1, 0) == 1 &&
 	    (p.revents & (POLLIN | POLLHUP)) != 0)
 		(void)fill(l);
+	for (at = l->buf + l->taken;
+	     (nl = memchr(at, '\n', (size_t)(l->buf + l->len - at))) != NULL;
+	     at = nl + 1)
+		if (pgn_mcp_is_cancel(at, (size_t)(nl - at)))
+			return 1;
 	return l->eof;
 }
 

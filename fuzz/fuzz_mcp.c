@@ -113,6 +113,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nl == NULL)
 			nl = end;
 		out = NULL;
+		(void)pgn_mcp_is_cancel(p, (size_t)(nl - p));
 		if (pgn_mcp_handle(s, p, (size_t)(nl - p), 0, &out) == PGN_OK &&
 		    out != NULL)
 			check_answer(out, s);

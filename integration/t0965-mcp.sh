@@ -3,7 +3,8 @@
 # send tool call from the server's agent, the end of the input (a last
 # line without its newline is served, then exit 0), a line over the
 # bound refused and the next served, a wait answered by a message sent
-# meanwhile, a wait ended by the input closing, and a closed stdout:
+# meanwhile, a wait ended by the input closing or by the host cancelling
+# it, and a closed stdout:
 # exit 141 with the claimed ids in a log line on stderr and in mcp.log.
 . "$(dirname "$0")/lib.sh"
 
@@ -76,6 +77,27 @@ test_case 'a wait ends when the input closes, claiming nothing' '
 	exec 3>&- &&
 	bg_wait "$(cat pid)" &&
 	jq -e ".result.structuredContent.timed_out == true" out
+'
+
+test_case 'a cancelled wait ends, claiming nothing: a send after it stays queued' '
+	rm -f in out && mkfifo in &&
+	{ PIGEON_AGENT=bob pigeon mcp <in >out 2>err & echo $! >pid; } &&
+	bg_track "$(cat pid)" &&
+	exec 3>in &&
+	call 1 wait "{\"timeout\":50}" >&3 &&
+	printf "%s\n" "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"user\"}}" >&3 &&
+	# The answer comes before the wait could time out (50 s): the cap
+	# of this loop is below it, and the cancel is seen within a tick.
+	i=0 && until grep -q timed_out out; do
+		i=$((i + 1)) && test "$i" -lt 400 || return 1
+		sleep 0.1
+	done &&
+	pigeon send --from alice --to bob "after the cancel" >/dev/null &&
+	exec 3>&- &&
+	bg_wait "$(cat pid)" &&
+	jq -e ".id == 1 and .result.structuredContent.timed_out == true and (.result.structuredContent.messages | length) == 0" out &&
+	sql_is "SELECT count(*) FROM message WHERE body = '"'"'after the cancel'"'"' AND delivered_ms IS NULL" 1 &&
+	pigeon read --agent bob >/dev/null
 '
 
 test_case 'a closed stdout: exit 141, the claimed ids logged' '

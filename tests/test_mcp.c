@@ -659,6 +659,28 @@ test_read_claims_with_route_mcp_in_the_audit_and_journal(void)
 	teardown();
 }
 
+/* The wait's front end stops on a host's cancel, and on nothing else. */
+static void
+test_a_cancel_is_told_from_other_lines(void)
+{
+	static const char *const no[] = {"",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":3}",
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+	    "[{\"method\":\"notifications/cancelled\"}]", "{\"method\":7}",
+	    "{\"method\":\"notifications/cancelled\"",
+	    "notifications/cancelled"};
+	const char *yes = "{\"jsonrpc\":\"2.0\",\"method\":"
+	                  "\"notifications/cancelled\",\"params\":"
+	                  "{\"requestId\":1,\"reason\":\"user\"}}";
+	size_t i;
+
+	CHECK(pgn_mcp_is_cancel(yes, strlen(yes)));
+	/* its length is what counts, not a NUL */
+	CHECK(!pgn_mcp_is_cancel(yes, strlen(yes) - 1));
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		CHECK(!pgn_mcp_is_cancel(no[i], strlen(no[i])));
+}
+
 /* A read claims at most PGN_MCP_READ_MAX and says how many are left. */
 static void
 test_a_read_claims_at_most_its_bound(void)
@@ -873,6 +895,7 @@ static const struct h_test tests[] = {
     H_TEST(test_a_bad_agent_flag_is_refused_at_start),
     H_TEST(test_read_claims_with_route_mcp_in_the_audit_and_journal),
     H_TEST(test_a_read_claims_at_most_its_bound),
+    H_TEST(test_a_cancel_is_told_from_other_lines),
     H_TEST(test_wait_takes_one_message_or_times_out),
     H_TEST(test_wait_ends_when_the_input_closes),
     H_TEST(test_status_ack_and_thread),

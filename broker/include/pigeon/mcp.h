@@ -62,6 +62,14 @@ PGN_NODISCARD pgn_status pgn_mcp_handle(struct pgn_mcp *s, const char *line,
 const int64_t *pgn_mcp_claimed(const struct pgn_mcp *s, size_t *n);
 
 /*
+ * 1 if line[0..len) is a notifications/cancelled: the host gave up on
+ * the request being answered. The wait tool's front end asks it of each
+ * whole line that comes meanwhile, and stops waiting (nothing claimed;
+ * the host ignores the answer to a cancelled request).
+ */
+int pgn_mcp_is_cancel(const char *line, size_t len);
+
+/*
  * 1 if the last answer is the result that carries what its request
  * claimed (or nothing was claimed); 0 if the claim was made and the
  * answer became an error (out of memory building it): the front end

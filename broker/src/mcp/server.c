@@ -89,6 +89,23 @@ pgn_mcp_close(struct pgn_mcp *s)
 }
 
 int
+pgn_mcp_is_cancel(const char *line, size_t len)
+{
+	const cJSON *m;
+	cJSON *j;
+	int yes;
+
+	if (len > PGN_MCP_MAX_LINE)
+		return 0;
+	j = cJSON_ParseWithLength(line, len);
+	m = cJSON_GetObjectItemCaseSensitive(j, "method");
+	yes = cJSON_IsObject(j) && cJSON_IsString(m) &&
+	    strcmp(m->valuestring, "notifications/cancelled") == 0;
+	cJSON_Delete(j);
+	return yes;
+}
+
+int
 pgn_mcp_claim_answered(const struct pgn_mcp *s)
 {
 	return s->nclaimed == 0 || s->claim_answered;
