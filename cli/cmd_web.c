@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -403,11 +404,54 @@ listen_on(int *port)
 	return fd;
 }
 
+/*
+ * --open: the browser gets a file of the state directory (this user's
+ * alone, 0600) that sends it on to the URL, never the URL itself: a
+ * command line is anyone's to read in /proc, and the token is the one
+ * guard of a port every local user can reach. Written to 'page' (removed
+ * when the server stops).
+ */
 static void
-open_page(const char *url)
+open_page(const char *url, char *page, size_t cap)
 {
-	pid_t pid = fork();
+	char *home = NULL;
+	FILE *f = NULL;
+	pid_t pid;
+	int fd = -1;
 
+	page[0] = '\0';
+	if (pgn_home_path(&home) != PGN_OK ||
+	    snprintf(page, cap, "%s/web-open.html", home) >= (int)cap) {
+		page[0] = '\0';
+		cli_err(EXIT_FAIL,
+		    "--open: no state directory; open the URL by hand");
+		goto out;
+	}
+	(void)unlink(page);
+	fd = open(page, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f == NULL) {
+		cli_err(EXIT_FAIL, "--open: %s: %s; open the URL by hand", page,
+		    strerror(errno));
+		page[0] = '\0';
+		goto out;
+	}
+	fd = -1;
+	fprintf(f,
+	    "<!doctype html><meta http-equiv=\"refresh\" content=\"0;url=%s\">"
+	    "<title>pigeon web</title><a href=\"%s\">pigeon web</a>\n",
+	    url, url);
+	if (fclose(f) != 0) {
+		f = NULL;
+		cli_err(EXIT_FAIL, "--open: %s: %s; open the URL by hand", page,
+		    strerror(errno));
+		(void)unlink(page);
+		page[0] = '\0';
+		goto out;
+	}
+	f = NULL;
+	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
@@ -415,12 +459,16 @@ open_page(const char *url)
 			(void)dup2(null, 1);
 			(void)dup2(null, 2);
 		}
-		execlp("xdg-open", "xdg-open", url, (char *)NULL);
+		execlp("xdg-open", "xdg-open", page, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0)
 		cli_err(EXIT_FAIL, "--open: %s; open the URL by hand",
 		    strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	free(home);
 }
 
 /*
@@ -491,7 +539,7 @@ cmd_web(int argc, char **argv)
 	struct pgn_notify *n = NULL;
 	struct MHD_Daemon *d = NULL;
 	struct sigaction sa;
-	char url[128];
+	char url[128], page[PATH_MAX] = "";
 	int code, fd = -1;
 	pgn_status st;
 
@@ -556,13 +604,15 @@ cmd_web(int argc, char **argv)
 	    o.allow_send ? " but for the send form" : "");
 	fflush(stdout);
 	if (o.open)
-		open_page(url);
+		open_page(url, page, sizeof(page));
 	serve(&s, c.db, n);
 	pthread_mutex_lock(&s.lock);
 	s.stopping = 1;
 	pthread_cond_broadcast(&s.changed);
 	pthread_mutex_unlock(&s.lock);
 	MHD_stop_daemon(d);
+	if (page[0] != '\0')
+		(void)unlink(page);
 	printf("pigeon web: stopped\n");
 	code = EXIT_OK;
 out:

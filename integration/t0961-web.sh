@@ -218,6 +218,21 @@ test_case 'a database replaced underneath: the state and the events say so' '
 	kill "$(cat ev2.pid)"
 '
 
+test_case '--open hands the browser a private file, never the token' '
+	mkdir -p fakebin &&
+	printf "#!/bin/sh\nprintf \"%%s\\\\n\" \"\$@\" >\"%s/xdg.args\"\n" "$PWD" >fakebin/xdg-open &&
+	chmod +x fakebin/xdg-open &&
+	PATH=$PWD/fakebin:$PATH web_start o --open &&
+	web_wait xdg.args "web-open.html" &&
+	page=$(cat xdg.args) &&
+	! grep -q "$(tok o)" xdg.args &&
+	test "$(stat -c %a "$page")" = 600 &&
+	grep -q "url=$(cat o.url)" "$page" &&
+	kill -TERM "$(cat o.pid)" &&
+	bg_wait "$(cat o.pid)" &&
+	test ! -e "$page"
+'
+
 test_case 'SIGTERM and SIGINT stop it cleanly: exit 0, the port free again' '
 	for sig in TERM INT; do
 		web_start t || return 1
