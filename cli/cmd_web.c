@@ -149,7 +149,7 @@ on_signal(int sig)
 
 	got_signal = sig;
 	if (sig_pipe[1] >= 0)
-		(void)write(sig_pipe[1], "x", 1);
+		(void)!write(sig_pipe[1], "x", 1);
 	errno = saved;
 }
 
