@@ -1050,85 +1050,6 @@ clean_path(const char *in, char *out, size_t len)
 	return o > 0;
 }
 
-struct block_ctx {
-	const char *agent; /* checked, or NULL */
-	const char *session;
-	const char *path; /* clean */
-	struct pgn_lease_hit *hit;
-	int *found;
-};
-
-static pgn_status
-block_tx(pgn_db *db, void *arg)
-{
-	struct block_ctx *c = arg;
-	char actor[PGN_MAX_NAME + 1] = "";
-	struct pgn_lease l;
-	pgn_stmt *st = NULL;
-	int64_t sid;
-	pgn_status rc;
-
-	*c->found = 0;
-	rc = pgn_scope_id(db, 0, &sid);
-	if (rc == PGN_ENOTFOUND)
-		return PGN_OK; /* no scope row: no lease */
-	if (rc == PGN_OK && c->agent != NULL)
-		memcpy(actor, c->agent, strlen(c->agent) + 1);
-	else if (rc == PGN_OK && c->session != NULL && c->session[0] != '\0')
-		rc = session_agent(db, c->session, actor);
-	if (rc == PGN_OK)
-		rc = pgn_prepare(db, SQL_BLOCKERS, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_I(sid), PGN_I(pgn_now_ms()),
-		    PGN_T(actor));
-	while (pgn_next_row(db, st, &rc, "reading the leases")) {
-		read_lease(st, &l, NULL);
-		if (!pgn_glob_match(l.norm, c->path))
-			continue;
-		c->hit->id = l.id;
-		memcpy(c->hit->holder, l.holder, sizeof(l.holder));
-		memcpy(c->hit->pattern, l.pattern, sizeof(l.pattern));
-		memcpy(c->hit->reason, l.reason, sizeof(l.reason));
-		c->hit->expires_ms = l.expires_ms;
-		*c->found = 1;
-		break;
-	}
-	pgn_finish(db, st);
-	return rc;
-}
-
-pgn_status
-pgn_lease_blocking(pgn_db *db, const char *agent, const char *session,
-    const char *path, struct pgn_lease_hit *hit, int *found)
-{
-	char clean[PGN_MAX_PATH];
-	char name[PGN_MAX_NAME + 1];
-	struct block_ctx c;
-	pgn_status rc;
-
-	memset(hit, 0, sizeof(*hit));
-	*found = 0;
-	if (!clean_path(path, clean, sizeof(clean)))
-		return PGN_OK;
-	c.agent = NULL;
-	if (agent != NULL) {
-		rc = pgn_check_name(db, "agent", agent, name);
-		if (rc != PGN_OK)
-			return rc;
-		c.agent = name;
-	}
-	c.session = session;
-	c.path = clean;
-	c.hit = hit;
-	c.found = found;
-	rc = pgn_read(db, block_tx, &c);
-	if (rc != PGN_OK) {
-		memset(hit, 0, sizeof(*hit));
-		*found = 0;
-	}
-	return rc;
-}
-
 /* Every lease that blocks any of some paths (pgn_lease_blockers). */
 struct blockers_ctx {
 	const char *agent;
@@ -1226,6 +1147,25 @@ pgn_lease_blockers(pgn_db *db, const char *agent, const char *session,
 	if (rc != PGN_OK)
 		*n = *more = 0;
 	free(c.clean);
+	return rc;
+}
+
+/* One path's blocker: the first of pgn_lease_blockers' list. */
+pgn_status
+pgn_lease_blocking(pgn_db *db, const char *agent, const char *session,
+    const char *path, struct pgn_lease_hit *hit, int *found)
+{
+	struct pgn_lease_block b;
+	size_t n, more;
+	pgn_status rc;
+
+	memset(hit, 0, sizeof(*hit));
+	*found = 0;
+	rc = pgn_lease_blockers(db, agent, session, &path, 1, &b, 1, &n, &more);
+	if (rc == PGN_OK && n == 1) {
+		*hit = b.hit;
+		*found = 1;
+	}
 	return rc;
 }
 
