@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "harness.h"
+#include "schema_int.h"
 #include "store_int.h"
 
 /* A database name on the server: prefix, pid and a random number. */
@@ -194,6 +195,71 @@ be_rules(int pg, void (*const *rules)(void), size_t n, void (*setup)(void),
 		if (nftw(h_tmp, be_rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
 			h_check(0, __FILE__, __LINE__,
 			    "the rule's files are removed");
+	}
+}
+
+/*
+ * A database made before a feature's migration (the file named
+ * "*SUFFIX") and opened by the library, which migrates the rest: on
+ * SQLite (pg 0) the migrations before it, the version they make, then
+ * 'seed' through SQLite itself; on PostgreSQL (pg 1, database 'name',
+ * skipped without a server) the schema/pg files before it through psql.
+ * Then 'check' with '*db' and '*chk' on it (and, on PostgreSQL, the
+ * version is the latest); closed, and PostgreSQL's dropped, after.
+ */
+static H_UNUSED void
+be_migrate_from(int pg, const char *name, const char *suffix,
+    const char *seed_sql, pgn_db **db, pgn_db **chk, void (*check)(void))
+{
+	char path[PATH_MAX], cmd[4 * PATH_MAX], pragma[64];
+	const char *fix = getenv("PGN_TEST_FIXTURES"), *where = path;
+	sqlite3 *raw;
+	int i, k = -1;
+
+	be_on_pg = pg;
+	if (pg) {
+		if (!be_have_pg())
+			return;
+		REQUIRE(fix != NULL);
+		be_store(name, h_tmp);
+		(void)snprintf(cmd, sizeof(cmd),
+		    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
+		    "case \"$f\" in *%s) break;; esac; "
+		    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
+		    "n=$((n + 1)); done; "
+		    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
+		    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
+		    fix, suffix, be_where, be_where, seed_sql);
+		REQUIRE(be_sh(cmd) == 0);
+		where = be_where;
+	} else {
+		for (i = 0; i < pgn_nmigrations && k < 0; i++)
+			if (strstr(pgn_migrations[i].name, suffix) != NULL)
+				k = i;
+		REQUIRE(k >= 1);
+		H_PATH(path, "old.db");
+		raw = h_raw_open(path);
+		for (i = 0; i < k; i++)
+			REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
+		(void)snprintf(pragma, sizeof(pragma),
+		    "PRAGMA user_version = %d", pgn_migrations[k - 1].version);
+		REQUIRE(H_EXEC(raw, pragma));
+		REQUIRE(H_EXEC(raw, seed_sql));
+		sqlite3_close(raw);
+	}
+	*db = h_open_path(where, 1000);
+	*chk = h_open_path(where, 1000);
+	REQUIRE(*db != NULL && *chk != NULL);
+	check();
+	if (pg)
+		CHECK_INT(be_count(*chk, "SELECT version FROM pigeon_schema"),
+		    pgn_pg_schema_version());
+	if (pg)
+		(void)be_close_pair(db, chk);
+	else {
+		pgn_db_close(*db);
+		pgn_db_close(*chk);
+		*db = *chk = NULL;
 	}
 }
 

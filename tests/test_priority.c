@@ -566,76 +566,6 @@ test_rules_on_postgresql(void)
 
 /* ---- the migrations: from the schema before a feature's file ------- */
 
-/*
- * On SQLite: the migrations before the one named "*SUFFIX", the version
- * they make, then 'seed'; opened by the library (which migrates the
- * rest), then 'check' with db and chk on it.
- */
-static void
-migrate_sqlite_from(const char *suffix, const char *seed_sql,
-    void (*check)(void))
-{
-	char path[PATH_MAX], pragma[64];
-	sqlite3 *raw;
-	int i, k = -1;
-
-	for (i = 0; i < pgn_nmigrations && k < 0; i++)
-		if (strstr(pgn_migrations[i].name, suffix) != NULL)
-			k = i;
-	REQUIRE(k >= 1);
-	H_PATH(path, "old.db");
-	raw = h_raw_open(path);
-	for (i = 0; i < k; i++)
-		REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
-	(void)snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
-	    pgn_migrations[k - 1].version);
-	REQUIRE(H_EXEC(raw, pragma));
-	REQUIRE(H_EXEC(raw, seed_sql));
-	sqlite3_close(raw);
-	db = h_open_path(path, 1000);
-	chk = h_open_path(path, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check();
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
-}
-
-/*
- * On PostgreSQL, database 'name', from the repository's schema/pg files
- * through psql: those before "*SUFFIX", the version they make and
- * 'seed'; then as migrate_sqlite_from, and the version is the latest.
- */
-static void
-migrate_pg_from(const char *name, const char *suffix, const char *seed_sql,
-    void (*check)(void))
-{
-	char cmd[4 * PATH_MAX];
-	const char *fix = getenv("PGN_TEST_FIXTURES");
-
-	if (!be_have_pg())
-		return;
-	REQUIRE(fix != NULL);
-	be_on_pg = 1;
-	be_store(name, h_tmp);
-	(void)snprintf(cmd, sizeof(cmd),
-	    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
-	    "case \"$f\" in *%s) break;; esac; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
-	    "n=$((n + 1)); done; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
-	    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
-	    fix, suffix, be_where, be_where, seed_sql);
-	REQUIRE(be_sh(cmd) == 0);
-	db = h_open_path(be_where, 1000);
-	chk = h_open_path(be_where, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check();
-	CHECK_INT(count("SELECT version FROM pigeon_schema"),
-	    pgn_pg_schema_version());
-	teardown();
-}
-
 /* A message queued before priority and groups is normal, no group. */
 static void
 check_migrated(void)
@@ -662,14 +592,15 @@ static const char seed[] =
 static void
 test_a_database_from_before_migrates_on_sqlite(void)
 {
-	migrate_sqlite_from("_priority_groups.sql", seed, check_migrated);
+	be_migrate_from(0, NULL, "_priority_groups.sql", seed, &db, &chk,
+	    check_migrated);
 }
 
 static void
 test_a_database_from_before_migrates_on_postgresql(void)
 {
-	migrate_pg_from("pgn_prio_old", "_priority_groups.sql", seed,
-	    check_migrated);
+	be_migrate_from(1, "pgn_prio_old", "_priority_groups.sql", seed, &db,
+	    &chk, check_migrated);
 }
 
 /* ---- the migration that journals group changes (decision 0191) ---- */
@@ -696,15 +627,15 @@ check_journal_migrated(void)
 static void
 test_a_journal_from_before_takes_group_entries_on_sqlite(void)
 {
-	migrate_sqlite_from("_journal_kinds.sql", seed_journal,
+	be_migrate_from(0, NULL, "_journal_kinds.sql", seed_journal, &db, &chk,
 	    check_journal_migrated);
 }
 
 static void
 test_a_journal_from_before_takes_group_entries_on_postgresql(void)
 {
-	migrate_pg_from("pgn_grpj_old", "_journal_kinds.sql", seed_journal,
-	    check_journal_migrated);
+	be_migrate_from(1, "pgn_grpj_old", "_journal_kinds.sql", seed_journal,
+	    &db, &chk, check_journal_migrated);
 }
 
 static const struct h_test tests[] = {

@@ -427,18 +427,6 @@ test_the_fts5_query_quotes_each_word(void)
 	CHECK(q == NULL);
 }
 
-/* The migration of this feature in 'm' (n of them): its index, or -1. */
-static int
-ours(const struct pgn_migration *m, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (strstr(m[i].name, "_search.sql") != NULL)
-			return i;
-	return -1;
-}
-
 static const char seed[] =
     "INSERT INTO scope(id, root) VALUES (1, '');"
     "INSERT INTO agent(id, scope_id, name, created_ms) VALUES (1, 1, 'bob', 1);"
@@ -463,57 +451,15 @@ check_migrated(void)
 static void
 test_a_database_from_before_is_indexed_on_sqlite(void)
 {
-	char path[PATH_MAX], pragma[64];
-	sqlite3 *raw;
-	int i, k = ours(pgn_migrations, pgn_nmigrations);
-
-	REQUIRE(k >= 1);
-	be_on_pg = 0;
-	H_PATH(path, "old.db");
-	raw = h_raw_open(path);
-	for (i = 0; i < k; i++)
-		REQUIRE(H_EXEC(raw, pgn_migrations[i].sql));
-	(void)snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
-	    pgn_migrations[k - 1].version);
-	REQUIRE(H_EXEC(raw, pragma));
-	REQUIRE(H_EXEC(raw, seed));
-	sqlite3_close(raw);
-	db = h_open_path(path, 1000);
-	chk = h_open_path(path, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check_migrated();
-	pgn_db_close(db);
-	pgn_db_close(chk);
-	db = chk = NULL;
+	be_migrate_from(0, NULL, "_search.sql", seed, &db, &chk,
+	    check_migrated);
 }
 
 static void
 test_a_database_from_before_is_indexed_on_postgresql(void)
 {
-	char cmd[4 * PATH_MAX];
-	const char *fix = getenv("PGN_TEST_FIXTURES");
-
-	if (!be_have_pg())
-		return;
-	REQUIRE(fix != NULL);
-	be_on_pg = 1;
-	be_store("pgn_search_old", h_tmp);
-	(void)snprintf(cmd, sizeof(cmd),
-	    "n=0; for f in '%s'/../../schema/pg/*.sql; do "
-	    "case \"$f\" in *_search.sql) break;; esac; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -f \"$f\" >/dev/null || exit 1; "
-	    "n=$((n + 1)); done; "
-	    "psql -X -q -v ON_ERROR_STOP=1 '%s' -c \"INSERT INTO "
-	    "pigeon_schema(id, version) VALUES (1, $n); %s\" >/dev/null",
-	    fix, be_where, be_where, seed);
-	REQUIRE(be_sh(cmd) == 0);
-	db = h_open_path(be_where, 1000);
-	chk = h_open_path(be_where, 1000);
-	REQUIRE(db != NULL && chk != NULL);
-	check_migrated();
-	CHECK_INT(be_count(chk, "SELECT version FROM pigeon_schema"),
-	    pgn_pg_schema_version());
-	teardown();
+	be_migrate_from(1, "pgn_search_old", "_search.sql", seed, &db, &chk,
+	    check_migrated);
 }
 
 static const struct h_test tests[] = {
