@@ -286,6 +286,7 @@ test_tools_list_gives_each_tool_its_schema(void)
 	    "lease_list"};
 	const cJSON *tools, *t, *in;
 	cJSON *j;
+	char *text;
 	size_t i;
 
 	setup("alice");
@@ -304,9 +305,12 @@ test_tools_list_gives_each_tool_its_schema(void)
 		CHECK(cJSON_IsString(cJSON_GetObjectItem(t, "description")));
 	}
 	/* No tool names an agent to act as. */
-	CHECK(strstr(cJSON_PrintUnformatted(tools),
-	          "\"from\":{\"type\":\"string\",\"description\":\"only") !=
-	    NULL);
+	text = cJSON_PrintUnformatted(tools);
+	CHECK(text != NULL &&
+	    strstr(text,
+	        "\"from\":{\"type\":\"string\",\"description\":\"only") !=
+	        NULL);
+	cJSON_free(text);
 	cJSON_Delete(j);
 	teardown();
 }
