@@ -39,7 +39,7 @@ const struct cli_cmd cli_cmd_status = {
     .summary = "where sent messages stand: queued, delivered, acknowledged",
     .synopsis = {"ID..."},
     .text =
-        "Where each message of the scope stands: queued (since when, for whom), woken (when its send rang the recipient's idle session, by which mechanism; or rung and unheard) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always); an urgent or low message says so, and one sent to a group names it, as inbox does. An id the scope does not hold gets a line on standard error and exit 1.",
+        "Where each message of the scope stands: queued (since when, for whom), woken (when its send rang the recipient's idle session, by which mechanism; or rung and unheard) or delivered (when, to which session and host, by which route), and, for a message sent with --ack, acknowledged (when, with which text or reply) or overdue. A reply names its thread where that is not the message it answers (--json: always); an urgent or low message says so, and one sent to a group names it, as inbox does. The ids the scope does not hold are named in one line on standard error, after the others are printed, and the exit code is 2.",
     .common = CLI_DB | CLI_PROJECT | CLI_JSON | CLI_COLOR,
 };
 
@@ -490,7 +490,9 @@ cmd_status(int argc, char **argv)
 	struct cli c = {.def = &cli_cmd_status};
 	static int64_t ids[PGN_MAX_STATUS_IDS];
 	static struct pgn_msg_status out[PGN_MAX_STATUS_IDS];
-	size_t n, i, unknown = 0;
+	/* the unknown ids, "#N, " each: at most 21 digits and signs each */
+	static char unknown_ids[PGN_MAX_STATUS_IDS * 24];
+	size_t n, i, unknown = 0, len = 0;
 	cJSON *arr;
 	int64_t now;
 	pgn_status st;
@@ -527,10 +529,9 @@ cmd_status(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (!out[i].found) {
 			unknown++;
-			cli_err(EXIT_FAIL,
-			    "no message #%lld in scope '%s': check the id with pigeon audit --from NAME or pigeon inbox",
-			    (long long)out[i].id,
-			    c.scope[0] != '\0' ? c.scope : "global");
+			len += (size_t)snprintf(unknown_ids + len,
+			    sizeof(unknown_ids) - len, "%s#%lld",
+			    len > 0 ? ", " : "", (long long)out[i].id);
 		}
 		if (c.json && arr != NULL)
 			cJSON_AddItemToArray(arr, cli_json_status(&out[i]));
@@ -538,8 +539,13 @@ cmd_status(int argc, char **argv)
 			cli_print_status(&out[i], now);
 	}
 	code = c.json ? cli_json_print(arr) : EXIT_OK;
+	/* one line for them all, and exit 2 (decision 0205) */
 	if (code == EXIT_OK && unknown > 0)
-		code = EXIT_FAIL;
+		code = cli_err(EXIT_USAGE,
+		    "no message%s %s in scope '%s': check the id%s with pigeon audit --from NAME or pigeon inbox",
+		    unknown == 1 ? "" : "s", unknown_ids,
+		    c.scope[0] != '\0' ? c.scope : "global",
+		    unknown == 1 ? "" : "s");
 	code = cli_finish(code);
 out:
 	pgn_msg_status_release(out, n);

@@ -328,16 +328,20 @@ test_case 'status --json: an array of objects, exactly' '
 	test_cmp want out
 '
 
-test_case 'status of an unknown id: a line on stderr and exit 1' '
-	expect_code 1 pigeon status 4 99 >out 2>err &&
+test_case 'status of an unknown id: the others printed, one line on stderr, exit 2' '
+	expect_code 2 pigeon status 4 99 >out 2>err &&
 	grep -q "^#4 alice -> bob: queued" out &&
 	test "$(wc -l <out)" = 1 &&
 	expect_one_error err "no message #99 in scope ${SQ}global${SQ}: check the id with pigeon audit" &&
-	expect_code 1 pigeon status --json 99 >out 2>err &&
+	expect_code 2 pigeon status 98 4 99 >out 2>err &&
+	test "$(wc -l <out)" = 1 &&
+	expect_one_error err "no messages #98, #99 in scope ${SQ}global${SQ}: check the ids with pigeon audit" &&
+	expect_code 2 pigeon status --json 99 >out 2>err &&
 	printf "%s\n" "[{\"id\":99,\"state\":\"unknown\"}]" >want &&
 	test_cmp want out &&
+	expect_one_error err "no message #99 in scope" &&
 	mkdir -p proj/.git &&
-	expect_code 1 pigeon status --project proj 4 >out 2>err &&
+	expect_code 2 pigeon status --project proj 4 >out 2>err &&
 	expect_empty out &&
 	expect_one_error err "no message #4 in scope"
 '
@@ -349,8 +353,10 @@ test_case 'status: bad ids exit 2; at most 100 ids' '
 	expect_error 2 "${SQ}-1${SQ}: not a message id" pigeon status -- -1 &&
 	# shellcheck disable=SC2046 # one id a word
 	pigeon status $(seq 1 100) >out 2>err
-	test $? = 1 &&
-	test "$(wc -l <err)" = 96 &&
+	test $? = 2 &&
+	test "$(wc -l <out)" = 4 &&
+	expect_one_error err "no messages #5, #6, #7, #8, #9, #10, #11, " &&
+	grep -qF "#98, #99, #100 in scope" err &&
 	# shellcheck disable=SC2046
 	expect_error 2 "at most 100 message ids at once" pigeon status $(seq 1 101)
 '
