@@ -590,6 +590,100 @@ rule_a_wait_ends_at_its_timeout_holding_nothing(void)
 	CHECK_INT(pgn_lease_take(db, &req, &t), PGN_EINVAL);
 }
 
+/* Counts the calls: the wait asks after every look (and every sleep). */
+static int
+count_asks(void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+/*
+ * A refused take is journalled (decision 0205): one entry of the agent
+ * refused, naming the holder, and one of the holder, naming who asked;
+ * a --wait that is refused look after look writes them once.
+ */
+static void
+rule_a_refused_take_is_journalled_for_both_agents_once(void)
+{
+	struct pgn_lease_take req;
+	struct pgn_lease_taken t;
+	const char *p[1] = {"src/a.c"};
+	int asks = 0;
+
+	CHECK(take1("alice", 0, "src/**"));
+	CHECK(!take1("bob", 0, "src/a.c"));
+	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
+	CHECK_INT(count("SELECT count(*) FROM journal j JOIN agent a ON "
+	                "a.id = j.agent_id WHERE a.name = 'bob' AND "
+	                "j.kind = 'lease' AND j.peer = 'alice' AND j.detail "
+	                "LIKE 'refused ''src/a.c'' exclusive: held by "
+	                "alice''s exclusive lease on ''src/**'' until %Z'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM journal j JOIN agent a ON "
+	                "a.id = j.agent_id WHERE a.name = 'alice' AND "
+	                "j.kind = 'lease' AND j.peer = 'bob' AND j.detail "
+	                "LIKE 'refused ''src/a.c'' exclusive to bob: its "
+	                "exclusive lease on ''src/**'' until %Z'"),
+	    1);
+	/* a shared take against the exclusive lease says so */
+	CHECK(!take1("carol", 1, "src/b.c"));
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' AND "
+	                "detail LIKE 'refused ''src/b.c'' shared%'"),
+	    2);
+	/* a wait of more than one look: still one pair of entries */
+	memset(&req, 0, sizeof(req));
+	req.who.agent = "bob";
+	req.patterns = p;
+	req.npatterns = 1;
+	req.wait_ms = PGN_WAIT_POLL_MS + PGN_WAIT_POLL_MS / 5;
+	req.cancel = count_asks;
+	req.cancel_arg = &asks;
+	REQUIRE(pgn_lease_take(db, &req, &t) == PGN_OK);
+	CHECK_INT(t.held, 1);
+	pgn_lease_taken_release(&t);
+	CHECK(asks >= 3); /* looked twice at least: asked after each */
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' AND "
+	                "detail LIKE 'refused ''src/a.c''%'"),
+	    4);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
+}
+
+/*
+ * --wait on pgn_wait_until: a blocker that expires, with nothing else
+ * changing the database, ends the wait by its expiry; the expired lease
+ * is swept (journalled) and the take passes.
+ */
+static void
+rule_a_wait_takes_the_lease_once_the_blocker_expires(void)
+{
+	struct pgn_lease_take req;
+	struct pgn_lease_taken t;
+	const char *p[1] = {"src/a.c"}, *a[1] = {"src/"};
+
+	REQUIRE(take_on(db, "alice", 0, PGN_LEASE_TTL_MIN_MS, NULL, a, 1, &t) ==
+	    PGN_OK);
+	pgn_lease_taken_release(&t);
+	memset(&req, 0, sizeof(req));
+	req.who.agent = "bob";
+	req.patterns = p;
+	req.npatterns = 1;
+	req.wait_ms = PGN_WAIT_MAX_MS;
+	REQUIRE(pgn_lease_take(db, &req, &t) == PGN_OK);
+	CHECK_INT(t.held, 0);
+	CHECK_INT((int64_t)t.leases.n, 1);
+	pgn_lease_taken_release(&t);
+	CHECK_INT(count("SELECT count(*) FROM lease l JOIN agent a ON "
+	                "a.id = l.agent_id WHERE a.name = 'bob'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' AND "
+	                "detail LIKE 'expired ''src/''%'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' AND "
+	                "detail LIKE 'refused %'"),
+	    2);
+}
+
 static void (*const rules[])(void) = {
     rule_a_take_is_stored_and_journalled,
     rule_overlapping_exclusive_leases_of_two_agents_exclude,
@@ -606,6 +700,8 @@ static void (*const rules[])(void) = {
     rule_racing_processes_never_both_take_overlapping_exclusive_leases,
     rule_wait_takes_the_lease_once_its_holder_releases,
     rule_a_wait_ends_at_its_timeout_holding_nothing,
+    rule_a_refused_take_is_journalled_for_both_agents_once,
+    rule_a_wait_takes_the_lease_once_the_blocker_expires,
 };
 
 static void

@@ -166,11 +166,12 @@ acked_tx(pgn_db *db, void *arg)
 
 /* pgn_wait_ack's look: done once the message is acknowledged. */
 static pgn_status
-ack_look(pgn_db *db, void *arg, int *done)
+ack_look(pgn_db *db, void *arg, int *done, int64_t *due_ms)
 {
 	struct acked_ctx *c = arg;
 	pgn_status rc;
 
+	(void)due_ms;
 	rc = pgn_read(db, acked_tx, c);
 	*done = rc == PGN_OK && c->acked_ms != 0;
 	return rc;

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pgn_glob.h"
@@ -596,6 +595,7 @@ struct take_ctx {
 	int64_t ttl;
 	struct pgn_lease_taken *out;
 	int lowered;
+	unsigned looks; /* takes so far: only the first refusal is journalled */
 };
 
 /* Does 'norm' (taken shared or not) collide with lease 'l' of another? */
@@ -605,6 +605,35 @@ collides(const char *norm, int shared, const struct pgn_lease *l)
 	if (shared && l->shared)
 		return 0;
 	return pgn_glob_overlap(norm, l->norm);
+}
+
+/*
+ * A refused take (decision 0205): an entry of the agent refused, naming
+ * the holder, and one of the holder, naming who asked; peers both.
+ */
+static pgn_status
+journal_refusal(pgn_db *db, int64_t aid, const char *agent, int64_t holder,
+    const struct pgn_lease_take *req, const struct pgn_lease_taken *out,
+    int64_t now)
+{
+	char detail[LEASE_DETAIL_SIZE + PGN_MAX_LEASE_PATTERN + PGN_MAX_NAME];
+	char at[32];
+	const struct pgn_lease *b = &out->blocker;
+	pgn_status rc;
+
+	pgn_format_time(b->expires_ms, at, sizeof(at));
+	(void)snprintf(detail, sizeof(detail),
+	    "refused '%s' %s: held by %s's %s lease on '%s' until %s",
+	    out->wanted, req->shared ? "shared" : "exclusive", b->holder,
+	    b->shared ? "shared" : "exclusive", b->pattern, at);
+	rc = pgn_journal_add(db, aid, "lease", 0, b->holder, detail, now);
+	if (rc != PGN_OK)
+		return rc;
+	(void)snprintf(detail, sizeof(detail),
+	    "refused '%s' %s to %s: its %s lease on '%s' until %s", out->wanted,
+	    req->shared ? "shared" : "exclusive", agent,
+	    b->shared ? "shared" : "exclusive", b->pattern, at);
+	return pgn_journal_add(db, holder, "lease", 0, agent, detail, now);
 }
 
 static pgn_status
@@ -650,7 +679,12 @@ take_tx(pgn_db *db, void *arg)
 			out->blocker = s.all.v[k];
 			(void)snprintf(out->wanted, sizeof(out->wanted), "%s",
 			    req->patterns[i]);
-			goto out; /* the sweep commits; nothing else */
+			/* the sweep and the refusal's entries commit; no lease
+			 */
+			if (c->looks == 0)
+				rc = journal_refusal(db, aid, out->agent,
+				    s.aids[k], req, out, now);
+			goto out;
 		}
 	for (i = 0; i < req->npatterns; i++) {
 		for (k = 0; k < s.all.n; k++)
@@ -736,26 +770,25 @@ out:
 	return rc;
 }
 
-/* Sleep on the backend's wake-up 'w' (or a timer) up to 'ms'. */
-static void
-lease_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
+/*
+ * --wait's look (pgn_wait_until): one take; done unless refused. The
+ * blocker's expiry is when the take may pass without any change to
+ * wake the waiter: the next look comes no later.
+ */
+static pgn_status
+take_look(pgn_db *db, void *arg, int *done, int64_t *due_ms)
 {
-	struct timespec ts;
-	int64_t start = pgn_mono_ms(), gap;
+	struct take_ctx *c = arg;
+	pgn_status rc;
 
-	if (ms <= 0)
-		return;
-	if (w != NULL && db->be->wait_sleep(db, w, ms) < 0)
-		return; /* a signal: the caller asks whether to stop */
-	/* at most PGN_WAIT_TICK_MS apart, however busy the database is */
-	gap = start + PGN_WAIT_TICK_MS - pgn_mono_ms();
-	if (gap > ms - (pgn_mono_ms() - start))
-		gap = ms - (pgn_mono_ms() - start);
-	if (gap <= 0)
-		return;
-	ts.tv_sec = (time_t)(gap / 1000);
-	ts.tv_nsec = (long)(gap % 1000) * 1000000L;
-	nanosleep(&ts, NULL);
+	rc = pgn_tx(db, take_tx, c);
+	if (rc == PGN_OK && c->lowered)
+		restamp(db);
+	c->looks++;
+	*done = rc != PGN_OK || !c->out->held;
+	if (!*done)
+		*due_ms = c->out->blocker.expires_ms;
+	return rc;
 }
 
 pgn_status
@@ -763,10 +796,10 @@ pgn_lease_take(pgn_db *db, const struct pgn_lease_take *req,
     struct pgn_lease_taken *out)
 {
 	char norms[PGN_MAX_LEASE_PATTERNS][PGN_LEASE_NORM_SIZE];
-	struct pgn_waker *w = NULL;
 	struct take_ctx c;
-	int64_t until, now, left;
+	int64_t due = 0;
 	pgn_status rc;
+	int done = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -787,33 +820,12 @@ pgn_lease_take(pgn_db *db, const struct pgn_lease_take *req,
 		rc = check_reason(db, req->reason);
 	if (rc != PGN_OK)
 		return rc;
-	until = pgn_mono_ms() + req->wait_ms;
-	for (;;) {
-		rc = pgn_tx(db, take_tx, &c);
-		if (rc == PGN_OK && c.lowered)
-			restamp(db);
-		if (rc != PGN_OK || !out->held || req->wait_ms == 0)
-			break;
-		if (req->cancel != NULL && req->cancel(req->cancel_arg))
-			break;
-		rc = pgn_db_check_file(db);
-		if (rc != PGN_OK)
-			break;
-		now = pgn_mono_ms();
-		if (now >= until)
-			break;
-		if (w == NULL)
-			w = db->be->wait_open(db, NULL);
-		left = until - now;
-		if (left > PGN_WAIT_POLL_MS)
-			left = PGN_WAIT_POLL_MS;
-		/* the blocker's expiry ends it too */
-		if (out->blocker.expires_ms - pgn_now_ms() + 1 < left)
-			left = out->blocker.expires_ms - pgn_now_ms() + 1;
-		lease_sleep(db, w, left);
-	}
-	if (w != NULL)
-		db->be->wait_close(db, w);
+	/* no wait: one take, without the wake-up's setup */
+	if (req->wait_ms == 0)
+		rc = take_look(db, &c, &done, &due);
+	else
+		rc = pgn_wait_until(db, NULL, req->wait_ms, take_look, &c,
+		    req->cancel, req->cancel_arg);
 	if (rc != PGN_OK)
 		pgn_lease_taken_release(out);
 	return rc;
@@ -943,6 +955,30 @@ pgn_lease_release(pgn_db *db, const struct pgn_lease_actor *who,
 	if (rc == PGN_OK)
 		*released = c.released;
 	return rc;
+}
+
+pgn_status
+pgn_lease_release_all_in_tx(pgn_db *db, const char *agent, size_t *released,
+    int *lowered)
+{
+	struct pgn_lease_actor who = {NULL, NULL, NULL};
+	struct release_ctx c;
+	pgn_status rc;
+
+	memset(&c, 0, sizeof(c));
+	who.agent = agent;
+	c.who = &who;
+	c.all = 1;
+	rc = release_tx(db, &c);
+	*released = rc == PGN_OK ? c.released : 0;
+	*lowered = rc == PGN_OK && c.lowered;
+	return rc;
+}
+
+void
+pgn_lease_restamp(pgn_db *db)
+{
+	restamp(db);
 }
 
 /* ---- list ----------------------------------------------------------- */

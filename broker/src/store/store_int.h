@@ -401,15 +401,20 @@ PGN_NODISCARD pgn_status pgn_actor_in_tx(pgn_db *db, const char *asked,
 void pgn_msgs_truncate(struct pgn_msgs *m, size_t n);
 /*
  * One look of a wait: reads, sets '*done' when the wait is over (what it
- * waited for is in 'arg'); an error ends the wait with that status.
+ * waited for is in 'arg'); an error ends the wait with that status. A
+ * look that knows when what it waits on changes by itself (a lease's
+ * expiry) sets '*due_ms' to that wall-clock time (pgn_now_ms), and the
+ * next look comes no later; it is 0 at each look's start.
  */
-typedef pgn_status pgn_wait_look_fn(pgn_db *db, void *arg, int *done);
+typedef pgn_status pgn_wait_look_fn(pgn_db *db, void *arg, int *done,
+    int64_t *due_ms);
 /*
  * Look, then sleep on the backend's wake-up (watching 'watch_dir' too on
- * SQLite, or NULL), at most PGN_WAIT_POLL_MS and at least
- * PGN_WAIT_TICK_MS apart, until a look is done, fails, 'timeout_ms' has
- * passed, the database file was replaced (its status) or 'cancel' says
- * so (asked before and after each sleep). pgn_wait and pgn_wait_ack.
+ * SQLite, or NULL), at most PGN_WAIT_POLL_MS (or until the look's due
+ * time) and at least PGN_WAIT_TICK_MS apart, until a look is done,
+ * fails, 'timeout_ms' (0: one look) has passed, the database file was
+ * replaced (its status) or 'cancel' says so (asked before and after each
+ * sleep). pgn_wait, pgn_wait_ack and pgn_lease_take's --wait.
  */
 PGN_NODISCARD pgn_status pgn_wait_until(pgn_db *db, const char *watch_dir,
     int64_t timeout_ms, pgn_wait_look_fn *look, void *arg,
@@ -420,6 +425,18 @@ void pgn_waker_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms, int64_t last,
 /* Fill 's' from the current row (its ack_text the caller's); ENOMEM. */
 PGN_NODISCARD pgn_status pgn_status_row(pgn_db *db, pgn_stmt *st,
     struct pgn_msg_status *s, int64_t now);
+
+/*
+ * Inside a write transaction: release every lease agent 'agent' (a
+ * checked name) holds in the scope, as pgn_lease_release with 'all'
+ * does (each a journal entry, the expired swept, the stamp widened
+ * before the commit); '*lowered' 1 when pgn_lease_restamp is due once
+ * the transaction has committed. pgn_agent_retire (store/retire.c).
+ */
+PGN_NODISCARD pgn_status pgn_lease_release_all_in_tx(pgn_db *db,
+    const char *agent, size_t *released, int *lowered);
+/* After such a commit: the exact stamp; a failure only leaves it wider. */
+void pgn_lease_restamp(pgn_db *db);
 
 PGN_NODISCARD pgn_status pgn_journal_add(pgn_db *db, int64_t agent,
     const char *kind, int64_t msg, const char *peer, const char *detail,

@@ -70,7 +70,7 @@ pgn_wait_until(pgn_db *db, const char *watch_dir, int64_t timeout_ms,
     void *cancel_arg)
 {
 	struct pgn_waker *w;
-	int64_t until, last, now;
+	int64_t until, last, now, due, nap;
 	pgn_status rc;
 	int done;
 
@@ -79,7 +79,8 @@ pgn_wait_until(pgn_db *db, const char *watch_dir, int64_t timeout_ms,
 	for (;;) {
 		last = pgn_mono_ms();
 		done = 0;
-		rc = look(db, arg, &done);
+		due = 0;
+		rc = look(db, arg, &done, &due);
 		if (rc != PGN_OK || done)
 			break;
 		if (cancel != NULL && cancel(cancel_arg))
@@ -90,10 +91,12 @@ pgn_wait_until(pgn_db *db, const char *watch_dir, int64_t timeout_ms,
 		now = pgn_mono_ms();
 		if (now >= until)
 			break;
-		pgn_waker_sleep(db, w,
-		    until - now < PGN_WAIT_POLL_MS ? until - now :
-		                                     PGN_WAIT_POLL_MS,
-		    last, until);
+		nap = until - now < PGN_WAIT_POLL_MS ? until - now :
+		                                       PGN_WAIT_POLL_MS;
+		/* what the look waits on changes by itself then: look again */
+		if (due != 0 && due - pgn_now_ms() + 1 < nap)
+			nap = due - pgn_now_ms() + 1;
+		pgn_waker_sleep(db, w, nap > 0 ? nap : 1, last, until);
 		if (cancel != NULL && cancel(cancel_arg))
 			break;
 	}
@@ -196,11 +199,12 @@ look_tx(pgn_db *db, void *arg)
 
 /* pgn_wait's look: done once a message is claimed (or, look_only, seen). */
 static pgn_status
-wait_look(pgn_db *db, void *arg, int *done)
+wait_look(pgn_db *db, void *arg, int *done, int64_t *due_ms)
 {
 	struct look_ctx *c = arg;
 	pgn_status rc;
 
+	(void)due_ms;
 	c->req->looks++;
 	rc = pgn_read(db, look_tx, c);
 	if (rc == PGN_OK && c->found && c->req->look_only) {
