@@ -2,7 +2,8 @@
  * Retiring agents (store/retire.c, decision 0184), on every backend:
  * pigeon agent prune retires only generated agents made by a session,
  * idle past the cutoff, with nothing queued; rm and prune release the
- * agent's leases with a journal entry each; nothing stored is lost.
+ * agent's leases with a journal entry each, in the same transaction as
+ * the removal; nothing stored is lost.
  * The database is read back through a second connection.
  */
 #include <stdio.h>
@@ -291,11 +292,61 @@ rule_an_unknown_name_names_the_scopes_that_hold_it(void)
 	    "a scope.");
 }
 
+/*
+ * One transaction (decision 0206): when the agent's removal fails after
+ * its leases were released (here a trigger refuses the agent row's
+ * update, as a send committing first would refuse it with queued mail),
+ * nothing is released: the leases and the agent stay, unjournalled.
+ */
+static void
+rule_retire_is_one_transaction_a_failed_removal_keeps_the_leases(void)
+{
+	size_t leases = 9;
+
+	REQUIRE(pgn_agent_add(db, "alice") == PGN_OK);
+	take("alice", "src/");
+	take("alice", "docs/");
+	if (be_on_pg) {
+		REQUIRE(pgn_exec(chk,
+		            "CREATE FUNCTION no_rm() RETURNS trigger "
+		            "LANGUAGE plpgsql AS 'BEGIN RAISE EXCEPTION "
+		            "''refused by the test''; END'",
+		            "a trigger", PGN_NONE) == PGN_OK);
+		REQUIRE(pgn_exec(chk,
+		            "CREATE TRIGGER no_rm BEFORE UPDATE OF removed_ms "
+		            "ON agent FOR EACH ROW EXECUTE FUNCTION no_rm()",
+		            "a trigger", PGN_NONE) == PGN_OK);
+	} else {
+		REQUIRE(pgn_exec(chk,
+		            "CREATE TRIGGER no_rm BEFORE UPDATE OF removed_ms "
+		            "ON agent BEGIN SELECT RAISE(ABORT, "
+		            "'refused by the test'); END",
+		            "a trigger", PGN_NONE) == PGN_OK);
+	}
+	CHECK(pgn_agent_retire(db, "alice", NULL, &leases) != PGN_OK);
+	CHECK_CONTAINS(pgn_errmsg(db), "refused by the test");
+	CHECK_INT(leases, 0);
+	CHECK_INT(live("alice"), 1);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 2);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
+	                "AND detail LIKE 'released %'"),
+	    0);
+	REQUIRE(
+	    pgn_exec(chk,
+	        be_on_pg ? "DROP TRIGGER no_rm ON agent" : "DROP TRIGGER no_rm",
+	        "a trigger", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_agent_retire(db, "alice", NULL, &leases) == PGN_OK);
+	CHECK_INT(leases, 2);
+	CHECK_INT(live("alice"), 0);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+}
+
 static void (*const rules[])(void) = {
     rule_an_unknown_name_names_the_scopes_that_hold_it,
     rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
     rule_retire_releases_leases_and_journals_each,
     rule_retire_refuses_queued_mail_and_keeps_the_leases,
+    rule_retire_is_one_transaction_a_failed_removal_keeps_the_leases,
 };
 
 static void

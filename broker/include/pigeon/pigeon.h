@@ -724,9 +724,10 @@ PGN_NODISCARD pgn_status pgn_agent_rm(pgn_db *db, const char *name);
 /*
  * pgn_agent_rm, after releasing the agent's leases (each journalled, as
  * pigeon lease release --all does; '*leases' gets how many): what
- * pigeon agent rm and prune do (store/retire.c, decision 0184). Queued
- * mail refuses it first (PGN_EFULL), leases untouched. 'why' (NULL:
- * none) is the detail of the journal's 'removed' entry.
+ * pigeon agent rm and prune do (store/retire.c, decision 0184), in one
+ * transaction (decision 0206). Queued mail refuses it (PGN_EFULL), leases
+ * untouched. 'why' (NULL: none) is the detail of the journal's 'removed'
+ * entry.
  */
 PGN_NODISCARD pgn_status pgn_agent_retire(pgn_db *db, const char *name,
     const char *why, size_t *leases);

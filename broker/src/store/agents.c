@@ -263,35 +263,55 @@ pgn_agent_rename(pgn_db *db, const char *from, const char *to)
 	return pgn_tx(db, rename_tx, &c);
 }
 
+pgn_status
+pgn_agent_rm_check_in_tx(pgn_db *db, const char *name, int64_t *id)
+{
+	int64_t n;
+	pgn_status rc;
+
+	rc = pgn_need_agent(db, name, 0, id);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_queued_count(db, *id, &n);
+	if (rc != PGN_OK)
+		return rc;
+	if (n > 0)
+		return pgn_fail_hint(db, PGN_EFULL, PGN_HINT_READ_FIRST, name,
+		    "agent '%s' still has %lld queued message%s", name,
+		    (long long)n, n == 1 ? "" : "s");
+	return PGN_OK;
+}
+
+pgn_status
+pgn_agent_rm_in_tx(pgn_db *db, const char *name, const char *why, int64_t *id)
+{
+	int64_t now;
+	pgn_status rc;
+
+	rc = pgn_agent_rm_check_in_tx(db, name, id);
+	if (rc != PGN_OK)
+		return rc;
+	now = pgn_now_ms();
+	rc = pgn_exec(db, SQL_AGENT_REMOVE, "removing an agent", PGN_I(*id),
+	    PGN_I(now));
+	if (rc == PGN_OK)
+		rc = pgn_exec(db, SQL_SESSION_DROP, "unbinding sessions",
+		    PGN_I(*id));
+	if (rc == PGN_OK)
+		rc = pgn_journal_add(db, *id, "removed", 0, NULL, why, now);
+	return rc;
+}
+
 static pgn_status
 rm_tx(pgn_db *db, void *arg)
 {
 	struct agent_ctx *c = arg;
-	int64_t id, n, now;
-	pgn_status rc;
+	int64_t id;
 
-	rc = pgn_need_agent(db, c->a, 0, &id);
-	if (rc != PGN_OK)
-		return rc;
-	rc = pgn_queued_count(db, id, &n);
-	if (rc != PGN_OK)
-		return rc;
-	if (n > 0)
-		return pgn_fail_hint(db, PGN_EFULL, PGN_HINT_READ_FIRST, c->a,
-		    "agent '%s' still has %lld queued message%s", c->a,
-		    (long long)n, n == 1 ? "" : "s");
-	now = pgn_now_ms();
-	rc = pgn_exec(db, SQL_AGENT_REMOVE, "removing an agent", PGN_I(id),
-	    PGN_I(now));
-	if (rc == PGN_OK)
-		rc = pgn_exec(db, SQL_SESSION_DROP, "unbinding sessions",
-		    PGN_I(id));
-	if (rc == PGN_OK)
-		rc = pgn_journal_add(db, id, "removed", 0, NULL, c->why, now);
-	return rc;
+	return pgn_agent_rm_in_tx(db, c->a, c->why, &id);
 }
 
-pgn_status
+static pgn_status
 pgn_agent_rm_why(pgn_db *db, const char *name, const char *why)
 {
 	struct agent_ctx c;

@@ -1,8 +1,9 @@
 /*
  * Retiring agents (decision 0184): pigeon agent rm releases the agent's
- * leases, then retires it; pigeon agent prune retires the agents made
- * for unnamed sessions that nothing has reached for a while. Its own
- * file: it calls both agents.c and lease.c, which know nothing of it.
+ * leases and retires it, in one transaction (decision 0206); pigeon agent prune
+ * retires the agents made for unnamed sessions that nothing has reached for a
+ * while. Its own file: it calls both agents.c and lease.c, which know nothing
+ * of it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,6 @@
 
 #include "pgn_int.h"
 #include "store_int.h"
-#include "pigeon/lease.h"
 
 /*
  * Candidates: live agents of the scope, nothing queued, no sign of life
@@ -31,30 +31,57 @@ static const char SQL_PRUNE_CANDIDATES[] =
     " AND j.kind = 'created' AND j.detail LIKE '%:%') "
     "ORDER BY a.name";
 
+struct retire_ctx {
+	const char *name; /* checked */
+	const char *why;
+	size_t leases;
+	int lowered;
+};
+
+/*
+ * One transaction (decision 0206): mail that arrives meanwhile either
+ * commits first, and refuses the whole retirement, or after, and finds
+ * the agent gone; never an agent kept whose leases are gone.
+ */
+static pgn_status
+retire_tx(pgn_db *db, void *arg)
+{
+	struct retire_ctx *c = arg;
+	int64_t id;
+	pgn_status rc;
+
+	c->leases = 0;
+	c->lowered = 0;
+	/* Queued mail refuses it before a lease is touched. */
+	rc = pgn_agent_rm_check_in_tx(db, c->name, &id);
+	if (rc == PGN_OK)
+		rc = pgn_lease_release_all_in_tx(db, c->name, &c->leases,
+		    &c->lowered);
+	if (rc == PGN_OK)
+		rc = pgn_agent_rm_in_tx(db, c->name, c->why, &id);
+	return rc;
+}
+
 pgn_status
 pgn_agent_retire(pgn_db *db, const char *name, const char *why, size_t *leases)
 {
-	struct pgn_lease_actor who = {NULL, NULL, NULL};
 	char canon[PGN_MAX_NAME + 1];
-	int64_t id, n;
+	struct retire_ctx c;
 	pgn_status rc;
 
 	*leases = 0;
 	rc = pgn_check_name(db, "agent", name, canon);
-	if (rc == PGN_OK)
-		rc = pgn_need_agent(db, canon, 0, &id);
-	if (rc == PGN_OK)
-		rc = pgn_queued_count(db, id, &n);
 	if (rc != PGN_OK)
 		return rc;
-	/* Queued mail refuses it before a lease is touched. */
-	if (n > 0)
-		return pgn_agent_rm_why(db, canon, why);
-	who.agent = canon;
-	rc = pgn_lease_release(db, &who, NULL, 0, 1, leases);
-	if (rc != PGN_OK)
-		return rc;
-	return pgn_agent_rm_why(db, canon, why);
+	memset(&c, 0, sizeof(c));
+	c.name = canon;
+	c.why = why;
+	rc = pgn_tx(db, retire_tx, &c);
+	if (rc == PGN_OK && c.lowered)
+		pgn_lease_restamp(db);
+	if (rc == PGN_OK)
+		*leases = c.leases;
+	return rc;
 }
 
 struct prune_ctx {

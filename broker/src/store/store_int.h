@@ -357,9 +357,19 @@ PGN_NODISCARD pgn_status pgn_fail_unknown_group(pgn_db *db, int64_t sid,
 /* Active agents of scope ?1 as (id, name), by name. */
 extern const char pgn_sql_agent_names[];
 /* Insert agent 'name' into scope 'sid' and journal "created" with 'why'. */
-/* pgn_agent_rm with 'why' as its journal entry's detail (NULL: none). */
-PGN_NODISCARD pgn_status pgn_agent_rm_why(pgn_db *db, const char *name,
-    const char *why);
+/*
+ * Inside a transaction: may agent 'name' (checked) be removed? Its row
+ * into '*id'; PGN_ENOTFOUND (explained) or PGN_EFULL while mail is
+ * queued for it.
+ */
+PGN_NODISCARD pgn_status pgn_agent_rm_check_in_tx(pgn_db *db, const char *name,
+    int64_t *id);
+/*
+ * Inside a write transaction: pgn_agent_rm of 'name' (checked) with 'why'
+ * as its journal entry's detail (NULL: none); its row into '*id'.
+ */
+PGN_NODISCARD pgn_status pgn_agent_rm_in_tx(pgn_db *db, const char *name,
+    const char *why, int64_t *id);
 PGN_NODISCARD pgn_status pgn_agent_insert(pgn_db *db, int64_t sid,
     const char *name, const char *why, int64_t now, int64_t *id);
 /* Explain an unknown name: the scope's known names and the closest. */
