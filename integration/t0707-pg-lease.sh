@@ -50,7 +50,9 @@ test_case 'a lease taken on one machine refuses the other, with its holder' '
 	jq -e "length == 1 and .[0].agent == \"alice\" and .[0].live" out \
 		>/dev/null &&
 	pg_sql_is "SELECT count(*) FROM lease" 1 &&
-	pg_sql_is "SELECT count(*) FROM journal WHERE kind = ${SQ}lease${SQ}" 1
+	pg_sql_is "SELECT count(*) FROM journal WHERE kind = ${SQ}lease${SQ} AND detail LIKE ${SQ}took %${SQ}" 1 &&
+	pg_sql_is "SELECT a.name, j.peer FROM journal j JOIN agent a ON a.id = j.agent_id WHERE j.kind = ${SQ}lease${SQ} AND j.detail LIKE ${SQ}refused ${SQ}${SQ}src/db.c${SQ}${SQ} exclusive%${SQ} ORDER BY a.name" "alice|bob
+bob|alice"
 '
 
 test_case 'no lease stamp for a PostgreSQL store' '

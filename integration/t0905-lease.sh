@@ -2,7 +2,8 @@
 # pigeon lease take|release|list (decision 0155): a take is stored and
 # journalled, printed and --json; an overlapping exclusive lease of
 # another agent refuses a take (exit 1, the holder, pattern, reason and
-# expiry on one line) and leaves nothing stored; shared leases coexist;
+# expiry on one line), stores no lease and journals the refusal for both
+# agents (decision 0205); shared leases coexist;
 # taking again renews; --wait takes the lease once the holder lets go,
 # and gives up at its bound; release by pattern or --all; list, --agent,
 # --all with expired leases until swept; bad input is one line, exit 2,
@@ -53,12 +54,16 @@ test_case 'take: stored, journalled, printed; an empty stamp before the first' '
 	pigeon journal alice | grep -q "lease  *took ${SQ}./src/api/${SQ} exclusive"
 '
 
-test_case 'an overlapping exclusive take of another agent: exit 1, one line, nothing stored' '
+test_case 'an overlapping exclusive take of another agent: exit 1, one line, no lease, journalled' '
 	cd repo &&
 	expect_error 1 "${SQ}src/**/*.c${SQ} is held by alice${SQ}s exclusive lease on ${SQ}./src/api/${SQ}, until " \
 		pigeon lease take --agent bob "src/**/*.c" &&
 	grep -q ": api refactor; ask with: pigeon send --to alice$" err &&
-	test "$(leases)" = 1
+	test "$(leases)" = 1 &&
+	sql_is "SELECT a.name, j.peer FROM journal j JOIN agent a ON a.id = j.agent_id WHERE j.kind = ${SQ}lease${SQ} AND j.detail LIKE ${SQ}refused %${SQ} ORDER BY a.name" "alice|bob
+bob|alice" &&
+	pigeon journal bob | grep -q "lease  *refused ${SQ}src/\*\*/\*\.c${SQ} exclusive: held by alice${SQ}s exclusive lease on ${SQ}./src/api/${SQ} until " &&
+	pigeon journal alice | grep -q "lease  *refused ${SQ}src/\*\*/\*\.c${SQ} exclusive to bob: its exclusive lease on ${SQ}./src/api/${SQ} until "
 '
 
 test_case '--json: the lease taken, or who holds it (exit 1)' '
