@@ -1,0 +1,6 @@
+#!/bin/sh
+# §13's bad input on SQLite: one line, exit 2, nothing stored, for every
+# command that takes it (the table is integration/bad_input.sh's).
+. "$(dirname "$0")/lib.sh"
+. "$PGN_SRC/integration/bad_input.sh"
+test_done
