@@ -124,8 +124,8 @@ const struct cli_cmd cli_cmd_agent = {
     .synopsis = {"add NAME", "rename OLD NEW", "rm NAME...",
         "prune [--dry-run] [--older-than AGE]"},
     .text =
-        "Manage the agents of the scope. Names have 1 to 64 characters of a-z 0-9 . _ - and start with a letter or digit; 'all' is reserved. A rename keeps the queue and the journal.\n\n"
-        "rm retires each NAME in turn: its leases are released (each a journal entry), its sessions unbound and its name freed; its journal and the audit stay readable. An agent with queued messages is refused and keeps them and its leases (read them first: pigeon read --agent NAME); the others are still removed, and the exit code is that of the first refusal.\n\n"
+        "Manage the agents of the scope. Names have 1 to 64 characters of a-z 0-9 . _ - and start with a letter or digit; 'all' is reserved, and a group's name is taken (pigeon group). A rename keeps the queue and the journal.\n\n"
+        "rm retires each NAME in turn: its leases are released (each a journal entry), its sessions unbound and its name freed, all in one transaction; its journal and the audit stay readable. An agent with queued messages is refused and keeps them and its leases (read them first: pigeon read --agent NAME); the others are still removed, and the exit code is that of the first refusal.\n\n"
         "prune retires the agents made for unnamed sessions (a generated name such as calm-otter, created by a host's hook) that have nothing queued and no session seen for AGE (default 7d), as rm does; --dry-run lists them and changes nothing.",
     .opts = {{"dry-run", OPT_DRY_RUN, NULL, CLI_K_NONE, NULL,
                  "prune: list what would be retired; change nothing"},

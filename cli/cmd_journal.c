@@ -15,7 +15,7 @@ const struct cli_cmd cli_cmd_journal = {
     .summary = "one agent's journal",
     .synopsis = {"NAME [--follow] [--since T] [--limit K]"},
     .text =
-        "Print the agent's newest journal entries, newest last: created, sent, delivered, bound to a session, renamed, removed, acked, reminded, leases taken and released, groups joined and left, woken (a doorbell rang its session, or a ring went unheard). A first line says how many earlier entries were left out. With --follow, keep printing new entries until interrupted (--json prints one object per line); if the database file is replaced or removed meanwhile, it stops with exit 1.",
+        "Print the agent's newest journal entries, newest last: created, sent, delivered, bound to a session, renamed, removed, acked, reminded, leases taken, renewed, refused, denied, released and expired, groups joined and left, woken (a doorbell rang its session, or a ring went unheard). A first line says how many earlier entries were left out. With --follow, keep printing new entries until interrupted (--json prints one object per line); if the database file is replaced or removed meanwhile, it stops with exit 1.",
     .opts =
         {{"since", OPT_SINCE, "T", CLI_K_NONE, NULL,
              "at or after T: an age (90s, 15m, 2h, 7d), a UTC date or time (2026-11-30, 2026-11-30T06:20:00Z) or @SECS"},

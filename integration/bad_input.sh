@@ -4,7 +4,8 @@
 # product.md §13's bad input, every case of every command that takes it:
 # a bad glob, a pattern that leaves the scope, a TTL out of range, an
 # unknown id, acknowledging someone else's message, an unknown group (and
-# the unknown agent and member beside them). Each one is one line on
+# the unknown agent and member beside them, and an agent that would take
+# a group's name). Each one is one line on
 # stderr naming the problem, nothing on stdout, exit 2, and nothing
 # stored: the whole database is dumped before and after each case and
 # compared (SQLite: .dump and the lease stamp; PostgreSQL: pg_dump's
@@ -74,6 +75,8 @@ agent 'bob' is not in group '@g1'	pigeon group rm g1 bob
 no agent 'dave' in scope	pigeon group rm g1 dave
 no agent 'dave' in scope	pigeon group add g1 dave
 'alice' is an agent of scope	pigeon group add alice bob
+'g1' is a group of scope	pigeon agent add g1
+'g1' is a group of scope	pigeon agent rename bob g1
 EOF
 
 # shellcheck disable=SC2034 # bi_text: read by each case's body
@@ -102,7 +105,7 @@ test_case 'status prints the known ids, names the others in one line, exit 2' '
 '
 
 test_case 'the table ran every case, and a good command does store' '
-	test "$(wc -l <cases)" -eq 35 &&
+	test "$(wc -l <cases)" -eq 37 &&
 	cd repo &&
 	pigeon ack --from bob 1 done >/dev/null &&
 	snapshot ../after &&

@@ -3,7 +3,7 @@
 # journalled, printed and --json; an overlapping exclusive lease of
 # another agent refuses a take (exit 1, the holder, pattern, reason and
 # expiry on one line), stores no lease and journals the refusal for both
-# agents (decision 0205); shared leases coexist;
+# agents (decision 0207); shared leases coexist;
 # taking again renews; --wait takes the lease once the holder lets go,
 # and gives up at its bound; release by pattern or --all; list, --agent,
 # --all with expired leases until swept; bad input is one line, exit 2,

@@ -599,7 +599,7 @@ count_asks(void *arg)
 }
 
 /*
- * A refused take is journalled (decision 0205): one entry of the agent
+ * A refused take is journalled (decision 0207): one entry of the agent
  * refused, naming the holder, and one of the holder, naming who asked;
  * a --wait that is refused look after look writes them once.
  */

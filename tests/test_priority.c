@@ -533,6 +533,38 @@ test_group_changes_are_journalled_for_each_member(void)
 	    6);
 }
 
+/*
+ * A group never shadows an agent, either way round (decision 0209):
+ * agent add and rename refuse a live group's name; a name with LIKE's
+ * wildcards or a group name's prefix is no group; once the group is
+ * gone its name is free.
+ */
+static void
+test_an_agent_never_takes_a_groups_name(void)
+{
+	static const char *const who[] = {"alice", "bob"};
+
+	agents(who, 2);
+	REQUIRE(pgn_group_add(db, "team_a", who, 1) == PGN_OK);
+	CHECK_INT(pgn_agent_add(db, "team_a"), PGN_EEXIST);
+	CHECK_CONTAINS(pgn_errmsg(db), "'team_a' is a group of scope '");
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "(@team_a): an agent takes another name");
+	CHECK_INT(pgn_agent_add(db, "TEAM_A"), PGN_EEXIST);
+	CHECK_INT(pgn_agent_rename(db, "bob", "team_a"), PGN_EEXIST);
+	CHECK_INT(count("SELECT count(*) FROM agent WHERE name = 'team_a'"), 0);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind IN "
+	                "('created', 'renamed') AND detail <> 'added'"),
+	    0);
+	/* not the group: another name that LIKE would match, a prefix */
+	CHECK_INT(pgn_agent_add(db, "team-a"), PGN_OK);
+	CHECK_INT(pgn_agent_add(db, "team"), PGN_OK);
+	CHECK_INT(pgn_agent_rename(db, "bob", "team_"), PGN_OK);
+	/* the group gone, its name is free */
+	REQUIRE(pgn_group_rm(db, "team_a", NULL, 0) == PGN_OK);
+	CHECK_INT(pgn_agent_add(db, "team_a"), PGN_OK);
+}
+
 static void (*const rules[])(void) = {
     test_a_claim_takes_urgent_first_then_oldest_and_low_last,
     test_after_a_tool_and_at_a_stop_low_mail_stays_queued,
@@ -549,6 +581,7 @@ static void (*const rules[])(void) = {
     test_a_group_follows_a_rename_and_skips_a_removed_agent,
     test_a_scope_holds_at_most_max_groups_an_agent_max_agent_groups,
     test_group_changes_are_journalled_for_each_member,
+    test_an_agent_never_takes_a_groups_name,
 };
 
 static void

@@ -180,6 +180,35 @@ struct agent_ctx {
 	const char *why; /* rm: the journal's detail, or NULL */
 };
 
+/* Is ?2 a group of scope ?1: listed by an active agent (",a,b,")? */
+static const char SQL_IS_GROUP[] =
+    "SELECT EXISTS (SELECT 1 FROM agent WHERE scope_id = ?1 "
+    "AND removed_ms IS NULL AND grps IS NOT NULL "
+    "AND instr(grps, ',' || ?2 || ',') > 0)";
+static const char SQL_IS_GROUP_PG[] =
+    "SELECT EXISTS (SELECT 1 FROM agent WHERE scope_id = ?1 "
+    "AND removed_ms IS NULL AND grps IS NOT NULL "
+    "AND strpos(grps, ',' || CAST(?2 AS text) || ',') > 0)::int";
+
+/*
+ * A group never shadows an agent (product.md §13): as group add refuses
+ * an agent's name, agent add and rename refuse a group's (decision 0209).
+ */
+static pgn_status
+not_a_group(pgn_db *db, int64_t sid, const char *name)
+{
+	int64_t is = 0;
+	pgn_status rc;
+
+	rc = pgn_select_i64(db, pgn_sql(db, SQL_IS_GROUP, SQL_IS_GROUP_PG), &is,
+	    "reading the groups", PGN_I(sid), PGN_T(name));
+	if (rc == PGN_OK && is)
+		return pgn_fail(db, PGN_EEXIST,
+		    "'%s' is a group of scope '%s' (@%s): an agent takes another name",
+		    name, PGN_SCOPE_LABEL(db), name);
+	return rc;
+}
+
 static pgn_status
 add_tx(pgn_db *db, void *arg)
 {
@@ -196,6 +225,9 @@ add_tx(pgn_db *db, void *arg)
 		    "agent '%s' already exists in scope '%s'", c->a,
 		    PGN_SCOPE_LABEL(db));
 	if (rc != PGN_ENOTFOUND)
+		return rc;
+	rc = not_a_group(db, sid, c->a);
+	if (rc != PGN_OK)
 		return rc;
 	return pgn_agent_insert(db, sid, c->a, "added", pgn_now_ms(), &id);
 }
@@ -232,6 +264,9 @@ rename_tx(pgn_db *db, void *arg)
 		    "agent '%s' already exists in scope '%s'", c->b,
 		    PGN_SCOPE_LABEL(db));
 	if (rc != PGN_ENOTFOUND)
+		return rc;
+	rc = not_a_group(db, sid, c->b);
+	if (rc != PGN_OK)
 		return rc;
 	rc = pgn_exec(db, SQL_AGENT_RENAME, "renaming an agent", PGN_I(id),
 	    PGN_T(c->b));

@@ -608,7 +608,7 @@ collides(const char *norm, int shared, const struct pgn_lease *l)
 }
 
 /*
- * A refused take (decision 0205): an entry of the agent refused, naming
+ * A refused take (decision 0207): an entry of the agent refused, naming
  * the holder, and one of the holder, naming who asked; peers both.
  */
 static pgn_status
@@ -771,9 +771,9 @@ out:
 }
 
 /*
- * --wait's look (pgn_wait_until): one take; done unless refused. The
- * blocker's expiry is when the take may pass without any change to
- * wake the waiter: the next look comes no later.
+ * --wait's look (pgn_wait_until, decision 0208): one take; done unless
+ * refused. The blocker's expiry is when the take may pass without any
+ * change to wake the waiter: the next look comes no later.
  */
 static pgn_status
 take_look(pgn_db *db, void *arg, int *done, int64_t *due_ms)
