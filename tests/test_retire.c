@@ -341,12 +341,53 @@ rule_retire_is_one_transaction_a_failed_removal_keeps_the_leases(void)
 	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
 }
 
+/*
+ * prune chooses, then retires each in its own transaction: one whose
+ * session came back in between is left as it is, leases and all; one
+ * still idle goes (decision 0206).
+ */
+static void
+rule_prune_leaves_an_agent_seen_since_it_was_chosen(void)
+{
+	char g[PGN_MAX_NAME + 1];
+	int64_t cutoff = pgn_now_ms() - 7 * DAY_MS;
+	size_t leases = 9;
+	int kept = 9;
+
+	generated("claude:back", g);
+	take(g, "lib/");
+	age(g, 8);
+	/* its session is seen again after the choice */
+	REQUIRE(pgn_exec(chk,
+	            "UPDATE session SET last_seen_ms = ?1 WHERE key = "
+	            "'claude:back'",
+	            "a session", PGN_I(pgn_now_ms())) == PGN_OK);
+	REQUIRE(pgn_agent_retire_idle(db, g, "pruned", cutoff, &leases,
+	            &kept) == PGN_OK);
+	CHECK_INT(kept, 1);
+	CHECK_INT(leases, 0);
+	CHECK_INT(live(g), 1);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind IN "
+	                "('removed', 'lease') AND detail NOT LIKE 'took %'"),
+	    0);
+	/* idle again: retired, its lease released */
+	age(g, 8);
+	REQUIRE(pgn_agent_retire_idle(db, g, "pruned", cutoff, &leases,
+	            &kept) == PGN_OK);
+	CHECK_INT(kept, 0);
+	CHECK_INT(leases, 1);
+	CHECK_INT(live(g), 0);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+}
+
 static void (*const rules[])(void) = {
     rule_an_unknown_name_names_the_scopes_that_hold_it,
     rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
     rule_retire_releases_leases_and_journals_each,
     rule_retire_refuses_queued_mail_and_keeps_the_leases,
     rule_retire_is_one_transaction_a_failed_removal_keeps_the_leases,
+    rule_prune_leaves_an_agent_seen_since_it_was_chosen,
 };
 
 static void

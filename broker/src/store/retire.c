@@ -34,9 +34,18 @@ static const char SQL_PRUNE_CANDIDATES[] =
 struct retire_ctx {
 	const char *name; /* checked */
 	const char *why;
+	int64_t idle_before; /* prune's cutoff; 0: rm, no such check */
 	size_t leases;
 	int lowered;
+	int kept; /* seen since the cutoff: left as it is */
 };
+
+/* Still idle at the retirement: no sign of life since ?2 (as chosen). */
+static const char SQL_STILL_IDLE[] =
+    "SELECT count(*) FROM agent a WHERE a.id = ?1 "
+    "AND coalesce(a.last_seen_ms, a.created_ms) < ?2 "
+    "AND NOT EXISTS (SELECT 1 FROM session s WHERE s.agent_id = a.id "
+    " AND s.last_seen_ms >= ?2)";
 
 /*
  * One transaction (decision 0206): mail that arrives meanwhile either
@@ -47,13 +56,22 @@ static pgn_status
 retire_tx(pgn_db *db, void *arg)
 {
 	struct retire_ctx *c = arg;
-	int64_t id;
+	int64_t id, idle = 1;
 	pgn_status rc;
 
 	c->leases = 0;
 	c->lowered = 0;
+	c->kept = 0;
 	/* Queued mail refuses it before a lease is touched. */
 	rc = pgn_agent_rm_check_in_tx(db, c->name, &id);
+	/* prune: a session that came back since the choice keeps it */
+	if (rc == PGN_OK && c->idle_before != 0)
+		rc = pgn_select_i64(db, SQL_STILL_IDLE, &idle,
+		    "reading the agent", PGN_I(id), PGN_I(c->idle_before));
+	if (rc == PGN_OK && !idle) {
+		c->kept = 1;
+		return PGN_OK;
+	}
 	if (rc == PGN_OK)
 		rc = pgn_lease_release_all_in_tx(db, c->name, &c->leases,
 		    &c->lowered);
@@ -63,25 +81,38 @@ retire_tx(pgn_db *db, void *arg)
 }
 
 pgn_status
-pgn_agent_retire(pgn_db *db, const char *name, const char *why, size_t *leases)
+pgn_agent_retire_idle(pgn_db *db, const char *name, const char *why,
+    int64_t idle_before_ms, size_t *leases, int *kept)
 {
 	char canon[PGN_MAX_NAME + 1];
 	struct retire_ctx c;
 	pgn_status rc;
 
 	*leases = 0;
+	*kept = 0;
 	rc = pgn_check_name(db, "agent", name, canon);
 	if (rc != PGN_OK)
 		return rc;
 	memset(&c, 0, sizeof(c));
 	c.name = canon;
 	c.why = why;
+	c.idle_before = idle_before_ms;
 	rc = pgn_tx(db, retire_tx, &c);
 	if (rc == PGN_OK && c.lowered)
 		pgn_lease_restamp(db);
-	if (rc == PGN_OK)
+	if (rc == PGN_OK) {
 		*leases = c.leases;
+		*kept = c.kept;
+	}
 	return rc;
+}
+
+pgn_status
+pgn_agent_retire(pgn_db *db, const char *name, const char *why, size_t *leases)
+{
+	int kept;
+
+	return pgn_agent_retire_idle(db, name, why, 0, leases, &kept);
 }
 
 struct prune_ctx {
@@ -140,6 +171,7 @@ pgn_agents_prune(pgn_db *db, int64_t idle_before_ms, int dry_run,
 	char why[128], at[32];
 	size_t i, k, leases;
 	pgn_status rc;
+	int kept;
 
 	rc = pgn_tx(db, candidates_tx, &c);
 	if (rc != PGN_OK || dry_run)
@@ -149,9 +181,10 @@ pgn_agents_prune(pgn_db *db, int64_t idle_before_ms, int dry_run,
 	    "pruned: a generated agent with nothing queued and no session since %s",
 	    at);
 	for (i = 0, k = 0; i < out->n; i++) {
-		rc = pgn_agent_retire(db, out->v[i].name, why, &leases);
-		if (rc == PGN_EFULL) {
-			/* mail reached it meanwhile: it stays, unlisted */
+		rc = pgn_agent_retire_idle(db, out->v[i].name, why,
+		    idle_before_ms, &leases, &kept);
+		if (rc == PGN_EFULL || (rc == PGN_OK && kept)) {
+			/* mail or a session reached it meanwhile: it stays */
 			free(out->v[i].name);
 			continue;
 		}

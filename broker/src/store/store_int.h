@@ -447,6 +447,13 @@ PGN_NODISCARD pgn_status pgn_lease_release_all_in_tx(pgn_db *db,
     const char *agent, size_t *released, int *lowered);
 /* After such a commit: the exact stamp; a failure only leaves it wider. */
 void pgn_lease_restamp(pgn_db *db);
+/*
+ * pgn_agent_retire for prune (store/retire.c): in the same transaction,
+ * an agent seen since 'idle_before_ms' (its row or a session) is left
+ * as it is, '*kept' 1; 0 checks nothing, as pgn_agent_retire.
+ */
+PGN_NODISCARD pgn_status pgn_agent_retire_idle(pgn_db *db, const char *name,
+    const char *why, int64_t idle_before_ms, size_t *leases, int *kept);
 
 PGN_NODISCARD pgn_status pgn_journal_add(pgn_db *db, int64_t agent,
     const char *kind, int64_t msg, const char *peer, const char *detail,
