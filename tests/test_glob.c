@@ -357,6 +357,15 @@ test_overlap_table_of_pattern_pairs(void)
 	    {"./a/b/", "./a/", 1},
 	    {"./a/b/", "./a/**/c", 1},
 	    {"build/", "*.o", 1},
+	    /* the literal prefix first (decision 0208), then the automaton */
+	    {"./a/b/c/", "./a/b/d/", 0},
+	    {"./a/b/c/", "./a/b/c/d", 1},
+	    {"./a/b/", "./a/?/x", 1},
+	    {"./a/\\*/", "./a/x/", 0},
+	    {"./a/\\*/", "./a/*/", 1},
+	    {"./a/b/", "./a/[bc]/", 1},
+	    {"./ab/", "./a/", 0},
+	    {"./a/", "**/a/x", 1},
 	    /* case */
 	    {"README.md", "readme.md", 0},
 	    {"./Src/", "./src/", 0},
