@@ -215,8 +215,61 @@ test_case 'a hook binary gone: doctor says how to take the registration away' '
 	PIGEON_HOOK=$TEST_DIR/gone/pigeon-hook pigeon install claude >/dev/null &&
 	rm gone/pigeon-hook &&
 	pigeon doctor >out 2>&1 || :
-	grep -q "is not an executable file, so Claude Code fails on every event: take the registration away (pigeon uninstall claude, or pigeon uninstall --all)" out &&
+	grep -q "is not an executable file, so Claude Code${SQ}s Pigeon hooks do nothing (each checks for it first): take the registration away (pigeon uninstall claude, or pigeon uninstall --all), or put pigeon-hook back there" out &&
 	pigeon uninstall --all >/dev/null &&
+	test ! -e "$HOME/.claude/settings.json"
+'
+
+# The guarded command (decision 0225), as the host runs it: sh -c.
+test_case 'a guarded hook whose binary is gone is silent: exit 0, no output' '
+	mkdir -p g1 && cp "$PGN_BIN/hookcli/pigeon-hook" g1/ &&
+	PIGEON_HOOK=$TEST_DIR/g1/pigeon-hook pigeon install claude \
+	    --no-mcp >/dev/null &&
+	cmd=$(jq -r ".hooks.UserPromptSubmit[0].hooks[0].command" \
+	    "$HOME/.claude/settings.json") &&
+	test "$cmd" = "[ -x $TEST_DIR/g1/pigeon-hook ] || exit 0; exec $TEST_DIR/g1/pigeon-hook claude UserPromptSubmit" &&
+	rm g1/pigeon-hook &&
+	echo "{\"session_id\":\"s1\",\"cwd\":\"$TEST_DIR\"}" >payload &&
+	sh -c "$cmd" <payload >out 2>err &&
+	test ! -s out && test ! -s err &&
+	pigeon uninstall claude >/dev/null
+'
+
+test_case 'a guarded hook passes the hook${SQ}s output and exit code through' '
+	mkdir -p g2 &&
+	printf "#!/bin/sh\necho \"out \$*\"\necho err >&2\nexit 2\n" \
+	    >g2/pigeon-hook && chmod +x g2/pigeon-hook &&
+	PIGEON_HOOK=$TEST_DIR/g2/pigeon-hook pigeon install claude \
+	    --no-mcp >/dev/null &&
+	cmd=$(jq -r ".hooks.Stop[0].hooks[0].command" \
+	    "$HOME/.claude/settings.json") &&
+	{ sh -c "$cmd" </dev/null >out 2>err; rc=$?; } &&
+	test "$rc" = 2 &&
+	test "$(cat out)" = "out claude Stop" &&
+	test "$(cat err)" = err &&
+	cp "$PGN_BIN/hookcli/pigeon-hook" g2/pigeon-hook &&
+	echo "{\"session_id\":\"s2\",\"cwd\":\"$TEST_DIR\"}" >payload &&
+	sh -c "$(jq -r ".hooks.SessionStart[0].hooks[0].command" \
+	    "$HOME/.claude/settings.json")" <payload >got &&
+	jq -r .hookSpecificOutput.additionalContext got | grep -q "you are agent" &&
+	pigeon uninstall claude >/dev/null
+'
+
+test_case 'entries of an older Pigeon (bare command) are found, updated and removed' '
+	mkdir -p "$HOME/.claude" &&
+	printf "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/gone/pigeon-hook claude Stop\",\"timeout\":5}]}]}}\n" \
+	    >"$HOME/.claude/settings.json" &&
+	pigeon doctor >out 2>&1 || :
+	grep -q "the hook ${SQ}/gone/pigeon-hook${SQ} is not an executable file, so Claude Code fails on every event: take the registration away (pigeon uninstall claude, or pigeon uninstall --all)" out &&
+	pigeon install claude --no-mcp >/dev/null &&
+	test "$(grep -c "pigeon-hook claude Stop" "$HOME/.claude/settings.json")" = 1 &&
+	! grep -q /gone/ "$HOME/.claude/settings.json" &&
+	jq -r ".hooks.Stop[0].hooks[0].command" "$HOME/.claude/settings.json" |
+	    grep -q "^\[ -x .* \] || exit 0; exec .*pigeon-hook claude Stop$" &&
+	printf "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/gone/pigeon-hook claude Stop\",\"timeout\":5}]}]}}\n" \
+	    >"$HOME/.claude/settings.json" &&
+	pigeon uninstall claude >out &&
+	grep -q "^removed Pigeon${SQ}s hooks for claude" out &&
 	test ! -e "$HOME/.claude/settings.json"
 '
 

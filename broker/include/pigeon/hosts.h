@@ -342,6 +342,13 @@ struct pgn_host_info {
 	 * 0180) then goes to hook.log only.
 	 */
 	const char *user_note;
+	/*
+	 * 1: it runs a hook's command through /bin/sh (measured), so install
+	 * writes the guarded form "[ -x HOOK ] || exit 0; exec HOOK ...":
+	 * a hook whose binary is gone is silent (decision 0225); 0: the
+	 * bare command, which the host may run without a shell.
+	 */
+	int shell_guard;
 	/* -- what only some hosts do (decision 0147) -- */
 	/*
 	 * 1: its agent can be woken when idle by pigeon-hook --rewake, an

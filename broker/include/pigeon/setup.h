@@ -13,10 +13,17 @@
 
 #define PGN_MAX_CONFIG (1 << 20) /* a host config file, bytes */
 
-/* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
+/*
+ * True if 'command' is Pigeon's: its first word's basename is
+ * pigeon-hook, or it is the guarded form "[ -x P ] || exit 0; exec P
+ * ..." with P's basename pigeon-hook (decision 0225).
+ */
 int pgn_command_is_pigeon(const char *command);
 
-/* The first word of Pigeon's 'command' (caller frees), or NULL. */
+/* True if 'command' is Pigeon's guarded form (it is silent when P is gone). */
+int pgn_command_guarded(const char *command);
+
+/* The program of Pigeon's 'command' (caller frees), or NULL. */
 char *pgn_command_hook(const char *command);
 
 /*
@@ -95,6 +102,7 @@ struct pgn_install_state {
 	 */
 	int trusted;
 	char *hook;         /* the program of Pigeon's first command */
+	int guarded;        /* 1: that command is the guarded form (0225) */
 	char *perm_path;    /* where the permission edit lives, or NULL */
 	int perm;           /* 1 in place, 0 not, -1 none for this host */
 	char *perm_problem; /* why that file cannot be read, or NULL */
