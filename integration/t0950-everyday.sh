@@ -82,13 +82,13 @@ on_tty() {
 		script -qec "$* 2>err; echo \$? >rc" /dev/null >tty.out
 }
 
-test_case 'pigeon-hook by hand on a terminal prints its usage, exit 2' '
+test_case 'pigeon-hook by hand on a terminal prints its usage, exit 1 (2 blocks Claude)' '
 	on_tty "" pigeon-hook claude UserPromptSubmit &&
-	test "$(cat rc)" = 2 &&
+	test "$(cat rc)" = 1 &&
 	grep -q "^pigeon-hook: hosts run this with their JSON payload" err &&
 	grep -q "^usage: pigeon-hook \[HOST EVENT\]" err &&
 	on_tty "" pigeon-hook &&
-	test "$(cat rc)" = 2 &&
+	test "$(cat rc)" = 1 &&
 	test ! -e "$PIGEON_HOME/hook.log" || ! grep -q claude "$PIGEON_HOME/hook.log"
 '
 
