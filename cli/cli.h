@@ -102,6 +102,8 @@ int cli_parse(struct cli *c, int argc, char **argv, cli_opt_fn *fn, void *arg);
 
 /* Open the database (creating it) and select the scope; exit code. */
 int cli_open(struct cli *c);
+/* After cli_open: the automatic prune, once a day (decision 0228). */
+void cli_autoprune(struct cli *c);
 void cli_close(struct cli *c);
 
 /* "pigeon: <fmt>" on stderr; returns 'code'. */

@@ -40,8 +40,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 static size_t
-count_of(const struct pgn_install_notes *n, const char *kind,
-    const char *where)
+count_of(const struct pgn_install_notes *n, const char *kind, const char *where)
 {
 	size_t i, k = 0;
 

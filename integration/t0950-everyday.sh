@@ -149,6 +149,57 @@ test_case 'agent prune: a generated agent idle past AGE is retired, others stay'
 	expect_output "[]" pigeon --project pr --json agent prune --older-than 0s
 '
 
+# make_generated DIR ID: a generated agent made by a Claude session of DIR,
+# seen last ten days ago; its name on stdout.
+make_generated() {
+	jq --arg d "$TEST_DIR/$1" ".cwd = \$d | .session_id = \"$2\"" \
+	    "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    >"$TEST_DIR/$2.json" &&
+	pigeon-hook claude SessionStart <"$TEST_DIR/$2.json" >/dev/null &&
+	mg_old=$(( ($(date +%s) - 10 * 86400) * 1000 )) &&
+	sqlite3 "$DB" "UPDATE agent SET created_ms = $mg_old,
+	    last_seen_ms = $mg_old WHERE removed_ms IS NULL AND id IN
+	    (SELECT agent_id FROM session WHERE key = ${SQ}claude:$2${SQ});
+	    UPDATE session SET last_seen_ms = $mg_old
+	    WHERE key = ${SQ}claude:$2${SQ};" &&
+	sqlite3 "$DB" "SELECT a.name FROM agent a JOIN session s ON
+	    s.agent_id = a.id WHERE s.key = ${SQ}claude:$2${SQ}"
+}
+
+test_case 'an idle generated agent is retired by agents or send, once a day' '
+	mkdir ap && git -C ap init -q &&
+	pigeon --project ap agent add stays >/dev/null &&
+	g=$(make_generated ap auto1) && test -n "$g" &&
+	pigeon --project ap agents >out 2>err &&
+	grep -qx "pigeon: retired 1 agent made for unnamed sessions, idle for 7 days (agents.retireAfterDays): $g" err &&
+	! grep -q "$g" out && grep -q stays out &&
+	pigeon --project ap journal "$g" | grep -q "pruned: a generated agent" &&
+	h=$(make_generated ap auto2) && test -n "$h" &&
+	pigeon --project ap send --to stays --from x "hi" >out 2>err &&
+	expect_empty err &&
+	pigeon --project ap agents --names | grep -qx "$h" &&
+	touch -d "2 days ago" "$PIGEON_HOME"/pruned-* &&
+	pigeon --project ap send --to stays --from x "hi again" >out 2>err &&
+	grep -q "^pigeon: retired 1 agent .*: $h$" err &&
+	! pigeon --project ap agents --names | grep -qx "$h"
+'
+
+test_case 'agents.retireAfterDays 0 keeps them; a bad value keeps the default' '
+	mkdir ak && git -C ak init -q && mkdir ak/.pigeon &&
+	echo "{\"agents\": {\"retireAfterDays\": 0}}" >ak/.pigeon/config.json &&
+	g=$(make_generated ak keep1) && test -n "$g" &&
+	pigeon --project ak agents >out 2>err &&
+	expect_empty err && grep -q "$g" out &&
+	echo "{\"agents\": {\"retireAfterDays\": 30}}" >ak/.pigeon/config.json &&
+	touch -d "2 days ago" "$PIGEON_HOME"/pruned-* &&
+	pigeon --project ak agents >out 2>err &&
+	expect_empty err && grep -q "$g" out &&
+	echo "{\"agents\": {\"retireAfterDays\": 9}}" >ak/.pigeon/config.json &&
+	touch -d "2 days ago" "$PIGEON_HOME"/pruned-* &&
+	pigeon --project ak agents >out 2>err &&
+	grep -q "idle for 9 days (agents.retireAfterDays): $g$" err
+'
+
 test_case 'agent rm takes several names; queued mail refuses one, the rest go' '
 	pigeon --project pr agent add a1 >/dev/null &&
 	pigeon --project pr agent add a2 >/dev/null &&

@@ -5,9 +5,13 @@
  * agent's leases with a journal entry each; nothing stored is lost.
  * The database is read back through a second connection.
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "backends.h"
@@ -291,11 +295,107 @@ rule_an_unknown_name_names_the_scopes_that_hold_it(void)
 	    "a scope.");
 }
 
+/* The automatic prune's stamps in the state home (h_tmp/home). */
+static size_t
+stamps(void)
+{
+	char home[PATH_MAX];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	H_PATH(home, "home");
+	d = opendir(home);
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, "pruned-", 7) == 0;
+	closedir(d);
+	return n;
+}
+
+/* Set every stamp's time to 'ms' (0: leave). */
+static void
+stamp_at(int64_t ms)
+{
+	char home[PATH_MAX], path[PATH_MAX + 512];
+	struct timespec t[2];
+	DIR *d;
+	struct dirent *e;
+
+	H_PATH(home, "home");
+	d = opendir(home);
+	REQUIRE(d != NULL);
+	t[0].tv_sec = t[1].tv_sec = (time_t)(ms / 1000);
+	t[0].tv_nsec = t[1].tv_nsec = 0;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "pruned-", 7) != 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", home, e->d_name);
+		REQUIRE(utimensat(AT_FDCWD, path, t, 0) == 0);
+	}
+	closedir(d);
+}
+
+/*
+ * Decision 0228: the automatic prune retires what prune would, with the
+ * scope's days, at most once a day per database and scope: a second
+ * call within the day does nothing; a stamp a day old (or in the
+ * future) makes it due again; 0 days never prunes and writes no stamp.
+ */
+static void
+rule_the_automatic_prune_runs_once_a_day(void)
+{
+	char home[PATH_MAX], g1[PGN_MAX_NAME + 1], g2[PGN_MAX_NAME + 1];
+	struct pgn_agents a = {0};
+	int64_t now = pgn_now_ms();
+
+	H_PATH(home, "home");
+	REQUIRE(setenv("PIGEON_HOME", home, 1) == 0);
+	generated("claude:auto1", g1);
+	age(g1, 8);
+	CHECK_INT(pgn_agents_autoprune(db, 0, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 0);
+	CHECK_INT((int)stamps(), 0);
+	CHECK_INT(live(g1), 1);
+	/* Due: no stamp yet. 10 days: g1 (8 days idle) stays. */
+	CHECK_INT(pgn_agents_autoprune(db, 10, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 0);
+	CHECK_INT((int)stamps(), 1);
+	CHECK_INT(live(g1), 1);
+	/* Not due within the day, whatever the days. */
+	CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 0);
+	CHECK_INT(live(g1), 1);
+	/* A day later: due, g1 retired, told. */
+	stamp_at(now - PGN_AUTOPRUNE_EVERY_MS - 1000);
+	CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 1);
+	if (a.n == 1)
+		CHECK_STR(a.v[0].name, g1);
+	pgn_agents_release(&a);
+	CHECK_INT(live(g1), 0);
+	CHECK_INT((int)count("SELECT count(*) FROM journal WHERE "
+	                     "kind = 'removed' AND detail LIKE 'pruned:%'"),
+	    1);
+	/* A stamp in the future (a clock set back) is due. */
+	generated("claude:auto2", g2);
+	age(g2, 8);
+	stamp_at(now + 3600 * 1000);
+	CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 1);
+	pgn_agents_release(&a);
+	CHECK_INT(live(g2), 0);
+	CHECK_INT((int)stamps(), 1);
+	REQUIRE(unsetenv("PIGEON_HOME") == 0);
+}
+
 static void (*const rules[])(void) = {
     rule_an_unknown_name_names_the_scopes_that_hold_it,
     rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
     rule_retire_releases_leases_and_journals_each,
     rule_retire_refuses_queued_mail_and_keeps_the_leases,
+    rule_the_automatic_prune_runs_once_a_day,
 };
 
 static void

@@ -205,7 +205,15 @@ struct pgn_config {
 	int wake_min; /* reach.wake: lowest priority that rings; 2: off (0176)
 	               */
 	char *reach_problem; /* why "reach" is at its defaults */
+	/* agents.retireAfterDays: a generated agent idle this long is
+	 * retired automatically (0: never; decision 0228) */
+	long retire_after_days;
+	char *agents_problem; /* why "agents" is at its defaults */
 };
+
+/* agents.retireAfterDays: its default and its bound. */
+#define PGN_RETIRE_AFTER_DAYS_DEFAULT 7
+#define PGN_RETIRE_AFTER_DAYS_MAX     3650
 
 void pgn_config_release(struct pgn_config *c);
 

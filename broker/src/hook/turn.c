@@ -308,6 +308,8 @@ load_config(struct turn *t)
 		logf_turn(t, "config", "%s", t->cfg.reminder_problem);
 	if (t->cfg.provider_problem != NULL)
 		logf_turn(t, "config", "%s", t->cfg.provider_problem);
+	if (t->cfg.agents_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.agents_problem);
 }
 
 /*

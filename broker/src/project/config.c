@@ -33,6 +33,7 @@ pgn_config_release(struct pgn_config *c)
 	free(c->provider_problem);
 	free(c->problem);
 	free(c->reach_problem);
+	free(c->agents_problem);
 	free(c->unknown);
 	memset(c, 0, sizeof(*c));
 }
@@ -288,13 +289,34 @@ drop_provider(struct pgn_config *c)
 	c->argc = 0;
 }
 
+/*
+ * "agents": when a generated agent is retired automatically (decision
+ * 0228). Taken whole or not at all: a bad value keeps the default.
+ */
+static char *
+parse_agents(const cJSON *a, struct pgn_config *c, struct pgn_buf *u)
+{
+	static const char *const known[] = {"retireAfterDays", NULL};
+	char *why;
+	long v;
+
+	if (!cJSON_IsObject(a))
+		return fmt("agents must be an object");
+	unknown_keys(a, "agents.", known, u);
+	why = parse_int(a, "agents", "retireAfterDays", 0,
+	    PGN_RETIRE_AFTER_DAYS_MAX, PGN_RETIRE_AFTER_DAYS_DEFAULT, &v);
+	if (why == NULL)
+		c->retire_after_days = v;
+	return why;
+}
+
 pgn_status
 pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 {
 	static const char *const top[] = {"instructions", "promptContext",
-	    "reach", NULL};
+	    "reach", "agents", NULL};
 	static const char *const instr[] = {"promptReminder", NULL};
-	const cJSON *ins, *pc, *rem, *reach;
+	const cJSON *ins, *pc, *rem, *reach, *agents;
 	struct pgn_buf u;
 	cJSON *root = NULL;
 	char *copy = NULL;
@@ -303,6 +325,7 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	memset(c, 0, sizeof(*c));
 	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	c->rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
+	c->retire_after_days = PGN_RETIRE_AFTER_DAYS_DEFAULT;
 	pgn_buf_init(&u, 1024);
 	if (len > PGN_MAX_PROJECT_CONFIG) {
 		c->problem = fmt("is over %d bytes", PGN_MAX_PROJECT_CONFIG);
@@ -353,6 +376,9 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	reach = cJSON_GetObjectItemCaseSensitive(root, "reach");
 	if (reach != NULL && rc == PGN_OK)
 		c->reach_problem = parse_reach(reach, c, &u);
+	agents = cJSON_GetObjectItemCaseSensitive(root, "agents");
+	if (agents != NULL && rc == PGN_OK)
+		c->agents_problem = parse_agents(agents, c, &u);
 	if (u.err != PGN_OK)
 		rc = PGN_ENOMEM;
 	else if (u.len > 0 && (c->unknown = pgn_buf_take(&u, NULL)) == NULL)
@@ -384,6 +410,7 @@ pgn_config_load(const char *root, struct pgn_config *c)
 	memset(c, 0, sizeof(*c));
 	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	c->rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
+	c->retire_after_days = PGN_RETIRE_AFTER_DAYS_DEFAULT;
 	pgn_buf_init(&path, PGN_MAX_PATH);
 	if (root == NULL || root[0] == '\0')
 		goto out; /* the global scope has no project config */
