@@ -921,6 +921,28 @@ test_agents_retire_after_days_default_edges_and_bad_values(void)
 	pgn_config_release(&c);
 }
 
+static void
+test_notes_mail_injected_off_by_default_and_bad_values(void)
+{
+	struct pgn_config c;
+
+	parse("{}", &c);
+	CHECK_INT(c.note_injected, 0);
+	CHECK(c.notes_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"notes\":{\"mailInjected\":true}}", &c);
+	CHECK_INT(c.note_injected, 1);
+	CHECK(c.notes_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"notes\":{\"mailInjected\":1}}", &c);
+	CHECK_INT(c.note_injected, 0);
+	CHECK_STR(c.notes_problem, "notes.mailInjected must be true or false");
+	pgn_config_release(&c);
+	parse("{\"notes\":[]}", &c);
+	CHECK_STR(c.notes_problem, "notes must be an object");
+	pgn_config_release(&c);
+}
+
 /* ---- reach ---------------------------------------------------------- */
 
 static void
@@ -1219,6 +1241,7 @@ static const struct h_test tests[] = {
     H_TEST(test_load_of_an_empty_or_invalid_file_reports_it),
     H_TEST(test_load_of_an_unreadable_config_reports_it),
     H_TEST(test_agents_retire_after_days_default_edges_and_bad_values),
+    H_TEST(test_notes_mail_injected_off_by_default_and_bad_values),
 };
 
 int

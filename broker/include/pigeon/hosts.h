@@ -22,8 +22,12 @@
  * (docs/architecture.md, "The host table").
  */
 
-#define PGN_MAX_CONTEXT    6000 /* injected context, bytes */
-#define PGN_HOOK_TIMEOUT_S 5    /* timeout written into host configs */
+#define PGN_MAX_CONTEXT 6000 /* injected context, bytes */
+/* The person's note in a host's user_note field (decisions 0180, 0229):
+ * its bytes (over: dropped, never the output), the senders it names. */
+#define PGN_MAX_USER_NOTE  1024
+#define PGN_NOTE_SENDERS   5
+#define PGN_HOOK_TIMEOUT_S 5 /* timeout written into host configs */
 
 typedef enum pgn_host {
 	PGN_HOST_NONE = -1,

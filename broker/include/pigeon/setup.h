@@ -209,6 +209,10 @@ struct pgn_config {
 	 * retired automatically (0: never; decision 0228) */
 	long retire_after_days;
 	char *agents_problem; /* why "agents" is at its defaults */
+	/* notes.mailInjected: tell the person, in the host's user_note
+	 * field, when mail is put in the model's context (decision 0229) */
+	int note_injected;
+	char *notes_problem; /* why "notes" is at its defaults */
 };
 
 /* agents.retireAfterDays: its default and its bound. */

@@ -34,6 +34,7 @@ pgn_config_release(struct pgn_config *c)
 	free(c->problem);
 	free(c->reach_problem);
 	free(c->agents_problem);
+	free(c->notes_problem);
 	free(c->unknown);
 	memset(c, 0, sizeof(*c));
 }
@@ -310,13 +311,35 @@ parse_agents(const cJSON *a, struct pgn_config *c, struct pgn_buf *u)
 	return why;
 }
 
+/*
+ * "notes": what the hook tells the person beside what it tells the
+ * model (decision 0229). A bad value keeps the default (off).
+ */
+static char *
+parse_notes(const cJSON *n, struct pgn_config *c, struct pgn_buf *u)
+{
+	static const char *const known[] = {"mailInjected", NULL};
+	const cJSON *v;
+
+	if (!cJSON_IsObject(n))
+		return fmt("notes must be an object");
+	unknown_keys(n, "notes.", known, u);
+	v = cJSON_GetObjectItemCaseSensitive(n, "mailInjected");
+	if (v == NULL)
+		return NULL;
+	if (!cJSON_IsBool(v))
+		return fmt("notes.mailInjected must be true or false");
+	c->note_injected = cJSON_IsTrue(v);
+	return NULL;
+}
+
 pgn_status
 pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 {
 	static const char *const top[] = {"instructions", "promptContext",
-	    "reach", "agents", NULL};
+	    "reach", "agents", "notes", NULL};
 	static const char *const instr[] = {"promptReminder", NULL};
-	const cJSON *ins, *pc, *rem, *reach, *agents;
+	const cJSON *ins, *pc, *rem, *reach, *agents, *notes;
 	struct pgn_buf u;
 	cJSON *root = NULL;
 	char *copy = NULL;
@@ -379,6 +402,9 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	agents = cJSON_GetObjectItemCaseSensitive(root, "agents");
 	if (agents != NULL && rc == PGN_OK)
 		c->agents_problem = parse_agents(agents, c, &u);
+	notes = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	if (notes != NULL && rc == PGN_OK)
+		c->notes_problem = parse_notes(notes, c, &u);
 	if (u.err != PGN_OK)
 		rc = PGN_ENOMEM;
 	else if (u.len > 0 && (c->unknown = pgn_buf_take(&u, NULL)) == NULL)
