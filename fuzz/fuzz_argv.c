@@ -60,8 +60,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(cli_global.db == NULL || inside(argv, argc, cli_global.db));
 	check(cli_global.project == NULL ||
 	    inside(argv, argc, cli_global.project));
-	check(cli_global.color == NULL ||
-	    inside(argv, argc, cli_global.color));
+	check(cli_global.color == NULL || inside(argv, argc, cli_global.color));
 	for (i = 1; i < (r < 0 ? argc : r); i++)
 		json |= strcmp(argv[i], "--json") == 0;
 	check(!cli_global.json || json);

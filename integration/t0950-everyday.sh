@@ -324,6 +324,29 @@ test_case 'entries of an older Pigeon (bare command) are found, updated and remo
 	test ! -e "$HOME/.claude/settings.json"
 '
 
+# --- a scope whose key changed is moved -------------------------------------
+
+test_case 'scope move: the old key'"'"'s agents and mail follow to this scope' '
+	mkdir sm1 sm2 sm3 && git -C sm1 init -q && git -C sm2 init -q &&
+	git -C sm3 init -q &&
+	pigeon --project sm1 agent add rev >/dev/null &&
+	pigeon --project sm1 send --to rev --from me "still here" >/dev/null &&
+	expect_output "moved scope ${SQ}$TEST_DIR/sm1${SQ} to ${SQ}$TEST_DIR/sm2${SQ}" \
+	    pigeon --project sm2 scope move "$TEST_DIR/sm1" &&
+	pigeon --project sm2 read --agent rev >out &&
+	grep -q "still here" out &&
+	expect_error 2 "no scope ${SQ}$TEST_DIR/sm1${SQ} in this database" \
+	    pigeon --project sm2 scope move "$TEST_DIR/sm1" &&
+	pigeon --project sm3 agent add other >/dev/null &&
+	expect_error 2 "scope ${SQ}$TEST_DIR/sm3${SQ} already exists" \
+	    pigeon --project sm3 scope move "$TEST_DIR/sm2" &&
+	pigeon --project sm2 agents --names | grep -qx rev &&
+	expect_error 2 "the global scope is not moved" \
+	    pigeon scope move "$TEST_DIR/sm2" &&
+	expect_error 2 "say move" pigeon scope &&
+	expect_error 2 "scope move takes OLD" pigeon scope move
+'
+
 # --- help, man pages and docs agree with the binary -------------------------
 
 test_case 'doctor with PIGEON_HOME a file names it, and does not blame libpq' '

@@ -390,12 +390,76 @@ rule_the_automatic_prune_runs_once_a_day(void)
 	REQUIRE(unsetenv("PIGEON_HOME") == 0);
 }
 
+/*
+ * pigeon scope move (decision 0185): the old key's rows follow to the
+ * current key; refused, changing nothing, with live leases, when the
+ * new key has a scope, for the global scope and for itself.
+ */
+static void
+rule_a_scope_moves_to_the_current_key_with_its_rows(void)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to[1] = {"reviewer"};
+	size_t n;
+
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "me";
+	req.to = to;
+	req.nto = 1;
+	req.body = "kept";
+	req.body_len = 4;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	take("reviewer", "src/");
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/app") == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_EFULL);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "scope '/src/app' has 1 live lease: "
+	    "release them first");
+	CHECK_INT(count("SELECT count(*) FROM scope WHERE root = '/src/app'"),
+	    1);
+	REQUIRE(pgn_exec(chk, "UPDATE lease SET expires_ms = 1", "expiring",
+	            PGN_NONE) == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_OK);
+	CHECK_INT(count("SELECT count(*) FROM scope WHERE root = '/src/app'"),
+	    0);
+	CHECK_INT(count("SELECT count(*) FROM agent a JOIN scope s ON "
+	                "s.id = a.scope_id WHERE s.root = "
+	                "'github.com/team/app' AND a.name = 'reviewer'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM message m JOIN scope s ON "
+	                "s.id = m.scope_id WHERE s.root = "
+	                "'github.com/team/app' AND m.delivered_ms IS NULL"),
+	    1);
+	CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db), "no scope '/src/app'");
+	/* The new key has a scope already: refused, both kept. */
+	REQUIRE(pgn_db_set_scope(db, "/y") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "z") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "/x") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "w") == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/y"), PGN_EEXIST);
+	CHECK_CONTAINS(pgn_errmsg(db), "scope '/x' already exists");
+	CHECK_INT(count("SELECT count(*) FROM scope WHERE root IN "
+	                "('/x', '/y')"),
+	    2);
+	/* The global scope, and a scope onto itself. */
+	CHECK_INT(pgn_scope_move(db, "/x"), PGN_EINVAL);
+	CHECK_INT(pgn_scope_move(db, ""), PGN_EINVAL);
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/x"), PGN_EINVAL);
+	CHECK_CONTAINS(pgn_errmsg(db), "the global scope is not moved");
+}
+
 static void (*const rules[])(void) = {
     rule_an_unknown_name_names_the_scopes_that_hold_it,
     rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
     rule_retire_releases_leases_and_journals_each,
     rule_retire_refuses_queued_mail_and_keeps_the_leases,
     rule_the_automatic_prune_runs_once_a_day,
+    rule_a_scope_moves_to_the_current_key_with_its_rows,
 };
 
 static void

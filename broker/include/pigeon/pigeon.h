@@ -744,6 +744,16 @@ PGN_NODISCARD pgn_status pgn_agent_retire(pgn_db *db, const char *name,
 PGN_NODISCARD pgn_status pgn_agents_prune(pgn_db *db, int64_t idle_before_ms,
     int dry_run, struct pgn_agents *out);
 
+/*
+ * Move the scope keyed 'from' to the current scope's key (pigeon scope
+ * move, decision 0185): every agent, message, lease, baton and journal
+ * row follows, as they name the scope by id. PGN_ENOTFOUND: no scope
+ * 'from'; PGN_EEXIST: the current key has a scope already; PGN_EFULL:
+ * 'from' holds live leases; PGN_EINVAL: either is the global scope, or
+ * they are the same.
+ */
+PGN_NODISCARD pgn_status pgn_scope_move(pgn_db *db, const char *from);
+
 /* The automatic prune runs at most this often per database and scope. */
 #define PGN_AUTOPRUNE_EVERY_MS (24LL * 3600 * 1000)
 /* A stamp this far in the future (a clock set back) makes it due. */
