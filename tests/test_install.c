@@ -338,8 +338,8 @@ test_guarded_command_is_pigeon_and_names_its_program(void)
 	static const char *const yes[] = {
 	    GUARDED("/usr/bin/pigeon-hook", "claude Stop"),
 	    GUARDED("/usr/bin/pigeon-hook", "claude Stop --rewake"),
-	    "[ -x '/opt/my dir/pigeon-hook' ] || exit 0; "
-	    "exec '/opt/my dir/pigeon-hook' codex Stop",
+	    ("[ -x '/opt/my dir/pigeon-hook' ] || exit 0; "
+	     "exec '/opt/my dir/pigeon-hook' codex Stop"),
 	    "  [  -x /a/pigeon-hook ]||exit 0 ;exec /a/pigeon-hook gemini x",
 	};
 	static const char *const no[] = {
