@@ -132,7 +132,9 @@ test_case "pigeon install $HOST adds its hooks, its permission edit, and keeps t
 	"$PIG" install "$HOST" >install.out &&
 	hook=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
 	for ev in $EVENTS; do
-		test "$(grep -cF "\"$hook $HOST $ev\"" "$HOST_CONFIG")" = 1 ||
+		# bare, or guarded where the host runs sh (decision 0225)
+		test "$(($(grep -cF "\"$hook $HOST $ev\"" "$HOST_CONFIG") +
+		    $(grep -cF "exec $hook $HOST $ev\"" "$HOST_CONFIG")))" = 1 ||
 			{ echo "error: no $ev hook in $HOST_CONFIG" >&9; exit 1; }
 	done &&
 	grep -qF "user-hook" "$HOST_CONFIG" &&
