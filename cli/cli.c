@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pigeon/setup.h"
 
 /*
  * Text shown to a person goes through pgn_text_safe (docs/decisions/0025):
@@ -402,6 +403,35 @@ cli_parse(struct cli *c, int argc, char **argv, cli_opt_fn *fn, void *arg)
 		return cli_finish(EXIT_OK);
 	}
 	return -1;
+}
+
+/*
+ * The automatic prune of generated agents (decision 0228), at most once
+ * a day per scope: the scope's agents.retireAfterDays (default 7). It
+ * never fails the command: an error is dropped, what it retired is one
+ * line on stderr.
+ */
+void
+cli_autoprune(struct cli *c)
+{
+	struct pgn_config cfg;
+	struct pgn_agents a = {0};
+	size_t i;
+
+	if (pgn_config_load(c->scope, &cfg) != PGN_OK)
+		return;
+	if (pgn_agents_autoprune(c->db, cfg.retire_after_days, pgn_now_ms(),
+	        &a) == PGN_OK &&
+	    a.n > 0) {
+		fprintf(stderr,
+		    "pigeon: retired %zu agent%s made for unnamed sessions, idle for %ld days (agents.retireAfterDays):",
+		    a.n, a.n == 1 ? "" : "s", cfg.retire_after_days);
+		for (i = 0; i < a.n; i++)
+			fprintf(stderr, " %s", cli_safe(a.v[i].name));
+		fputc('\n', stderr);
+	}
+	pgn_agents_release(&a);
+	pgn_config_release(&cfg);
 }
 
 int

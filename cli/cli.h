@@ -102,6 +102,8 @@ int cli_parse(struct cli *c, int argc, char **argv, cli_opt_fn *fn, void *arg);
 
 /* Open the database (creating it) and select the scope; exit code. */
 int cli_open(struct cli *c);
+/* After cli_open: the automatic prune, once a day (decision 0228). */
+void cli_autoprune(struct cli *c);
 void cli_close(struct cli *c);
 
 /* "pigeon: <fmt>" on stderr; returns 'code'. */
@@ -178,6 +180,7 @@ int cmd_inbox(int argc, char **argv);
 int cmd_read(int argc, char **argv);
 int cmd_agents(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_scope(int argc, char **argv);
 int cmd_group(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
@@ -206,6 +209,7 @@ int cmd_handoff(int argc, char **argv);
 /* pigeon lease take|release|list (cmd_lease.c) */
 int cmd_lease(int argc, char **argv);
 extern const struct cli_cmd cli_cmd_lease;
+extern const struct cli_cmd cli_cmd_scope;
 /* pigeon mcp (cmd_mcp.c, docs/mcp.md) */
 int cmd_mcp(int argc, char **argv);
 extern const struct cli_cmd cli_cmd_mcp;

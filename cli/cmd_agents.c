@@ -51,6 +51,8 @@ cmd_agents(int argc, char **argv)
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
+	if (!names)
+		cli_autoprune(&c);
 	key = pgn_db_scope(c.db);
 	st = names ? pgn_agents_names(c.db, &a) : pgn_agents_list(c.db, &a);
 	if (st != PGN_OK) {

@@ -214,7 +214,13 @@ check_hosts(const char *project, const char *hook, cJSON *out, int *broken)
 				    s.problem);
 				*broken = 1;
 			}
-			if (installed && s.hook != NULL &&
+			if (installed && s.hook != NULL && s.guarded &&
+			    access(s.hook, X_OK) != 0)
+				warn(
+				    "%s: the hook '%s' is not an executable file, so %s's Pigeon hooks do nothing (each checks for it first): take the registration away (pigeon uninstall %s%s%s, or pigeon uninstall --all), or put pigeon-hook back there",
+				    s.path, s.hook, hi->title, hi->name,
+				    w ? " --project " : "", w ? project : "");
+			else if (installed && s.hook != NULL &&
 			    access(s.hook, X_OK) != 0)
 				warn(
 				    "%s: the hook '%s' is not an executable file, so %s fails on every event: take the registration away (pigeon uninstall %s%s%s, or pigeon uninstall --all), or put pigeon-hook back there and run pigeon install %s%s%s",

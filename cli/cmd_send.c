@@ -193,6 +193,7 @@ cmd_send(int argc, char **argv)
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;
+	cli_autoprune(&c);
 	memset(&req, 0, sizeof(req));
 	req.from = o.from;
 	req.from_default = from;

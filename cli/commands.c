@@ -17,6 +17,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_thread,
     &cli_cmd_agents,
     &cli_cmd_agent,
+    &cli_cmd_scope,
     &cli_cmd_group,
     &cli_cmd_audit,
     &cli_cmd_search,

@@ -13,11 +13,12 @@
 #include "pigeon/hook.h"
 #include "pigeon/hosts.h"
 
-#define HOOK_EXIT_OK       0    /* always, for hosts: fail open */
-#define HOOK_EXIT_WAKE     2    /* --rewake: mail on stderr, Claude wakes */
-#define HOOK_EXIT_USAGE    2    /* run by hand on a terminal: the usage */
-#define HOOK_DEADLINE_MS   1500 /* the whole run, lock waits included */
-#define HOOK_STDIN_IDLE_MS 500  /* stop reading after this much quiet */
+#define HOOK_EXIT_OK   0 /* always, for hosts: fail open */
+#define HOOK_EXIT_WAKE 2 /* --rewake: mail on stderr, Claude wakes */
+#define HOOK_EXIT_USAGE                                                        \
+	1 /* by hand on a terminal: the usage (2 blocks Claude) */
+#define HOOK_DEADLINE_MS   1500         /* the whole run, lock waits included */
+#define HOOK_STDIN_IDLE_MS 500          /* stop reading after this much quiet */
 #define HOOK_MAX_STDIN     (1 << 20)    /* payload bytes */
 #define HOOK_MAX_LOG       (256 * 1024) /* hook.log before rotation */
 #define HOOK_MAX_LOG_LINE  1024         /* one hook.log line, bytes */

@@ -35,7 +35,10 @@ events() {
 # has_hooks FILE HOST: one Pigeon command per event, both events.
 has_hooks() {
 	for hh_e in $(events "$2"); do
-		hh_n=$(grep -c -F "\"$HOOK $2 $hh_e\"" "$1") || return 1
+		# The guarded form on hosts that run hooks through sh (0225).
+		hh_c="$HOOK $2 $hh_e"
+		[ "$2" = cursor ] || hh_c="[ -x $HOOK ] || exit 0; exec $hh_c"
+		hh_n=$(grep -c -F "\"$hh_c\"" "$1") || return 1
 		[ "$hh_n" -eq 1 ] || {
 			echo "error: $hh_n entries for $2 $hh_e in $1" >&9
 			return 1
@@ -392,7 +395,7 @@ test_case 'without PIGEON_HOOK the hook is found next to pigeon' '
 	if [ -x "$PGN_BIN/hookcli/pigeon-hook" ]; then
 		want=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
 		pigeon install claude >/dev/null &&
-		grep -q -F "\"$want claude SessionStart\"" "$(cfg claude)" &&
+		grep -q -F "exec $want claude SessionStart\"" "$(cfg claude)" &&
 		pigeon uninstall claude >/dev/null &&
 		test ! -e "$(cfg claude)"
 	else

@@ -342,4 +342,31 @@ test_case 'the hook never exited non-zero' '
 	! grep -v "^0 " "$TEST_DIR/codes"
 '
 
+# notes.mailInjected (decision 0229): the person is told when mail goes
+# into the model's context, in the host's user field; off by default.
+test_case 'notes.mailInjected: one line for the person when mail is injected' '
+	unset PIGEON_AGENT &&
+	NP=$TEST_DIR/np && mkdir -p "$NP/.git" &&
+	PIGEON_AGENT=nora && export PIGEON_AGENT &&
+	start "$NP" n1 >in.json && run_hook claude SessionStart <in.json &&
+	pigeon send --project "$NP" --from ann --to nora "one" >/dev/null &&
+	prompt "$NP" n1 t1 >in.json && run_hook claude UserPromptSubmit <in.json &&
+	grep -q "one" ctx.txt && ! grep -q systemMessage out &&
+	mkdir -p "$NP/.pigeon" &&
+	echo "{\"notes\": {\"mailInjected\": true}}" >"$NP/.pigeon/config.json" &&
+	prompt "$NP" n1 t2 >in.json && run_hook claude UserPromptSubmit <in.json &&
+	! grep -q systemMessage out &&
+	pigeon send --project "$NP" --from ann --to nora "two" >/dev/null &&
+	pigeon send --project "$NP" --from bo --to nora "three" >/dev/null &&
+	pigeon send --project "$NP" --from ann --to nora "four" >/dev/null &&
+	prompt "$NP" n1 t3 >in.json && run_hook claude UserPromptSubmit <in.json &&
+	test "$(jq -r .systemMessage out)" = "Pigeon: 3 messages for nora from ann, bo put in the model${SQ}s context." &&
+	! grep -q "put in the model" ctx.txt &&
+	fixture_payload "$FIX/cursor/02-beforeSubmitPrompt-ide.json" "$NP" c1 \
+	    >in.json &&
+	pigeon send --project "$NP" --from ann --to nora "five" >/dev/null &&
+	run_hook cursor beforeSubmitPrompt <in.json &&
+	grep -q five out && ! grep -q "put in the model" out
+'
+
 test_done

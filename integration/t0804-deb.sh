@@ -2,7 +2,7 @@
 # cmake --install and the .deb (docs/decisions/0124): cpack builds it from this build; its
 # contents, dependencies (what the binaries link dynamically; libpq5,
 # which the PostgreSQL backend loads, recommended) and
-# maintainer scripts (none) are as designed; the unpacked binaries run
+# maintainer scripts (prerm, which only tells: 0226) are as designed; the unpacked binaries run
 # and find each other; its man page renders; lintian reports no error;
 # it installs into and removes from a private dpkg root leaving nothing.
 . "$(dirname "$0")/lib.sh"
@@ -118,11 +118,19 @@ test_case 'contents: binaries, man pages, three completions, docs, all root-owne
 	grep " \./usr/bin/pigeon\$" list | grep -q "^-rwxr-xr-x"
 '
 
-test_case 'no maintainer scripts: install and remove touch no user state' '
+test_case 'one maintainer script, prerm: it tells, on removal only' '
 	dpkg-deb -e pigeon.deb ctrl &&
 	ls ctrl >have &&
-	printf "control\nmd5sums\n" >want &&
-	test_cmp want have
+	printf "control\nmd5sums\nprerm\n" >want &&
+	test_cmp want have &&
+	test "$(stat -c %a ctrl/prerm)" = 755 &&
+	sh ctrl/prerm remove >out 2>err &&
+	expect_empty out &&
+	grep -q "^    pigeon uninstall --all$" err &&
+	for a in upgrade deconfigure failed-upgrade; do
+		sh ctrl/prerm $a 1.0 >out 2>err &&
+		expect_empty out && expect_empty err || return 1
+	done
 '
 
 test_case 'unpacked: pigeon --version is this build'"'"'s; md5sums hold' '
@@ -170,12 +178,15 @@ test_case 'installs into a private dpkg root and removes without a trace' '
 	mkdir -p droot/var/lib/dpkg/info droot/var/lib/dpkg/updates &&
 	: >droot/var/lib/dpkg/status &&
 	dpkg --root="$TEST_DIR/droot" --force-depends --force-not-root \
-	    -i pigeon.deb >dpkg.log 2>&1 || { cat dpkg.log >&9; return 1; }
+	    --force-script-chrootless -i pigeon.deb >dpkg.log 2>&1 ||
+	    { cat dpkg.log >&9; return 1; }
 	test -x droot/usr/bin/pigeon &&
 	droot/usr/bin/pigeon --version >v && "$PIG" --version >w &&
 	test_cmp w v &&
-	dpkg --root="$TEST_DIR/droot" --force-not-root -r pigeon \
+	dpkg --root="$TEST_DIR/droot" --force-not-root \
+	    --force-script-chrootless -r pigeon \
 	    >dpkg.log 2>&1 || { cat dpkg.log >&9; return 1; }
+	grep -q "^    pigeon uninstall --all$" dpkg.log &&
 	test ! -e droot/usr
 '
 

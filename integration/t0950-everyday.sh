@@ -82,13 +82,13 @@ on_tty() {
 		script -qec "$* 2>err; echo \$? >rc" /dev/null >tty.out
 }
 
-test_case 'pigeon-hook by hand on a terminal prints its usage, exit 2' '
+test_case 'pigeon-hook by hand on a terminal prints its usage, exit 1 (2 blocks Claude)' '
 	on_tty "" pigeon-hook claude UserPromptSubmit &&
-	test "$(cat rc)" = 2 &&
+	test "$(cat rc)" = 1 &&
 	grep -q "^pigeon-hook: hosts run this with their JSON payload" err &&
 	grep -q "^usage: pigeon-hook \[HOST EVENT\]" err &&
 	on_tty "" pigeon-hook &&
-	test "$(cat rc)" = 2 &&
+	test "$(cat rc)" = 1 &&
 	test ! -e "$PIGEON_HOME/hook.log" || ! grep -q claude "$PIGEON_HOME/hook.log"
 '
 
@@ -147,6 +147,57 @@ test_case 'agent prune: a generated agent idle past AGE is retired, others stay'
 	grep -q "released ${SQ}src/${SQ}" j &&
 	grep -q "pruned: a generated agent with nothing queued" j &&
 	expect_output "[]" pigeon --project pr --json agent prune --older-than 0s
+'
+
+# make_generated DIR ID: a generated agent made by a Claude session of DIR,
+# seen last ten days ago; its name on stdout.
+make_generated() {
+	jq --arg d "$TEST_DIR/$1" ".cwd = \$d | .session_id = \"$2\"" \
+	    "$PGN_SRC/tests/fixtures/payloads/claude/01-SessionStart-startup.json" \
+	    >"$TEST_DIR/$2.json" &&
+	pigeon-hook claude SessionStart <"$TEST_DIR/$2.json" >/dev/null &&
+	mg_old=$(( ($(date +%s) - 10 * 86400) * 1000 )) &&
+	sqlite3 "$DB" "UPDATE agent SET created_ms = $mg_old,
+	    last_seen_ms = $mg_old WHERE removed_ms IS NULL AND id IN
+	    (SELECT agent_id FROM session WHERE key = ${SQ}claude:$2${SQ});
+	    UPDATE session SET last_seen_ms = $mg_old
+	    WHERE key = ${SQ}claude:$2${SQ};" &&
+	sqlite3 "$DB" "SELECT a.name FROM agent a JOIN session s ON
+	    s.agent_id = a.id WHERE s.key = ${SQ}claude:$2${SQ}"
+}
+
+test_case 'an idle generated agent is retired by agents or send, once a day' '
+	mkdir ap && git -C ap init -q &&
+	pigeon --project ap agent add stays >/dev/null &&
+	g=$(make_generated ap auto1) && test -n "$g" &&
+	pigeon --project ap agents >out 2>err &&
+	grep -qx "pigeon: retired 1 agent made for unnamed sessions, idle for 7 days (agents.retireAfterDays): $g" err &&
+	! grep -q "$g" out && grep -q stays out &&
+	pigeon --project ap journal "$g" | grep -q "pruned: a generated agent" &&
+	h=$(make_generated ap auto2) && test -n "$h" &&
+	pigeon --project ap send --to stays --from x "hi" >out 2>err &&
+	expect_empty err &&
+	pigeon --project ap agents --names | grep -qx "$h" &&
+	touch -d "2 days ago" "$PIGEON_HOME"/pruned-* &&
+	pigeon --project ap send --to stays --from x "hi again" >out 2>err &&
+	grep -q "^pigeon: retired 1 agent .*: $h$" err &&
+	! pigeon --project ap agents --names | grep -qx "$h"
+'
+
+test_case 'agents.retireAfterDays 0 keeps them; a bad value keeps the default' '
+	mkdir ak && git -C ak init -q && mkdir ak/.pigeon &&
+	echo "{\"agents\": {\"retireAfterDays\": 0}}" >ak/.pigeon/config.json &&
+	g=$(make_generated ak keep1) && test -n "$g" &&
+	pigeon --project ak agents >out 2>err &&
+	expect_empty err && grep -q "$g" out &&
+	echo "{\"agents\": {\"retireAfterDays\": 30}}" >ak/.pigeon/config.json &&
+	touch -d "2 days ago" "$PIGEON_HOME"/pruned-* &&
+	pigeon --project ak agents >out 2>err &&
+	expect_empty err && grep -q "$g" out &&
+	echo "{\"agents\": {\"retireAfterDays\": 9}}" >ak/.pigeon/config.json &&
+	touch -d "2 days ago" "$PIGEON_HOME"/pruned-* &&
+	pigeon --project ak agents >out 2>err &&
+	grep -q "idle for 9 days (agents.retireAfterDays): $g$" err
 '
 
 test_case 'agent rm takes several names; queued mail refuses one, the rest go' '
@@ -215,9 +266,85 @@ test_case 'a hook binary gone: doctor says how to take the registration away' '
 	PIGEON_HOOK=$TEST_DIR/gone/pigeon-hook pigeon install claude >/dev/null &&
 	rm gone/pigeon-hook &&
 	pigeon doctor >out 2>&1 || :
-	grep -q "is not an executable file, so Claude Code fails on every event: take the registration away (pigeon uninstall claude, or pigeon uninstall --all)" out &&
+	grep -q "is not an executable file, so Claude Code${SQ}s Pigeon hooks do nothing (each checks for it first): take the registration away (pigeon uninstall claude, or pigeon uninstall --all), or put pigeon-hook back there" out &&
 	pigeon uninstall --all >/dev/null &&
 	test ! -e "$HOME/.claude/settings.json"
+'
+
+# The guarded command (decision 0225), as the host runs it: sh -c.
+test_case 'a guarded hook whose binary is gone is silent: exit 0, no output' '
+	mkdir -p g1 && cp "$PGN_BIN/hookcli/pigeon-hook" g1/ &&
+	PIGEON_HOOK=$TEST_DIR/g1/pigeon-hook pigeon install claude \
+	    --no-mcp >/dev/null &&
+	cmd=$(jq -r ".hooks.UserPromptSubmit[0].hooks[0].command" \
+	    "$HOME/.claude/settings.json") &&
+	test "$cmd" = "[ -x $TEST_DIR/g1/pigeon-hook ] || exit 0; exec $TEST_DIR/g1/pigeon-hook claude UserPromptSubmit" &&
+	rm g1/pigeon-hook &&
+	echo "{\"session_id\":\"s1\",\"cwd\":\"$TEST_DIR\"}" >payload &&
+	sh -c "$cmd" <payload >out 2>err &&
+	test ! -s out && test ! -s err &&
+	pigeon uninstall claude >/dev/null
+'
+
+test_case 'a guarded hook passes the hook${SQ}s output and exit code through' '
+	mkdir -p g2 &&
+	printf "#!/bin/sh\necho \"out \$*\"\necho err >&2\nexit 2\n" \
+	    >g2/pigeon-hook && chmod +x g2/pigeon-hook &&
+	PIGEON_HOOK=$TEST_DIR/g2/pigeon-hook pigeon install claude \
+	    --no-mcp >/dev/null &&
+	cmd=$(jq -r ".hooks.Stop[0].hooks[0].command" \
+	    "$HOME/.claude/settings.json") &&
+	{ sh -c "$cmd" </dev/null >out 2>err; rc=$?; } &&
+	test "$rc" = 2 &&
+	test "$(cat out)" = "out claude Stop" &&
+	test "$(cat err)" = err &&
+	cp "$PGN_BIN/hookcli/pigeon-hook" g2/pigeon-hook &&
+	echo "{\"session_id\":\"s2\",\"cwd\":\"$TEST_DIR\"}" >payload &&
+	sh -c "$(jq -r ".hooks.SessionStart[0].hooks[0].command" \
+	    "$HOME/.claude/settings.json")" <payload >got &&
+	jq -r .hookSpecificOutput.additionalContext got | grep -q "you are agent" &&
+	pigeon uninstall claude >/dev/null
+'
+
+test_case 'entries of an older Pigeon (bare command) are found, updated and removed' '
+	mkdir -p "$HOME/.claude" &&
+	printf "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/gone/pigeon-hook claude Stop\",\"timeout\":5}]}]}}\n" \
+	    >"$HOME/.claude/settings.json" &&
+	pigeon doctor >out 2>&1 || :
+	grep -q "the hook ${SQ}/gone/pigeon-hook${SQ} is not an executable file, so Claude Code fails on every event: take the registration away (pigeon uninstall claude, or pigeon uninstall --all)" out &&
+	pigeon install claude --no-mcp >/dev/null &&
+	test "$(grep -c "pigeon-hook claude Stop" "$HOME/.claude/settings.json")" = 1 &&
+	! grep -q /gone/ "$HOME/.claude/settings.json" &&
+	jq -r ".hooks.Stop[0].hooks[0].command" "$HOME/.claude/settings.json" |
+	    grep -q "^\[ -x .* \] || exit 0; exec .*pigeon-hook claude Stop$" &&
+	printf "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"/gone/pigeon-hook claude Stop\",\"timeout\":5}]}]}}\n" \
+	    >"$HOME/.claude/settings.json" &&
+	pigeon uninstall claude >out &&
+	grep -q "^removed Pigeon${SQ}s hooks for claude" out &&
+	test ! -e "$HOME/.claude/settings.json"
+'
+
+# --- a scope whose key changed is moved -------------------------------------
+
+test_case 'scope move: the old key'"'"'s agents and mail follow to this scope' '
+	mkdir sm1 sm2 sm3 && git -C sm1 init -q && git -C sm2 init -q &&
+	git -C sm3 init -q &&
+	pigeon --project sm1 agent add rev >/dev/null &&
+	pigeon --project sm1 send --to rev --from me "still here" >/dev/null &&
+	expect_output "moved scope ${SQ}$TEST_DIR/sm1${SQ} to ${SQ}$TEST_DIR/sm2${SQ}" \
+	    pigeon --project sm2 scope move "$TEST_DIR/sm1" &&
+	pigeon --project sm2 read --agent rev >out &&
+	grep -q "still here" out &&
+	expect_error 2 "no scope ${SQ}$TEST_DIR/sm1${SQ} in this database" \
+	    pigeon --project sm2 scope move "$TEST_DIR/sm1" &&
+	pigeon --project sm3 agent add other >/dev/null &&
+	expect_error 2 "scope ${SQ}$TEST_DIR/sm3${SQ} already exists" \
+	    pigeon --project sm3 scope move "$TEST_DIR/sm2" &&
+	pigeon --project sm2 agents --names | grep -qx rev &&
+	expect_error 2 "the global scope is not moved" \
+	    pigeon scope move "$TEST_DIR/sm2" &&
+	expect_error 2 "say move" pigeon scope &&
+	expect_error 2 "scope move takes OLD" pigeon scope move
 '
 
 # --- help, man pages and docs agree with the binary -------------------------

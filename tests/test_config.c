@@ -881,6 +881,68 @@ test_unknown_keys_are_listed_even_beside_an_invalid_feature(void)
 	pgn_config_release(&c);
 }
 
+/* ---- agents (decision 0228) ------------------------------------------ */
+
+static void
+test_agents_retire_after_days_default_edges_and_bad_values(void)
+{
+	struct pgn_config c;
+
+	parse("{}", &c);
+	CHECK_INT(c.retire_after_days, PGN_RETIRE_AFTER_DAYS_DEFAULT);
+	CHECK(c.agents_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"agents\":{\"retireAfterDays\":0}}", &c);
+	CHECK_INT(c.retire_after_days, 0);
+	CHECK(c.agents_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"agents\":{\"retireAfterDays\":3650}}", &c);
+	CHECK_INT(c.retire_after_days, PGN_RETIRE_AFTER_DAYS_MAX);
+	CHECK(c.agents_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"agents\":{\"retireAfterDays\":3651}}", &c);
+	CHECK_INT(c.retire_after_days, PGN_RETIRE_AFTER_DAYS_DEFAULT);
+	CHECK_STR(c.agents_problem,
+	    "agents.retireAfterDays must be an integer from 0 to 3650");
+	pgn_config_release(&c);
+	parse("{\"agents\":{\"retireAfterDays\":-1}}", &c);
+	CHECK_INT(c.retire_after_days, PGN_RETIRE_AFTER_DAYS_DEFAULT);
+	CHECK(c.agents_problem != NULL);
+	pgn_config_release(&c);
+	parse("{\"agents\":{\"retireAfterDays\":\"7\"}}", &c);
+	CHECK(c.agents_problem != NULL);
+	pgn_config_release(&c);
+	parse("{\"agents\":7}", &c);
+	CHECK_STR(c.agents_problem, "agents must be an object");
+	pgn_config_release(&c);
+	parse("{\"agents\":{\"retireAfterDays\":3,\"x\":1}}", &c);
+	CHECK_INT(c.retire_after_days, 3);
+	CHECK_STR(c.unknown, "agents.x");
+	pgn_config_release(&c);
+}
+
+static void
+test_notes_mail_injected_off_by_default_and_bad_values(void)
+{
+	struct pgn_config c;
+
+	parse("{}", &c);
+	CHECK_INT(c.note_injected, 0);
+	CHECK(c.notes_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"notes\":{\"mailInjected\":true}}", &c);
+	CHECK_INT(c.note_injected, 1);
+	CHECK(c.notes_problem == NULL);
+	pgn_config_release(&c);
+	parse("{\"notes\":{\"mailInjected\":1}}", &c);
+	CHECK_INT(c.note_injected, 0);
+	CHECK_STR(c.notes_problem, "notes.mailInjected must be true or false");
+	pgn_config_release(&c);
+	parse("{\"notes\":[]}", &c);
+	CHECK_STR(c.notes_problem, "notes must be an object");
+	pgn_config_release(&c);
+}
+
 /* ---- reach ---------------------------------------------------------- */
 
 static void
@@ -1178,6 +1240,8 @@ static const struct h_test tests[] = {
     H_TEST(test_load_of_a_much_larger_file_turns_both_off),
     H_TEST(test_load_of_an_empty_or_invalid_file_reports_it),
     H_TEST(test_load_of_an_unreadable_config_reports_it),
+    H_TEST(test_agents_retire_after_days_default_edges_and_bad_values),
+    H_TEST(test_notes_mail_injected_off_by_default_and_bad_values),
 };
 
 int

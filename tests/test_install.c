@@ -25,6 +25,15 @@
 
 #define HOOK       "/opt/pigeon/bin/pigeon-hook"
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
+/* The guarded command of a host that runs hooks through /bin/sh (0225). */
+#define GUARDED(hook, rest) "[ -x " hook " ] || exit 0; exec " hook " " rest
+
+/* How often a command names its hook: twice in the guarded form. */
+static size_t
+per_command(pgn_host h)
+{
+	return pgn_host_get(h)->shell_guard ? 2 : 1;
+}
 
 static const char *const env_vars[] = {"HOME", "CLAUDE_CONFIG_DIR",
     "CODEX_HOME", "COPILOT_HOME", "PIGEON_HOME"};
@@ -177,7 +186,8 @@ check_one_entry_per_event(pgn_host h, const char *out, const char *hook)
 		if (!CHECK_INT(count(out, want), 1))
 			printf("  for %s\n", want);
 	}
-	CHECK_INT(count(out, "pigeon-hook"), pgn_host_nevents(h));
+	CHECK_INT(count(out, "pigeon-hook"),
+	    pgn_host_nevents(h) * per_command(h));
 }
 
 /* The number of lines of 'text' (a last line without '\n' counts). */
@@ -318,6 +328,71 @@ test_command_is_not_pigeon_for_others(void)
 	CHECK(!pgn_command_is_pigeon("/opt/pigeon-hook claude \\"));
 }
 
+/*
+ * The guarded form (decision 0225): recognised with its program, the
+ * same path twice; anything else around "[ -x" is not Pigeon's.
+ */
+static void
+test_guarded_command_is_pigeon_and_names_its_program(void)
+{
+	static const char *const yes[] = {
+	    GUARDED("/usr/bin/pigeon-hook", "claude Stop"),
+	    GUARDED("/usr/bin/pigeon-hook", "claude Stop --rewake"),
+	    ("[ -x '/opt/my dir/pigeon-hook' ] || exit 0; "
+	     "exec '/opt/my dir/pigeon-hook' codex Stop"),
+	    "  [  -x /a/pigeon-hook ]||exit 0 ;exec /a/pigeon-hook gemini x",
+	};
+	static const char *const no[] = {
+	    "[ -x /a/pigeon-hook ] || exit 0; exec /b/pigeon-hook claude x",
+	    "[ -x /a/pigeon-hook ] || exit 1; exec /a/pigeon-hook claude x",
+	    "[ -x /a/pigeon-hook ] && exit 0; exec /a/pigeon-hook claude x",
+	    "[ -x /a/pigeon-hook ] || exit 0; /a/pigeon-hook claude x",
+	    "[ -f /a/pigeon-hook ] || exit 0; exec /a/pigeon-hook claude x",
+	    "[ -x /a/other ] || exit 0; exec /a/other claude x",
+	    "[ -x /a/pigeon-hook ] || exit 0; exec /a/pigeon-hook 'x",
+	    "[ -x /a/pigeon-hook ] || exit 0",
+	    "[ -x",
+	};
+	char *hook;
+	size_t i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!CHECK(pgn_command_is_pigeon(yes[i])) ||
+		    !CHECK(pgn_command_guarded(yes[i])))
+			printf("  for %s\n", yes[i]);
+	}
+	hook = pgn_command_hook(yes[2]);
+	CHECK_STR(hook, "/opt/my dir/pigeon-hook");
+	free(hook);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		if (!CHECK(!pgn_command_is_pigeon(no[i])) ||
+		    !CHECK(!pgn_command_guarded(no[i])))
+			printf("  for %s\n", no[i]);
+	}
+	/* The bare form is Pigeon's, not guarded. */
+	CHECK(!pgn_command_guarded("/usr/bin/pigeon-hook claude Stop"));
+	CHECK(!pgn_command_guarded(NULL));
+}
+
+/* Install writes the guarded form exactly for the hosts that run sh. */
+static void
+test_install_guards_only_the_shell_hosts(void)
+{
+	char *out;
+	int changed;
+
+	out = merge_in(PGN_HOST_CLAUDE, NULL, "/opt/my dir/pigeon-hook",
+	    &changed);
+	CHECK_CONTAINS(out,
+	    "\"[ -x '/opt/my dir/pigeon-hook' ] || exit 0; exec "
+	    "'/opt/my dir/pigeon-hook' claude SessionStart\"");
+	free(out);
+	out = merge_in(PGN_HOST_CURSOR, NULL, HOOK, &changed);
+	CHECK_CONTAINS(out, "\"" HOOK " cursor sessionStart\"");
+	CHECK(strstr(out, "[ -x") == NULL);
+	free(out);
+}
+
 /* ---- install merge -------------------------------------------------- */
 
 static void
@@ -422,16 +497,28 @@ test_second_install_keeps_bytes_even_if_reformatted(void)
 {
 	static const char in[] =
 	    "{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"" HOOK " claude SessionStart\",\"timeout\":5}]}],"
-	    "\"UserPromptSubmit\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"" HOOK " claude UserPromptSubmit\","
-	    "\"timeout\":5}]}],"
-	    "\"PostToolUse\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"" HOOK " claude PostToolUse\",\"timeout\":5}]}],"
-	    "\"Stop\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"" HOOK " claude Stop\",\"timeout\":5}]}],"
-	    "\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\","
-	    "\"command\":\"" HOOK " claude PreToolUse\",\"timeout\":5}]}]}}";
+	    "\"command\":\"" GUARDED(HOOK,
+	        "claude SessionStart") "\","
+	                               "\"timeout\":5}]}],"
+	                               "\"UserPromptSubmit\":[{\"hooks\":[{\"type\":\"command\","
+	                               "\"command\":\"" GUARDED(HOOK,
+	                                   "claude UserPromptSubmit") "\","
+	                                                              "\"timeout\":5}]}],"
+	                                                              "\"PostToolUse\":[{\"hooks\":[{\"type\":\"command\","
+	                                                              "\"command\":\"" GUARDED(
+	                                                                  HOOK,
+	                                                                  "claude PostToolUse") "\","
+	                                                                                        "\"timeout\":5}]}],"
+	                                                                                        "\"Stop\":[{\"hooks\":[{\"type\":\"command\","
+	                                                                                        "\"command\":\"" GUARDED(
+	                                                                                            HOOK,
+	                                                                                            "claude Stop") "\","
+	                                                                                                           "\"timeout\":5}]}],"
+	                                                                                                           "\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\","
+	                                                                                                           "\"command\":\"" GUARDED(
+	                                                                                                               HOOK,
+	                                                                                                               "claude PreToolUse") "\","
+	                                                                                                                                    "\"timeout\":5}]}]}}";
 	cJSON *root;
 	char *fresh, *compact, *out;
 	int changed, h;
@@ -580,8 +667,13 @@ test_install_writes_only_the_hosts_five_events(void)
 				    cJSON_GetObjectItemCaseSensitive(cmd,
 				        "hooks"),
 				    0);
-			snprintf(want, sizeof(want), "%s %s %s", HOOK, hi->name,
-			    hi->events[e]);
+			if (hi->shell_guard)
+				snprintf(want, sizeof(want),
+				    "[ -x %s ] || exit 0; exec %s %s %s", HOOK,
+				    HOOK, hi->name, hi->events[e]);
+			else
+				snprintf(want, sizeof(want), "%s %s %s", HOOK,
+				    hi->name, hi->events[e]);
 			CHECK_STR(cJSON_GetStringValue(
 			              cJSON_GetObjectItemCaseSensitive(cmd,
 			                  "command")),
@@ -1484,7 +1576,8 @@ round_trip(pgn_host h, const char *in, size_t len, const char *want)
 		return NULL;
 	if (want != NULL)
 		CHECK_CONTAINS(out, want);
-	CHECK_INT(count(out, "pigeon-hook"), pgn_host_nevents(h));
+	CHECK_INT(count(out, "pigeon-hook"),
+	    pgn_host_nevents(h) * per_command(h));
 	st = pgn_uninstall_merge(h, out, strlen(out), &back, &changed, &err);
 	CHECK_INT(st, PGN_OK);
 	CHECK_INT(changed, 1);
@@ -2587,15 +2680,15 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	got = h_read_file(path, &n);
 	REQUIRE(got != NULL);
 	/* The ordinary Stop entry is there once, the idle wake once. */
-	CHECK_INT(count(got, "\"" HOOK " claude Stop\""), 1);
+	CHECK_INT(count(got, "\"" GUARDED(HOOK, "claude Stop") "\""), 1);
 	CHECK_INT(count(got, "pigeon-hook"),
-	    pgn_host_nevents(PGN_HOST_CLAUDE) + 1);
+	    (pgn_host_nevents(PGN_HOST_CLAUDE) + 1) * 2);
 	CHECK_CONTAINS(got, "\"beep\""); /* the user's own Stop hook */
 	e = rewake_entry(got);
-	w = cJSON_Parse("{\"type\":\"command\",\"command\":\"" HOOK
-	                " claude Stop --rewake\",\"asyncRewake\":true,"
-	                "\"timeout\":600,\"rewakeMessage\":\"Pigeon woke you: "
-	                "mail arrived while you were idle.\"}");
+	w = cJSON_Parse("{\"type\":\"command\",\"command\":\"" GUARDED(HOOK,
+	    "claude Stop --rewake") "\",\"asyncRewake\":true,"
+	                            "\"timeout\":600,\"rewakeMessage\":\"Pigeon woke you: "
+	                            "mail arrived while you were idle.\"}");
 	CHECK(e != NULL && cJSON_Compare(e, w, 1));
 	cJSON_Delete(e);
 	cJSON_Delete(w);
@@ -2612,7 +2705,9 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	CHECK_INT(apply_rewake("/usr/bin/pigeon-hook", 0, 0, &err), PGN_OK);
 	free(got);
 	got = h_read_file(path, &n);
-	CHECK_INT(count(got, "\"/usr/bin/pigeon-hook claude Stop --rewake\""),
+	CHECK_INT(count(got,
+	              "\"" GUARDED("/usr/bin/pigeon-hook",
+	                  "claude Stop --rewake") "\""),
 	    1);
 	CHECK_INT(count(got, HOOK), 0);
 	free(got);
@@ -2621,7 +2716,8 @@ test_install_rewake_adds_one_async_stop_entry_beside_the_ordinary(void)
 	got = h_read_file(path, &n);
 	e = rewake_entry(got);
 	CHECK(e == NULL);
-	CHECK_INT(count(got, "pigeon-hook"), pgn_host_nevents(PGN_HOST_CLAUDE));
+	CHECK_INT(count(got, "pigeon-hook"),
+	    pgn_host_nevents(PGN_HOST_CLAUDE) * 2);
 	free(got);
 	/* Uninstall takes everything, the original bytes come back. */
 	CHECK_INT(apply_rewake(HOOK, 1, 0, &err), PGN_OK);
@@ -2667,6 +2763,8 @@ static const struct h_test tests[] = {
     H_TEST(test_command_is_pigeon_by_first_word_basename),
     H_TEST(test_nul_escape_is_refused_not_rewritten),
     H_TEST(test_command_is_not_pigeon_for_others),
+    H_TEST(test_guarded_command_is_pigeon_and_names_its_program),
+    H_TEST(test_install_guards_only_the_shell_hosts),
     H_TEST(test_install_into_missing_file_matches_golden),
     H_TEST(test_install_into_empty_or_blank_file_creates_the_object),
     H_TEST(test_install_keeps_foreign_entries_and_unknown_keys_in_order),

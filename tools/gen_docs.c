@@ -222,8 +222,8 @@ man_hook(FILE *f)
 	roff_text(f, cli_hook_env_text);
 	fputs(".SH EXIT STATUS\n.PP\n0 for a host, whatever happens: a host "
 	      "must never be stopped by Pigeon. 2 with \\-\\-rewake when it "
-	      "hands Claude Code mail on standard error (a new turn starts), "
-	      "and when run by hand with standard input on a terminal (the "
+	      "hands Claude Code mail on standard error (a new turn starts). "
+	      "1 when run by hand with standard input on a terminal (the "
 	      "help on standard error).\n"
 	      ".SH SEE ALSO\n.PP\n\\fBpigeon\\fR(1)\n",
 	    f);

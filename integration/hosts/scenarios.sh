@@ -132,7 +132,9 @@ test_case "pigeon install $HOST adds its hooks, its permission edit, and keeps t
 	"$PIG" install "$HOST" >install.out &&
 	hook=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
 	for ev in $EVENTS; do
-		test "$(grep -cF "\"$hook $HOST $ev\"" "$HOST_CONFIG")" = 1 ||
+		# bare, or guarded where the host runs sh (decision 0225)
+		test "$(($(grep -cF "\"$hook $HOST $ev\"" "$HOST_CONFIG") +
+		    $(grep -cF "exec $hook $HOST $ev\"" "$HOST_CONFIG")))" = 1 ||
 			{ echo "error: no $ev hook in $HOST_CONFIG" >&9; exit 1; }
 	done &&
 	grep -qF "user-hook" "$HOST_CONFIG" &&
@@ -301,12 +303,12 @@ test_case 'Claude: pigeon install claude --rewake wakes an idle session once, go
 	cp "$HOST_CONFIG" before-rewake.json &&
 	"$PIG" install claude --rewake >rewake-install.out &&
 	hook=$(cd "$PGN_BIN/hookcli" && pwd -P)/pigeon-hook &&
-	jq -e --arg c "$hook claude Stop --rewake" "[.hooks.Stop[].hooks[] |
+	jq -e --arg c "[ -x $hook ] || exit 0; exec $hook claude Stop --rewake" "[.hooks.Stop[].hooks[] |
 		select(.command | endswith(\" --rewake\"))] == [{type: \"command\",
 		command: \$c, asyncRewake: true, timeout: 600,
 		rewakeMessage: \"Pigeon woke you: mail arrived while you were idle.\"}]" \
 		"$HOST_CONFIG" >/dev/null &&
-	test "$(grep -cF "\"$hook claude Stop\"" "$HOST_CONFIG")" = 1 &&
+	test "$(grep -cF "exec $hook claude Stop\"" "$HOST_CONFIG")" = 1 &&
 	"$PIG" doctor >doctor.out && grep -q "idle wake on" doctor.out &&
 	mkdir -p "$PROJ/.pigeon" "$PROJ/w" && AGENT=rita &&
 	echo "{\"reach\": {\"maxAutoContinues\": 1, \"rewakeWaitS\": 30, \"wake\": \"off\"}}" \
@@ -872,6 +874,40 @@ test_case "pigeon uninstall $HOST restores every file byte for byte; no hook run
 	test "$(wc -l <user-hook.log)" -gt "$u" &&
 	"$PIG" inbox --project "$PROJ" --agent frank --json >inbox &&
 	jq -e "length == 2" inbox >/dev/null
+'
+
+# A hook whose binary is gone (decision 0225): measured before the guarded
+# form, Claude Code's hook failed (exit 127, "/bin/sh: 1: ...: not found"
+# on every event), Codex printed "hook: UserPromptSubmit Failed" for each
+# event, and Gemini CLI blocked the turn ("Agent execution blocked: bash:
+# ...: No such file or directory", exit 1).
+test_case 'a hook whose binary is gone stays silent; the turn works' '
+	if [ "$HOST" = opencode ]; then
+		test_note "opencode runs Pigeon through its plugin"; exit 0
+	fi &&
+	mkdir -p gonebin "$PROJ/gone" && AGENT= &&
+	cp "$PGN_BIN/hookcli/pigeon-hook" gonebin/ &&
+	PIGEON_HOOK=$TEST_DIR/gonebin/pigeon-hook "$PIG" install "$HOST" \
+	    --no-mcp >/dev/null &&
+	grep -qF "[ -x $TEST_DIR/gonebin/pigeon-hook ] || exit 0; exec" \
+	    "$HOST_CONFIG" &&
+	{ [ "$HOST" != claude ] ||
+		HOST_ARGS="--output-format stream-json --verbose"; } &&
+	host_run gone1 "$PROJ/gone" new "hello while it is there" &&
+	requests gone1 | grep -q "you are agent" &&
+	rm gonebin/pigeon-hook &&
+	host_run gone2 "$PROJ/gone" new "hello after it went" &&
+	HOST_ARGS= &&
+	! grep -q "pigeon-hook" gone2.err &&
+	! grep -q "Failed$\|failed for event\|: not found$\|No such file\|execution blocked" \
+	    gone2.err gone2.out &&
+	{ [ "$HOST" != claude ] ||
+		jq -e -s "[.[] | select(.type == \"system\" and
+		    .subtype == \"hook_response\")] | length > 0 and
+		    all(.exit_code == 0 and .outcome == \"success\")" \
+		    gone2.out >/dev/null; } &&
+	"$PIG" uninstall "$HOST" --no-mcp >/dev/null &&
+	cmp config.orig "$HOST_CONFIG"
 '
 
 mcp_gone

@@ -22,8 +22,12 @@
  * (docs/architecture.md, "The host table").
  */
 
-#define PGN_MAX_CONTEXT    6000 /* injected context, bytes */
-#define PGN_HOOK_TIMEOUT_S 5    /* timeout written into host configs */
+#define PGN_MAX_CONTEXT 6000 /* injected context, bytes */
+/* The person's note in a host's user_note field (decisions 0180, 0229):
+ * its bytes (over: dropped, never the output), the senders it names. */
+#define PGN_MAX_USER_NOTE  1024
+#define PGN_NOTE_SENDERS   5
+#define PGN_HOOK_TIMEOUT_S 5 /* timeout written into host configs */
 
 typedef enum pgn_host {
 	PGN_HOST_NONE = -1,
@@ -342,6 +346,13 @@ struct pgn_host_info {
 	 * 0180) then goes to hook.log only.
 	 */
 	const char *user_note;
+	/*
+	 * 1: it runs a hook's command through /bin/sh (measured), so install
+	 * writes the guarded form "[ -x HOOK ] || exit 0; exec HOOK ...":
+	 * a hook whose binary is gone is silent (decision 0225); 0: the
+	 * bare command, which the host may run without a shell.
+	 */
+	int shell_guard;
 	/* -- what only some hosts do (decision 0147) -- */
 	/*
 	 * 1: its agent can be woken when idle by pigeon-hook --rewake, an

@@ -746,6 +746,31 @@ PGN_NODISCARD pgn_status pgn_agents_prune(pgn_db *db, int64_t idle_before_ms,
     int dry_run, struct pgn_agents *out);
 
 /*
+ * Move the scope keyed 'from' to the current scope's key (pigeon scope
+ * move, decision 0185): every agent, message, lease, baton and journal
+ * row follows, as they name the scope by id. PGN_ENOTFOUND: no scope
+ * 'from'; PGN_EEXIST: the current key has a scope already; PGN_EFULL:
+ * 'from' holds live leases; PGN_EINVAL: either is the global scope, or
+ * they are the same.
+ */
+PGN_NODISCARD pgn_status pgn_scope_move(pgn_db *db, const char *from);
+
+/* The automatic prune runs at most this often per database and scope. */
+#define PGN_AUTOPRUNE_EVERY_MS (24LL * 3600 * 1000)
+/* A stamp this far in the future (a clock set back) makes it due. */
+#define PGN_AUTOPRUNE_SKEW_MS (60LL * 1000)
+
+/*
+ * The automatic prune (decision 0228): pgn_agents_prune of the agents
+ * idle for 'days' (0: never), at most once per PGN_AUTOPRUNE_EVERY_MS
+ * for this database and scope on this machine (a stamp in the state
+ * home, renewed first); not due, or no state home: nothing, PGN_OK.
+ * Run by pigeon send and pigeon agents, never by the hook.
+ */
+PGN_NODISCARD pgn_status pgn_agents_autoprune(pgn_db *db, long days,
+    int64_t now_ms, struct pgn_agents *out);
+
+/*
  * Bind session 'key' ("<host>:<id>") of 'host' to 'agent' in the current
  * scope, creating the agent if needed; a session already bound keeps
  * its agent, whose name goes to 'bound' (PGN_MAX_NAME + 1 bytes).

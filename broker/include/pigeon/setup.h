@@ -13,10 +13,17 @@
 
 #define PGN_MAX_CONFIG (1 << 20) /* a host config file, bytes */
 
-/* True if 'command' is Pigeon's: its first word's basename is pigeon-hook. */
+/*
+ * True if 'command' is Pigeon's: its first word's basename is
+ * pigeon-hook, or it is the guarded form "[ -x P ] || exit 0; exec P
+ * ..." with P's basename pigeon-hook (decision 0225).
+ */
 int pgn_command_is_pigeon(const char *command);
 
-/* The first word of Pigeon's 'command' (caller frees), or NULL. */
+/* True if 'command' is Pigeon's guarded form (it is silent when P is gone). */
+int pgn_command_guarded(const char *command);
+
+/* The program of Pigeon's 'command' (caller frees), or NULL. */
 char *pgn_command_hook(const char *command);
 
 /*
@@ -95,6 +102,7 @@ struct pgn_install_state {
 	 */
 	int trusted;
 	char *hook;         /* the program of Pigeon's first command */
+	int guarded;        /* 1: that command is the guarded form (0225) */
 	char *perm_path;    /* where the permission edit lives, or NULL */
 	int perm;           /* 1 in place, 0 not, -1 none for this host */
 	char *perm_problem; /* why that file cannot be read, or NULL */
@@ -197,7 +205,19 @@ struct pgn_config {
 	int wake_min; /* reach.wake: lowest priority that rings; 2: off (0176)
 	               */
 	char *reach_problem; /* why "reach" is at its defaults */
+	/* agents.retireAfterDays: a generated agent idle this long is
+	 * retired automatically (0: never; decision 0228) */
+	long retire_after_days;
+	char *agents_problem; /* why "agents" is at its defaults */
+	/* notes.mailInjected: tell the person, in the host's user_note
+	 * field, when mail is put in the model's context (decision 0229) */
+	int note_injected;
+	char *notes_problem; /* why "notes" is at its defaults */
 };
+
+/* agents.retireAfterDays: its default and its bound. */
+#define PGN_RETIRE_AFTER_DAYS_DEFAULT 7
+#define PGN_RETIRE_AFTER_DAYS_MAX     3650
 
 void pgn_config_release(struct pgn_config *c);
 

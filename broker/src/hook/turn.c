@@ -308,6 +308,10 @@ load_config(struct turn *t)
 		logf_turn(t, "config", "%s", t->cfg.reminder_problem);
 	if (t->cfg.provider_problem != NULL)
 		logf_turn(t, "config", "%s", t->cfg.provider_problem);
+	if (t->cfg.agents_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.agents_problem);
+	if (t->cfg.notes_problem != NULL)
+		logf_turn(t, "config", "%s", t->cfg.notes_problem);
 }
 
 /*
@@ -389,28 +393,63 @@ with_session_env(char *line, const char *session)
 }
 
 /*
- * The output with the person's note (t->note, naming the session's
- * agent) in the host's user_note key: a bad PIGEON_AGENT is said where
- * the person sees it, not only in hook.log (decision 0180). Takes 'line'.
+ * The output with the person's note in the host's user_note key: a bad
+ * PIGEON_AGENT (t->note, naming the session's agent; decision 0180),
+ * and with notes.mailInjected how many messages from whom went into
+ * the model's context (decision 0229). Takes 'line'.
  */
 static char *
-with_user_note(char *line, const struct turn *t, const char *agent)
+with_user_note(char *line, const struct turn *t, const char *agent,
+    const struct pgn_msgs *msgs, size_t shown)
 {
 	const char *key = pgn_host_get(t->p.host)->user_note;
-	char note[sizeof(t->note) + PGN_MAX_NAME + 32], *safe;
+	struct pgn_buf b;
+	char *safe = NULL;
 	cJSON *root;
 	char *out = NULL;
+	size_t i, k;
 
-	if (key == NULL || t->note[0] == '\0')
+	if (key == NULL ||
+	    (t->note[0] == '\0' && (!t->cfg.note_injected || shown == 0)))
 		return line;
-	snprintf(note, sizeof(note), "%s: %s.", t->note, agent);
+	pgn_buf_init(&b, PGN_MAX_USER_NOTE);
+	if (t->note[0] != '\0')
+		pgn_buf_addf(&b, "%s: %s.", t->note, agent);
+	if (t->cfg.note_injected && shown > 0) {
+		pgn_buf_addf(&b, "%sPigeon: %zu message%s for %s from ",
+		    b.len > 0 ? " " : "", shown, shown == 1 ? "" : "s", agent);
+		/* Each sender once, in order of their first message; the
+		 * first PGN_NOTE_SENDERS of them. */
+		for (i = 0, k = 0; i < shown && i < msgs->n; i++) {
+			size_t j;
+
+			for (j = 0; j < i; j++)
+				if (strcmp(msgs->v[j].sender,
+				        msgs->v[i].sender) == 0)
+					break;
+			if (j < i)
+				continue;
+			if (k == PGN_NOTE_SENDERS) {
+				pgn_buf_adds(&b, " and others");
+				break;
+			}
+			pgn_buf_addf(&b, "%s%s", k++ > 0 ? ", " : "",
+			    msgs->v[i].sender);
+		}
+		pgn_buf_adds(&b, " put in the model's context.");
+	}
 	root = cJSON_Parse(line);
 	cJSON_free(line);
-	safe = pgn_text_safe(note, strlen(note), 0);
-	if (root != NULL && safe != NULL &&
-	    cJSON_AddStringToObject(root, key, safe) != NULL)
+	/* Over its bound: the note is dropped, never the output. */
+	if (b.err == PGN_OK)
+		safe = pgn_text_safe(b.data, b.len, 0);
+	if (root != NULL &&
+	    (b.err == PGN_ETOOBIG ||
+	        (safe != NULL &&
+	            cJSON_AddStringToObject(root, key, safe) != NULL)))
 		out = cJSON_PrintUnformatted(root);
 	free(safe);
+	pgn_buf_release(&b);
 	cJSON_Delete(root);
 	return out;
 }
@@ -464,7 +503,7 @@ render_turn(const struct pgn_turn_out *out, size_t *keep, void *arg)
 		if (line == NULL)
 			return PGN_ENOMEM;
 	}
-	line = with_user_note(line, t, out->agent);
+	line = with_user_note(line, t, out->agent, &out->msgs, *keep);
 	if (line == NULL)
 		return PGN_ENOMEM;
 	t->o->len = strlen(line);

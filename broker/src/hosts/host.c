@@ -192,6 +192,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .envelope = envelope_specific,
             .stop_decision = "block",
             .user_note = "systemMessage",
+            .shell_guard = 1,
             .rewake = 1,
             .continuation_prefix = "<task-notification>",
             .env_export = "CLAUDE_ENV_FILE",
@@ -269,6 +270,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .envelope = envelope_specific,
             .stop_decision = "block",
             .user_note = "systemMessage",
+            .shell_guard = 1,
             .tool = {"tool_name", "tool_input"},
             .tools =
                 {
@@ -343,6 +345,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .envelope = envelope_specific,
             .stop_decision = "deny",
             .user_note = "systemMessage",
+            .shell_guard = 1,
             .tool = {"tool_name", "tool_input"},
             .tools =
                 {
@@ -381,6 +384,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .mechanism = PGN_MECH_COMMAND,
             /* Cursor's shape: Copilot CLI reads it (measured, 1.0.102). */
             .shape = PGN_SHAPE_FLAT,
+            .shell_guard = 1,
             .user_env = "COPILOT_HOME",
             .env_file = "hooks/pigeon.json",
             .user_path = ".copilot/hooks/pigeon.json",

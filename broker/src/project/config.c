@@ -33,6 +33,8 @@ pgn_config_release(struct pgn_config *c)
 	free(c->provider_problem);
 	free(c->problem);
 	free(c->reach_problem);
+	free(c->agents_problem);
+	free(c->notes_problem);
 	free(c->unknown);
 	memset(c, 0, sizeof(*c));
 }
@@ -288,13 +290,56 @@ drop_provider(struct pgn_config *c)
 	c->argc = 0;
 }
 
+/*
+ * "agents": when a generated agent is retired automatically (decision
+ * 0228). Taken whole or not at all: a bad value keeps the default.
+ */
+static char *
+parse_agents(const cJSON *a, struct pgn_config *c, struct pgn_buf *u)
+{
+	static const char *const known[] = {"retireAfterDays", NULL};
+	char *why;
+	long v;
+
+	if (!cJSON_IsObject(a))
+		return fmt("agents must be an object");
+	unknown_keys(a, "agents.", known, u);
+	why = parse_int(a, "agents", "retireAfterDays", 0,
+	    PGN_RETIRE_AFTER_DAYS_MAX, PGN_RETIRE_AFTER_DAYS_DEFAULT, &v);
+	if (why == NULL)
+		c->retire_after_days = v;
+	return why;
+}
+
+/*
+ * "notes": what the hook tells the person beside what it tells the
+ * model (decision 0229). A bad value keeps the default (off).
+ */
+static char *
+parse_notes(const cJSON *n, struct pgn_config *c, struct pgn_buf *u)
+{
+	static const char *const known[] = {"mailInjected", NULL};
+	const cJSON *v;
+
+	if (!cJSON_IsObject(n))
+		return fmt("notes must be an object");
+	unknown_keys(n, "notes.", known, u);
+	v = cJSON_GetObjectItemCaseSensitive(n, "mailInjected");
+	if (v == NULL)
+		return NULL;
+	if (!cJSON_IsBool(v))
+		return fmt("notes.mailInjected must be true or false");
+	c->note_injected = cJSON_IsTrue(v);
+	return NULL;
+}
+
 pgn_status
 pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 {
 	static const char *const top[] = {"instructions", "promptContext",
-	    "reach", NULL};
+	    "reach", "agents", "notes", NULL};
 	static const char *const instr[] = {"promptReminder", NULL};
-	const cJSON *ins, *pc, *rem, *reach;
+	const cJSON *ins, *pc, *rem, *reach, *agents, *notes;
 	struct pgn_buf u;
 	cJSON *root = NULL;
 	char *copy = NULL;
@@ -303,6 +348,7 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	memset(c, 0, sizeof(*c));
 	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	c->rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
+	c->retire_after_days = PGN_RETIRE_AFTER_DAYS_DEFAULT;
 	pgn_buf_init(&u, 1024);
 	if (len > PGN_MAX_PROJECT_CONFIG) {
 		c->problem = fmt("is over %d bytes", PGN_MAX_PROJECT_CONFIG);
@@ -353,6 +399,12 @@ pgn_config_parse(const char *text, size_t len, struct pgn_config *c)
 	reach = cJSON_GetObjectItemCaseSensitive(root, "reach");
 	if (reach != NULL && rc == PGN_OK)
 		c->reach_problem = parse_reach(reach, c, &u);
+	agents = cJSON_GetObjectItemCaseSensitive(root, "agents");
+	if (agents != NULL && rc == PGN_OK)
+		c->agents_problem = parse_agents(agents, c, &u);
+	notes = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	if (notes != NULL && rc == PGN_OK)
+		c->notes_problem = parse_notes(notes, c, &u);
 	if (u.err != PGN_OK)
 		rc = PGN_ENOMEM;
 	else if (u.len > 0 && (c->unknown = pgn_buf_take(&u, NULL)) == NULL)
@@ -384,6 +436,7 @@ pgn_config_load(const char *root, struct pgn_config *c)
 	memset(c, 0, sizeof(*c));
 	c->max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	c->rewake_wait_s = PGN_REWAKE_WAIT_S_DEFAULT;
+	c->retire_after_days = PGN_RETIRE_AFTER_DAYS_DEFAULT;
 	pgn_buf_init(&path, PGN_MAX_PATH);
 	if (root == NULL || root[0] == '\0')
 		goto out; /* the global scope has no project config */

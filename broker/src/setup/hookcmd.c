@@ -15,10 +15,8 @@
 /* ---- recognising Pigeon's commands ---------------------------------- */
 
 static void
-word_add(struct word *w, int first, char c)
+word_add(struct word *w, char c)
 {
-	if (!first)
-		return;
 	if (w->len < sizeof(w->buf) - 1)
 		w->buf[w->len] = c;
 	w->len++;
@@ -50,57 +48,56 @@ is_operator(char c)
 	    c == '(' || c == ')';
 }
 
-/*
- * Split 'command' as a POSIX shell would for quoting ('...', "...",
- * backslash), without expansions. The whole string must parse: an
- * unbalanced quote or a trailing backslash means "not Pigeon's".
- */
-int
-ins_command_word(const char *command, const char *name, struct word *wp)
-{
-	struct word w = {0};
-	const char *p;
-	int inword = 0, nwords = 0, first, is = 0;
+enum token { TOK_BAD = -1, TOK_END, TOK_WORD, TOK_OP };
 
-	if (command == NULL)
-		return 0;
-	for (p = command; *p != '\0'; p++) {
+/*
+ * The next token of a command at '*pp', split as a POSIX shell would
+ * for quoting ('...', "...", backslash), without expansions: a word
+ * (its text in 'w', bounded; 'w->len' may exceed the buffer) or one
+ * operator character; TOK_BAD for an unbalanced quote or a trailing
+ * backslash.
+ */
+static enum token
+next_token(const char **pp, struct word *w)
+{
+	const char *p = *pp;
+	int inword = 0;
+
+	w->len = 0;
+	for (; *p != '\0'; p++) {
 		/* A backslash-newline joins lines before any splitting. */
 		if (p[0] == '\\' && p[1] == '\n') {
 			p++;
 			continue;
 		}
 		if (!inword) {
-			if (ins_is_blank(*p) || is_operator(*p)) {
-				/* An operator first: an empty first word. */
-				if (is_operator(*p) && nwords == 0)
-					nwords = 1;
+			if (ins_is_blank(*p))
 				continue;
+			if (is_operator(*p)) {
+				w->buf[0] = *p;
+				w->buf[1] = '\0';
+				w->len = 1;
+				*pp = p + 1;
+				return TOK_OP;
 			}
 			inword = 1;
 		}
-		first = nwords == 0;
-		if (ins_is_blank(*p) || is_operator(*p)) {
-			if (first)
-				is = word_is(&w, name);
-			inword = 0;
-			nwords++;
-			continue;
-		}
+		if (ins_is_blank(*p) || is_operator(*p))
+			break;
 		if (*p == '\\') {
 			if (p[1] == '\0')
-				return 0;
-			word_add(&w, first, *++p);
+				return TOK_BAD;
+			word_add(w, *++p);
 		} else if (*p == '\'') {
 			for (p++; *p != '\''; p++) {
 				if (*p == '\0')
-					return 0;
-				word_add(&w, first, *p);
+					return TOK_BAD;
+				word_add(w, *p);
 			}
 		} else if (*p == '"') {
 			for (p++; *p != '"'; p++) {
 				if (*p == '\0')
-					return 0;
+					return TOK_BAD;
 				if (*p == '\\' && p[1] == '\n') {
 					p++;
 					continue;
@@ -109,19 +106,108 @@ ins_command_word(const char *command, const char *name, struct word *wp)
 				    (p[1] == '$' || p[1] == '`' ||
 				        p[1] == '"' || p[1] == '\\'))
 					p++;
-				word_add(&w, first, *p);
+				word_add(w, *p);
 			}
 		} else {
-			word_add(&w, first, *p);
+			word_add(w, *p);
 		}
 	}
-	if (inword && nwords == 0)
-		is = word_is(&w, name);
-	if (is) {
-		w.buf[w.len] = '\0';
+	*pp = p;
+	if (!inword)
+		return TOK_END;
+	if (w->len < sizeof(w->buf))
+		w->buf[w->len] = '\0';
+	return TOK_WORD;
+}
+
+/* Does the rest of the command at 'p' parse to its end? */
+static int
+rest_parses(const char *p)
+{
+	struct word t;
+	enum token k;
+
+	while ((k = next_token(&p, &t)) > TOK_END)
+		;
+	return k == TOK_END;
+}
+
+/* Is the next token the word (or operator) 'text'? */
+static int
+next_is(const char **pp, enum token kind, const char *text)
+{
+	struct word t;
+
+	return next_token(pp, &t) == kind && t.len == strlen(text) &&
+	    memcmp(t.buf, text, t.len) == 0;
+}
+
+/*
+ * The guarded form install writes for a host that runs hooks through
+ * /bin/sh (decision 0225): "[ -x P ] || exit 0; exec P ARGS...", P the
+ * same word twice. '*pp' is left after the second P.
+ */
+static int
+guarded_word(const char **pp, const char *name, struct word *w)
+{
+	struct word again;
+	const char *p = *pp;
+
+	if (!next_is(&p, TOK_WORD, "[") || !next_is(&p, TOK_WORD, "-x") ||
+	    next_token(&p, w) != TOK_WORD || !word_is(w, name) ||
+	    !next_is(&p, TOK_WORD, "]") || !next_is(&p, TOK_OP, "|") ||
+	    !next_is(&p, TOK_OP, "|") || !next_is(&p, TOK_WORD, "exit") ||
+	    !next_is(&p, TOK_WORD, "0") || !next_is(&p, TOK_OP, ";") ||
+	    !next_is(&p, TOK_WORD, "exec") ||
+	    next_token(&p, &again) != TOK_WORD || again.len != w->len ||
+	    memcmp(again.buf, w->buf, w->len) != 0)
+		return 0;
+	*pp = p;
+	return 1;
+}
+
+/*
+ * Is the program 'command' runs a path whose basename is 'name': its
+ * first word, or the guarded form's? The whole string must parse: an
+ * unbalanced quote or a trailing backslash means "not Pigeon's".
+ */
+static int
+command_program(const char *command, const char *name, int guard,
+    struct word *wp)
+{
+	struct word w;
+	const char *p = command;
+
+	if (command == NULL)
+		return 0;
+	if (guard && guarded_word(&p, name, &w)) {
+		if (!rest_parses(p))
+			return 0;
 		*wp = w;
+		return 1;
 	}
-	return is;
+	p = command;
+	if (next_token(&p, &w) != TOK_WORD || !word_is(&w, name) ||
+	    !rest_parses(p))
+		return 0;
+	*wp = w;
+	return 1;
+}
+
+int
+ins_command_word(const char *command, const char *name, struct word *wp)
+{
+	return command_program(command, name, 0, wp);
+}
+
+int
+pgn_command_guarded(const char *command)
+{
+	struct word w;
+	const char *p = command;
+
+	return command != NULL && guarded_word(&p, HOOK_NAME, &w) &&
+	    rest_parses(p);
 }
 
 int
@@ -129,7 +215,7 @@ pgn_command_is_pigeon(const char *command)
 {
 	struct word w;
 
-	return ins_command_word(command, HOOK_NAME, &w);
+	return command_program(command, HOOK_NAME, 1, &w);
 }
 
 char *
@@ -137,7 +223,7 @@ pgn_command_hook(const char *command)
 {
 	struct word w;
 
-	if (!ins_command_word(command, HOOK_NAME, &w))
+	if (!command_program(command, HOOK_NAME, 1, &w))
 		return NULL;
 	return pgn_strdup(w.buf);
 }
@@ -151,30 +237,50 @@ shell_safe(char c)
 	    (c >= '0' && c <= '9') || strchr("/._-+,:@%=", c) != NULL;
 }
 
-/* "<hook> <host> <event>", the hook quoted only if it needs it. */
-static char *
-hook_command(const char *hook, const char *host, const char *event)
+/* The hook's path as one shell word, quoted only if it needs it. */
+static void
+add_quoted(struct pgn_buf *b, const char *hook)
 {
-	struct pgn_buf b;
 	const char *p;
 	int quote = 0;
 
 	for (p = hook; *p != '\0'; p++)
 		if (!shell_safe(*p))
 			quote = 1;
-	pgn_buf_init(&b, PGN_MAX_PATH * 4 + 128);
-	if (quote) {
-		pgn_buf_adds(&b, "'");
-		for (p = hook; *p != '\0'; p++) {
-			if (*p == '\'')
-				pgn_buf_adds(&b, "'\\''");
-			else
-				pgn_buf_add(&b, p, 1);
-		}
-		pgn_buf_adds(&b, "'");
-	} else {
-		pgn_buf_adds(&b, hook);
+	if (!quote) {
+		pgn_buf_adds(b, hook);
+		return;
 	}
+	pgn_buf_adds(b, "'");
+	for (p = hook; *p != '\0'; p++) {
+		if (*p == '\'')
+			pgn_buf_adds(b, "'\\''");
+		else
+			pgn_buf_add(b, p, 1);
+	}
+	pgn_buf_adds(b, "'");
+}
+
+/*
+ * "<hook> <host> <event>"; for a host that runs it through /bin/sh,
+ * "[ -x <hook> ] || exit 0; exec <hook> <host> <event>": a binary that
+ * is gone makes no output and exit 0, the neutral answer of every
+ * event; one that is there is the hook itself, its output and exit
+ * code unchanged (decision 0225).
+ */
+static char *
+hook_command(const char *hook, const char *host, const char *event)
+{
+	const struct pgn_host_info *hi = pgn_host_get(pgn_host_by_name(host));
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, PGN_MAX_PATH * 8 + 160);
+	if (hi != NULL && hi->shell_guard) {
+		pgn_buf_adds(&b, "[ -x ");
+		add_quoted(&b, hook);
+		pgn_buf_adds(&b, " ] || exit 0; exec ");
+	}
+	add_quoted(&b, hook);
 	pgn_buf_addf(&b, " %s %s", host, event);
 	return pgn_buf_take(&b, NULL);
 }

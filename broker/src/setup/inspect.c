@@ -102,12 +102,16 @@ pgn_install_inspect(pgn_host h, const char *project,
 		if (hi->shape == PGN_SHAPE_FLAT) {
 			s->hook =
 			    pgn_command_hook(je_get(holder, "command")->str);
+			s->guarded =
+			    pgn_command_guarded(je_get(holder, "command")->str);
 			continue;
 		}
 		hs = je_get(holder, "hooks");
 		for (hd = hs->child; hd != NULL; hd = hd->next) {
 			if (ins_handler_is_pigeon(hd)) {
 				s->hook = pgn_command_hook(
+				    je_get(hd, "command")->str);
+				s->guarded = pgn_command_guarded(
 				    je_get(hd, "command")->str);
 				break;
 			}

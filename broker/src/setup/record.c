@@ -72,7 +72,10 @@ pgn_install_note(const char *kind, const char *where, int remove,
 		if (line_end == NULL)
 			line_end = data + len - 1; /* no final line end */
 		n = (size_t)(line_end - p) + 1;
-		if (n == want.len && memcmp(p, want.data, n) == 0) {
+		/* The line's text, with or without its line end (a last
+		 * line may have none): as the reader reads it. */
+		if (n - (p[n - 1] == '\n') == want.len - 1 &&
+		    memcmp(p, want.data, want.len - 1) == 0) {
 			found = 1;
 			if (remove)
 				continue;
@@ -134,6 +137,10 @@ pgn_install_notes(struct pgn_install_notes *out, struct pgn_err *err)
 		nl = memchr(p, '\n', (size_t)(data + len - p));
 		if (nl == NULL)
 			nl = data + len;
+		/* A NUL inside is not a line of ours (the writer never
+		 * matches it): skipped, so reader and writer agree. */
+		if (memchr(p, '\0', (size_t)(nl - p)) != NULL)
+			continue;
 		*nl = '\0';
 		tab = strchr(p, '\t');
 		if (tab == NULL)

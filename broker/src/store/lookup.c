@@ -2,6 +2,7 @@
  * An agent's name resolved in the current scope, or the "no agent 'x'
  * (known: ...)" explanation: used by every domain file of the store.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "pgn_int.h"
@@ -139,4 +140,67 @@ pgn_need_agent(pgn_db *db, const char *name, int any, int64_t *id)
 	if (rc == PGN_ENOTFOUND)
 		return pgn_fail_unknown(db, sid, name, 0);
 	return rc;
+}
+
+/* ---- moving a scope (decision 0229's companion, 0185) --------------- */
+
+static const char SQL_SCOPE_OF[] = "SELECT id FROM scope WHERE root = ?1";
+static const char SQL_SCOPE_LEASES[] =
+    "SELECT count(*) FROM lease WHERE scope_id = ?1 AND expires_ms > ?2";
+static const char SQL_SCOPE_RENAME[] =
+    "UPDATE scope SET root = ?2 WHERE id = ?1";
+
+struct move_ctx {
+	const char *from, *to;
+};
+
+static pgn_status
+move_tx(pgn_db *db, void *arg)
+{
+	struct move_ctx *m = arg;
+	int64_t id, other, live;
+	pgn_status rc;
+
+	rc = pgn_select_i64(db, SQL_SCOPE_OF, &id, "finding the scope",
+	    PGN_T(m->from));
+	if (rc == PGN_ENOTFOUND)
+		return pgn_fail(db, PGN_ENOTFOUND,
+		    "no scope '%s' in this database (see pigeon doctor for the database)",
+		    m->from);
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_select_i64(db, SQL_SCOPE_OF, &other, "finding the scope",
+	    PGN_T(m->to));
+	if (rc == PGN_OK)
+		return pgn_fail(db, PGN_EEXIST,
+		    "scope '%s' already exists: retire its agents (pigeon agent rm, pigeon agent prune) or keep both",
+		    m->to);
+	if (rc != PGN_ENOTFOUND)
+		return rc;
+	/* The lease stamp keys leases by scope: none may be live. */
+	rc = pgn_select_i64(db, SQL_SCOPE_LEASES, &live, "counting leases",
+	    PGN_I(id), PGN_I(pgn_now_ms()));
+	if (rc != PGN_OK)
+		return rc;
+	if (live > 0)
+		return pgn_fail(db, PGN_EFULL,
+		    "scope '%s' has %" PRId64
+		    " live lease%s: release them first (pigeon lease release --all)",
+		    m->from, live, live == 1 ? "" : "s");
+	return pgn_exec(db, SQL_SCOPE_RENAME, "moving the scope", PGN_I(id),
+	    PGN_T(m->to));
+}
+
+pgn_status
+pgn_scope_move(pgn_db *db, const char *from)
+{
+	struct move_ctx m = {from, pgn_db_scope(db)};
+
+	if (from == NULL || from[0] == '\0' || m.to == NULL || m.to[0] == '\0')
+		return pgn_fail(db, PGN_EINVAL,
+		    "the global scope is not moved: name a project's scope, and run this in the project");
+	if (strcmp(from, m.to) == 0)
+		return pgn_fail(db, PGN_EINVAL,
+		    "scope '%s' is this scope already", from);
+	return pgn_tx(db, move_tx, &m);
 }

@@ -5,11 +5,16 @@
  * while. Its own file: it calls both agents.c and lease.c, which know nothing
  * of it.
  */
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pgn_int.h"
+#include "stamp.h"
 #include "store_int.h"
 
 /*
@@ -198,4 +203,63 @@ pgn_agents_prune(pgn_db *db, int64_t idle_before_ms, int dry_run,
 	}
 	out->n = k;
 	return PGN_OK;
+}
+
+/*
+ * The automatic prune (decision 0228): due when this machine's stamp
+ * for the database and scope, $PIGEON_HOME/pruned-HASH, is missing or
+ * older than PGN_AUTOPRUNE_EVERY_MS (or more than PGN_AUTOPRUNE_SKEW_MS
+ * in the future: a clock set back). The stamp is
+ * renewed before the prune, so processes racing to it prune once; a
+ * state home that cannot be found or written means no automatic prune.
+ */
+static int
+autoprune_due(const pgn_db *db, int64_t now_ms)
+{
+	char *home = NULL;
+	struct pgn_buf key, path;
+	struct pgn_err err;
+	struct stat sb;
+	int64_t at;
+	int fd, due = 0;
+
+	if (pgn_home_path(&home) != PGN_OK || home == NULL)
+		return 0;
+	pgn_buf_init(&key, PGN_MAX_PATH * 2 + 2);
+	pgn_buf_init(&path, PGN_MAX_PATH);
+	pgn_buf_addf(&key, "%s\n%s", pgn_db_shown(db), pgn_db_scope(db));
+	if (key.err != PGN_OK || pgn_home_ensure(home, &err) != PGN_OK)
+		goto out;
+	pgn_buf_addf(&path, "%s/pruned-%016" PRIx64, home,
+	    pgn_stamp_hash(key.data, key.len));
+	if (path.err != PGN_OK)
+		goto out;
+	if (lstat(path.data, &sb) == 0) {
+		at = (int64_t)sb.st_mtim.tv_sec * 1000 +
+		    sb.st_mtim.tv_nsec / 1000000;
+		if (!S_ISREG(sb.st_mode) ||
+		    (at <= now_ms + PGN_AUTOPRUNE_SKEW_MS &&
+		        now_ms - at < PGN_AUTOPRUNE_EVERY_MS))
+			goto out;
+	}
+	fd = open(path.data, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out;
+	due = futimens(fd, NULL) == 0;
+	close(fd);
+out:
+	pgn_buf_release(&key);
+	pgn_buf_release(&path);
+	free(home);
+	return due;
+}
+
+pgn_status
+pgn_agents_autoprune(pgn_db *db, long days, int64_t now_ms,
+    struct pgn_agents *out)
+{
+	if (days <= 0 || !autoprune_due(db, now_ms))
+		return PGN_OK;
+	return pgn_agents_prune(db, now_ms - (int64_t)days * 86400000LL, 0,
+	    out);
 }
