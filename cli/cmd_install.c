@@ -209,7 +209,7 @@ run(int argc, char **argv, int remove)
 	 */
 	/*
 	 * A registration it cannot take away (a .claude.json past
-	 * PGN_MAX_CONFIG, one the host rewrote into something else) fails
+	 * PGN_MAX_CLAUDE_STATE, one the host rewrote into something else) fails
 	 * the command, but never keeps the hooks in place: a hook left
 	 * behind fails on every prompt once Pigeon is gone. Said after the
 	 * hooks' outcome, unless the hooks fail too (their error is said:

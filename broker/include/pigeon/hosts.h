@@ -192,11 +192,25 @@ struct pgn_tool_keys {
  * when set, else 'user_path' under $HOME, or 'project_path' in a
  * project (NULL: no project registration).
  */
+/*
+ * Claude Code's ~/.claude.json holds its state (projects, history
+ * caches) beside mcpServers and grows to 8-100 MB; Claude rewrites it
+ * itself. Pigeon's MCP entry is edited in it under this bound.
+ */
+#define PGN_MAX_CLAUDE_STATE ((size_t)256 << 20) /* bytes */
+
 struct pgn_mcp_reg_info {
 	const char *user_env;
 	const char *env_file;
 	const char *user_path;
 	const char *project_path;
+	/*
+	 * The user file's bound in bytes, enforced before it is read
+	 * (Claude's .claude.json is its state, routinely 8-100 MB:
+	 * PGN_MAX_CLAUDE_STATE); 0: PGN_MAX_CONFIG. A project file is a
+	 * config of the person's, bound by PGN_MAX_CONFIG.
+	 */
+	size_t user_max;
 	/*
 	 * JSON: the object of servers ("mcpServers", opencode's "mcp");
 	 * NULL: the entry is a TOML table appended as a block (Codex).

@@ -161,6 +161,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     .env_file = ".claude.json",
                     .user_path = ".claude.json",
                     .project_path = ".mcp.json",
+                    .user_max = PGN_MAX_CLAUDE_STATE,
                     .key = "mcpServers",
                     .entry =
                         "{\"type\":\"stdio\",\"command\":@PIGEON@,\"args\":[\"mcp\"]}",
