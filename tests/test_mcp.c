@@ -143,6 +143,21 @@ structured(const cJSON *r)
 	return cJSON_GetObjectItem(r, "structuredContent");
 }
 
+/* The keys of object 'o', in order, space-separated (static). */
+static const char *
+msg_keys(const cJSON *o)
+{
+	static char buf[512];
+	const cJSON *k;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (k = o != NULL ? o->child : NULL; k != NULL; k = k->next)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s",
+		    at > 0 ? " " : "", k->string);
+	return buf;
+}
+
 static long long
 count(const char *sql)
 {
@@ -631,9 +646,16 @@ test_read_claims_with_route_mcp_in_the_audit_and_journal(void)
 	CHECK(!is_error(r));
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_INT(cJSON_GetArraySize(msgs), 2);
-	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "text")
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "body")
 	              ->valuestring,
 	    "one");
+	/* pigeon read --json's shape (decision 0216): explicit nulls. */
+	CHECK_STR(msg_keys(cJSON_GetArrayItem(msgs, 0)),
+	    "id from to created reply_to thread ack_within_ms body priority group");
+	CHECK(cJSON_IsNull(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "reply_to")));
+	CHECK(cJSON_IsNull(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "group")));
 	CHECK_INT(cJSON_GetObjectItem(structured(r), "left")->valueint, 0);
 	ids = pgn_mcp_claimed(srv, &n);
 	CHECK_INT(n, 2);
@@ -746,7 +768,7 @@ test_wait_takes_one_message_or_times_out(void)
 	r = call("wait", "{\"timeout\":50,\"from\":\"alice\"}");
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_INT(cJSON_GetArraySize(msgs), 1);
-	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "text")
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "body")
 	              ->valuestring,
 	    "a");
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(structured(r), "timed_out")));
@@ -825,7 +847,7 @@ test_status_ack_and_thread(void)
 	r = call("thread", "{\"id\":2}");
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_INT(cJSON_GetArraySize(msgs), 2);
-	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "text")
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "body")
 	              ->valuestring,
 	    "answer");
 	cJSON_Delete(r);
@@ -837,6 +859,12 @@ test_status_ack_and_thread(void)
 	              "state")
 	              ->valuestring,
 	    "acknowledged");
+	/* pigeon status --json's shape (decision 0216). */
+	CHECK_STR(msg_keys(cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r),
+	                                          "messages"),
+	              0)),
+	    "id state from to created reply_to delivered route session host "
+	    "woken thread priority group ack");
 	cJSON_Delete(r);
 	r = call("thread", "{\"id\":77}");
 	CHECK(is_error(r));
