@@ -23,6 +23,7 @@ test_case 'setup: hosts with configs of their own (comments, CRLF, other servers
 	printf "model = \"o4\"\r\n\r\n[mcp_servers.other]\r\ncommand = \"x\"\r\n" >home/.codex/config.toml &&
 	printf "// mine\n{\"theme\": \"dark\"}\n" >home/.gemini/settings.json &&
 	printf "{\"mcpServers\":{}}" >home/.cursor/mcp.json &&
+	printf "// mine\n{\n  \"mcpAllowlist\": [\"github:*\"],\n  \"terminalAllowlist\": [\"git\"]\n}\n" >home/.cursor/permissions.json &&
 	printf "{\"\$schema\": \"https://opencode.ai/config.json\"}\n" >home/.config/opencode/opencode.json &&
 	snapshot home >before
 '
@@ -40,7 +41,10 @@ test_case 'install registers pigeon mcp in each host, pre-approved where it can 
 	grep -q "^command = \"$PIGEON_REAL\"$" home/.codex/config.toml &&
 	sed 1d home/.gemini/settings.json | jq -e ".theme == \"dark\" and .mcpServers.pigeon.trust == true" &&
 	jq -e ".mcpServers.pigeon.args == [\"mcp\"]" home/.cursor/mcp.json &&
+	sed 1d home/.cursor/permissions.json | jq -e ".mcpAllowlist == [\"github:*\", \"pigeon:*\"] and .terminalAllowlist == [\"git\"]" &&
+	grep -q "^mcp: approval: .*: written in $HOME/.cursor/permissions.json$" out.cursor &&
 	jq -e ".mcpServers.pigeon.tools == [\"*\"]" home/.copilot/mcp-config.json &&
+	grep -q "^mcp: approval: none written: Copilot CLI .* copilot --allow-tool=pigeon approves exactly Pigeon" out.copilot &&
 	jq -e --arg p "$PIGEON_REAL" ".mcp.pigeon == {type: \"local\", command: [\$p, \"mcp\"], enabled: true}" home/.config/opencode/opencode.json
 '
 
@@ -54,11 +58,17 @@ test_case 'installing again changes nothing' '
 	test_cmp once twice
 '
 
-test_case 'doctor shows the registration' '
+test_case 'doctor shows the registration and the approval of each host' '
 	pigeon doctor >out &&
 	grep -q "mcp: pigeon mcp registered in $HOME/.claude.json" out &&
+	grep -q "mcp: tools approved in $HOME/.claude/settings.json$" out &&
+	grep -q "mcp: tools approved in $HOME/.cursor/permissions.json$" out &&
+	grep -q "mcp: approval: none written: Copilot CLI" out &&
+	grep -q "mcp: approval: \"trust\": true in its mcpServers entry$" out &&
 	pigeon doctor --json >out.json &&
-	jq -e "[.hooks[] | select(.level == \"user\") | .mcp.registered] | all" out.json
+	jq -e "[.hooks[] | select(.level == \"user\") | .mcp.registered] | all" out.json &&
+	jq -e --arg f "$HOME/.cursor/permissions.json" "[.hooks[] | select(.host == \"cursor\" and .level == \"user\") | .mcp | .approved and .approval_path == \$f] == [true]" out.json &&
+	jq -e "[.hooks[] | select(.host == \"copilot\" and .level == \"user\") | .mcp | .approved == false and .approval_path == null] == [true]" out.json
 '
 
 test_case 'uninstall gives every file its bytes back' '
@@ -68,6 +78,30 @@ test_case 'uninstall gives every file its bytes back' '
 	done &&
 	snapshot home >after &&
 	test_cmp before after
+'
+
+# Cursor reads mcpAllowlist of ~/.cursor/permissions.json instead of its
+# in-app allowlist as soon as the key is there: Pigeon adds itself to a
+# list the person keeps, and starts none (decision 0217).
+test_case 'cursor: no mcpAllowlist of the person'"'"'s, none started; doctor says how to approve' '
+	mv home/.cursor/permissions.json perms.orig &&
+	printf "{\"terminalAllowlist\": [\"git\"]}\n" >home/.cursor/permissions.json &&
+	cp home/.cursor/permissions.json perms.before &&
+	pigeon install cursor >out &&
+	grep -q "^mcp: approval: .*: not written in $HOME/.cursor/permissions.json$" out &&
+	test_cmp perms.before home/.cursor/permissions.json &&
+	pigeon doctor >out &&
+	grep -q "mcp: tools not approved: \"pigeon:\*\" in mcpAllowlist" out &&
+	printf "{\"mcpAllowlist\": []}\n" >home/.cursor/permissions.json &&
+	pigeon install cursor >out &&
+	jq -e ".mcpAllowlist == [\"pigeon:*\"]" home/.cursor/permissions.json &&
+	pigeon uninstall cursor >out &&
+	jq -e ".mcpAllowlist == []" home/.cursor/permissions.json &&
+	rm home/.cursor/permissions.json &&
+	pigeon install cursor >out &&
+	test ! -e home/.cursor/permissions.json &&
+	pigeon uninstall cursor >out &&
+	mv perms.orig home/.cursor/permissions.json
 '
 
 test_case '--no-mcp installs the hooks only; --dry-run writes nothing' '

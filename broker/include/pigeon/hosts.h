@@ -219,11 +219,23 @@ struct pgn_mcp_reg_info {
 	/* The entry: JSON, or TOML lines; @PIGEON@ the CLI's path, quoted. */
 	const char *entry;
 	/*
-	 * A rule install appends to "permissions"."allow" of the host's
-	 * hooks config so the tools run without a prompt (Claude's
-	 * "mcp__pigeon"), or NULL.
+	 * The approval of exactly Pigeon's tools, written where the host
+	 * reads it so they run without a prompt, or NULL (allow): the
+	 * string appended to the array allow_array (inside the object
+	 * allow_parent unless NULL) of allow_file (under $HOME, user level
+	 * only; NULL: the host's hooks config, at either level). Claude:
+	 * "mcp__pigeon" in "permissions"."allow" of settings.json; Cursor:
+	 * "pigeon:*" in "mcpAllowlist" of ~/.cursor/permissions.json (JSON
+	 * with comments: allow_comments). allow_existing: only into an
+	 * array that is already there (Cursor: a new mcpAllowlist would
+	 * replace the person's in-app allowlist whole).
 	 */
 	const char *allow;
+	const char *allow_file;
+	const char *allow_parent;
+	const char *allow_array;
+	int allow_comments;
+	int allow_existing;
 	const char *approval; /* one line: how the tools are approved */
 };
 
