@@ -241,6 +241,15 @@ test_gemini_cli_handshake_gets_2025_06_18(void)
 	teardown();
 }
 
+/* The official inspector's CLI in its auto era (t0506 runs it live). */
+static void
+test_mcp_inspector_handshake_falls_back_from_discover(void)
+{
+	setup("alice");
+	replay("inspector-cli.jsonl", "2025-11-25", "hello-from-the-inspector");
+	teardown();
+}
+
 static void
 test_an_unknown_revision_is_answered_with_the_latest(void)
 {
@@ -912,6 +921,7 @@ static const struct h_test tests[] = {
     H_TEST(test_claude_code_handshake_falls_back_from_discover_to_initialize),
     H_TEST(test_codex_handshake_gets_2025_06_18),
     H_TEST(test_gemini_cli_handshake_gets_2025_06_18),
+    H_TEST(test_mcp_inspector_handshake_falls_back_from_discover),
     H_TEST(test_an_unknown_revision_is_answered_with_the_latest),
     H_TEST(test_ping_and_notifications),
     H_TEST(test_tools_list_gives_each_tool_its_schema),
