@@ -530,37 +530,6 @@ cli_json_time(cJSON *obj, const char *key, int64_t ms)
 	return cJSON_AddStringToObject(obj, key, buf);
 }
 
-cJSON *
-cli_json_msg(const struct pgn_msg *m)
-{
-	cJSON *o;
-
-	o = cJSON_CreateObject();
-	if (o == NULL)
-		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)m->id);
-	cJSON_AddStringToObject(o, "from", m->sender);
-	cJSON_AddStringToObject(o, "to", m->recipient);
-	cli_json_time(o, "created", m->created_ms);
-	if (m->reply_to != 0)
-		cJSON_AddNumberToObject(o, "reply_to", (double)m->reply_to);
-	else
-		cJSON_AddNullToObject(o, "reply_to");
-	cJSON_AddNumberToObject(o, "thread",
-	    (double)(m->thread != 0 ? m->thread : m->id));
-	if (m->ack_ms != 0)
-		cJSON_AddNumberToObject(o, "ack_within_ms", (double)m->ack_ms);
-	else
-		cJSON_AddNullToObject(o, "ack_within_ms");
-	cJSON_AddStringToObject(o, "body", m->body);
-	cJSON_AddStringToObject(o, "priority", pgn_priority_name(m->priority));
-	if (m->group != NULL)
-		cJSON_AddStringToObject(o, "group", m->group);
-	else
-		cJSON_AddNullToObject(o, "group");
-	return o;
-}
-
 void
 cli_age(int64_t ms, int64_t now, char *buf, size_t len)
 {

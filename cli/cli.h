@@ -143,7 +143,6 @@ const char *cli_agent(struct cli *c, const char *flag);
 
 /* Print a JSON value compactly with a newline, then delete it. */
 int cli_json_print(cJSON *v);
-cJSON *cli_json_msg(const struct pgn_msg *m);
 cJSON *cli_json_time(cJSON *obj, const char *key, int64_t ms);
 
 /*
@@ -244,9 +243,8 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread, cli_cmd_group,
     cli_cmd_search, cli_cmd_web;
 
-/* A message's status (cmd_wait.c): one line, or its JSON object. */
+/* A message's status (cmd_wait.c): one line (its JSON: pgn_msg_status_json). */
 void cli_print_status(const struct pgn_msg_status *s, int64_t now);
-cJSON *cli_json_status(const struct pgn_msg_status *s);
 /*
  * A duration option ("90s", "15m", "2h", "7d") 'name' within [min, max]
  * ms into '*ms': 0, or the usage exit code after its line.

@@ -185,7 +185,7 @@ cmd_thread(int argc, char **argv)
 	if (c.json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < n; i++)
-			cJSON_AddItemToArray(arr, cli_json_status(&v[i]));
+			cJSON_AddItemToArray(arr, pgn_msg_status_json(&v[i]));
 		code = cli_json_print(arr);
 	} else {
 		now = pgn_now_ms();

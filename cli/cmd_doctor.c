@@ -594,6 +594,23 @@ print_text(const cJSON *doc)
 			        "not registered (pigeon install registers it) in",
 			    cJSON_GetStringValue(
 			        cJSON_GetObjectItem(x, "path")));
+		if (x != NULL &&
+		    cJSON_IsTrue(cJSON_GetObjectItem(x, "registered"))) {
+			s = cJSON_GetStringValue(
+			    cJSON_GetObjectItem(x, "approval_path"));
+			/* Decision 0217: a file's approval is checked; an
+			 * entry's (Codex, Gemini) or none is the table's. */
+			if (s != NULL &&
+			    cJSON_IsTrue(cJSON_GetObjectItem(x, "approved")))
+				printf("  %*s mcp: tools approved in %s\n", hw,
+				    "", s);
+			else
+				printf("  %*s mcp: %s%s\n", hw, "",
+				    s != NULL ? "tools not approved: " :
+				                "approval: ",
+				    cJSON_GetStringValue(
+				        cJSON_GetObjectItem(x, "approval")));
+		}
 		x = cJSON_GetObjectItem(it, "permissions");
 		s = cJSON_GetStringValue(cJSON_GetObjectItem(x, "state"));
 		if (s == NULL || (!installed && strcmp(s, "allowed") != 0))

@@ -40,7 +40,7 @@ const struct cli_cmd cli_cmd_install = {
         "  copilot  none: start copilot with --allow-tool 'shell(pigeon:*)'\n"
         "  opencode none: its default permissions allow them\n\n"
         "opencode has no command hooks: install writes the plugin ~/.config/opencode/plugin/pigeon.js ($XDG_CONFIG_HOME/opencode/...; DIR/.opencode/plugin/pigeon.js with --project), which runs pigeon-hook at session start, on each message, before and after each tool and when the session goes idle, each call under its own 5 s timeout. A pigeon.js that is not Pigeon's, or a plugin directory that is a symbolic link or read-only, is refused.\n\n"
-        "It also registers pigeon mcp, the mailbox as MCP tools (pigeon mcp --help), in HOST's MCP configuration, byte-exact, and pre-approves exactly its tools where the host allows: claude: mcpServers.pigeon in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json; DIR/.mcp.json with --project) and \"mcp__pigeon\" in permissions.allow of its settings.json; codex: a [mcp_servers.pigeon] table in config.toml with env_vars for PIGEON_* and default_tools_approval_mode = \"approve\" (user only); gemini: mcpServers.pigeon with \"trust\": true in settings.json; cursor: ~/.cursor/mcp.json; copilot: ~/.copilot/mcp-config.json (user only); opencode: mcp.pigeon in opencode.json. uninstall takes it away; --no-mcp leaves it out.\n\n"
+        "It also registers pigeon mcp, the mailbox as MCP tools (pigeon mcp --help), in HOST's MCP configuration, byte-exact, and pre-approves exactly its tools where the host allows: claude: mcpServers.pigeon in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json; DIR/.mcp.json with --project) and \"mcp__pigeon\" in permissions.allow of its settings.json; codex: a [mcp_servers.pigeon] table in config.toml with env_vars for PIGEON_* and default_tools_approval_mode = \"approve\" (user only); gemini: mcpServers.pigeon with \"trust\": true in settings.json; cursor: ~/.cursor/mcp.json and \"pigeon:*\" in an mcpAllowlist already in ~/.cursor/permissions.json; copilot: ~/.copilot/mcp-config.json (user only; approve with copilot --allow-tool=pigeon); opencode: mcp.pigeon in opencode.json. uninstall takes it away; --no-mcp leaves it out.\n\n"
         "The hook is the pigeon-hook next to this pigeon; PIGEON_HOOK (an absolute path) names another.",
     .opts = {{"user", OPT_USER, NULL, CLI_K_NONE, NULL,
                  "the user's config (default): ~/.cursor/hooks.json, $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json, $CODEX_HOME/hooks.json or ~/.codex/hooks.json, ~/.gemini/settings.json, $COPILOT_HOME/hooks/pigeon.json or ~/.copilot/hooks/pigeon.json"},
@@ -209,7 +209,7 @@ run(int argc, char **argv, int remove)
 	 */
 	/*
 	 * A registration it cannot take away (a .claude.json past
-	 * PGN_MAX_CONFIG, one the host rewrote into something else) fails
+	 * PGN_MAX_CLAUDE_STATE, one the host rewrote into something else) fails
 	 * the command, but never keeps the hooks in place: a hook left
 	 * behind fails on every prompt once Pigeon is gone. Said after the
 	 * hooks' outcome, unless the hooks fail too (their error is said:

@@ -308,11 +308,13 @@ cli_mcp_print(const struct pgn_mcp_reg_result *res, pgn_host h, int remove,
 		              (remove ? "removed" : "registered"),
 		    pgn_host_get(h)->name, remove ? "from" : "in", res->path);
 	if (!remove && res->approval != NULL)
-		printf("mcp: approval: %s%s\n", res->approval,
+		printf("mcp: approval: %s%s%s\n", res->approval,
 		    res->allow_path == NULL ? "" :
-		        !res->allow_changed ? " (unchanged)" :
-		        dry_run             ? " (would change)" :
-		                              " (written)");
+		        !res->approved      ? ": not written in " :
+		        !res->allow_changed ? ": unchanged in " :
+		        dry_run             ? ": would be written in " :
+		                              ": written in ",
+		    res->allow_path == NULL ? "" : res->allow_path);
 	if (dry_run && res->changed)
 		fputs(res->diff, stdout);
 	if (dry_run && res->allow_changed)
@@ -333,5 +335,13 @@ cli_mcp_doctor(cJSON *o, pgn_host h, const char *project)
 	m = cJSON_AddObjectToObject(o, "mcp");
 	cJSON_AddStringToObject(m, "path", s.path);
 	cJSON_AddBoolToObject(m, "registered", s.registered);
+	/* Decision 0217: where the host keeps Pigeon's approval, if it does. */
+	if (s.allow_path != NULL)
+		cJSON_AddStringToObject(m, "approval_path", s.allow_path);
+	else
+		cJSON_AddNullToObject(m, "approval_path");
+	cJSON_AddBoolToObject(m, "approved", s.approved);
+	if (s.approval != NULL)
+		cJSON_AddStringToObject(m, "approval", s.approval);
 	pgn_mcp_reg_state_release(&s);
 }

@@ -155,7 +155,7 @@ cli_wait_print(struct cli *c, struct pgn_wait *w)
 	if (c->json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < m.n; i++)
-			cJSON_AddItemToArray(arr, cli_json_msg(&m.v[i]));
+			cJSON_AddItemToArray(arr, pgn_msg_json(&m.v[i]));
 		code = cli_json_print(arr);
 	} else {
 		now = pgn_now_ms();
@@ -212,7 +212,7 @@ wait_ack(struct cli *c, int64_t id, int64_t timeout_ms)
 		goto out;
 	}
 	if (c->json)
-		code = cli_json_print(cli_json_status(&s));
+		code = cli_json_print(pgn_msg_status_json(&s));
 	else
 		cli_print_status(&s, pgn_now_ms());
 	code = cli_finish(code);
@@ -260,56 +260,6 @@ cmd_wait(int argc, char **argv)
 	return code;
 }
 
-/* The acknowledgement's part of a status: "ack", or null. */
-static void
-json_ack(cJSON *o, const struct pgn_msg_status *s)
-{
-	cJSON *a;
-
-	if (s->ack_ms == 0 && s->acked_ms == 0) {
-		cJSON_AddNullToObject(o, "ack");
-		return;
-	}
-	a = cJSON_AddObjectToObject(o, "ack");
-	if (a == NULL)
-		return;
-	if (s->ack_ms != 0)
-		cJSON_AddNumberToObject(a, "within_ms", (double)s->ack_ms);
-	else
-		cJSON_AddNullToObject(a, "within_ms");
-	if (s->acked_ms != 0)
-		cli_json_time(a, "acknowledged", s->acked_ms);
-	else
-		cJSON_AddNullToObject(a, "acknowledged");
-	if (s->ack_text != NULL)
-		cJSON_AddStringToObject(a, "text", s->ack_text);
-	else
-		cJSON_AddNullToObject(a, "text");
-	if (s->ack_reply != 0)
-		cJSON_AddNumberToObject(a, "reply", (double)s->ack_reply);
-	else
-		cJSON_AddNullToObject(a, "reply");
-	cJSON_AddBoolToObject(a, "overdue", s->overdue);
-	if (s->reminded_ms != 0)
-		cli_json_time(a, "reminded", s->reminded_ms);
-	else
-		cJSON_AddNullToObject(a, "reminded");
-}
-
-/* queued -> delivered -> acknowledged | overdue */
-static const char *
-state_word(const struct pgn_msg_status *s)
-{
-	if (s->acked_ms != 0)
-		return "acknowledged";
-	if (s->overdue)
-		return "overdue";
-	if (s->delivered_ms != 0)
-		return "delivered";
-	/* queued -> woken (a doorbell rang, decision 0177) -> delivered */
-	return s->woken_ms != 0 && !s->unheard ? "woken" : "queued";
-}
-
 /* "woken T (age) by MECH" or "rung ..., unheard: ...", after a comma. */
 static void
 print_woken(const struct pgn_msg_status *s, int64_t now)
@@ -325,68 +275,6 @@ print_woken(const struct pgn_msg_status *s, int64_t now)
 		    at, age, cli_safe(s->woken_via), PGN_WAKE_HEARD_MS / 1000);
 	else
 		printf("woken %s (%s) by %s", at, age, cli_safe(s->woken_via));
-}
-
-cJSON *
-cli_json_status(const struct pgn_msg_status *s)
-{
-	cJSON *o;
-
-	o = cJSON_CreateObject();
-	if (o == NULL)
-		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)s->id);
-	if (!s->found) {
-		cJSON_AddStringToObject(o, "state", "unknown");
-		return o;
-	}
-	cJSON_AddStringToObject(o, "state", state_word(s));
-	cJSON_AddStringToObject(o, "from", s->sender);
-	cJSON_AddStringToObject(o, "to", s->recipient);
-	cli_json_time(o, "created", s->created_ms);
-	if (s->reply_to != 0)
-		cJSON_AddNumberToObject(o, "reply_to", (double)s->reply_to);
-	else
-		cJSON_AddNullToObject(o, "reply_to");
-	if (s->delivered_ms == 0) {
-		cJSON_AddNullToObject(o, "delivered");
-		cJSON_AddNullToObject(o, "route");
-		cJSON_AddNullToObject(o, "session");
-		cJSON_AddNullToObject(o, "host");
-	} else {
-		cli_json_time(o, "delivered", s->delivered_ms);
-		cJSON_AddStringToObject(o, "route", s->route);
-		if (s->session[0] != '\0')
-			cJSON_AddStringToObject(o, "session", s->session);
-		else
-			cJSON_AddNullToObject(o, "session");
-		if (s->host[0] != '\0')
-			cJSON_AddStringToObject(o, "host", s->host);
-		else
-			cJSON_AddNullToObject(o, "host");
-	}
-	/* Decision 0177: the doorbell its send rang, if any. */
-	if (s->woken_ms != 0) {
-		cJSON *w = cJSON_AddObjectToObject(o, "woken");
-
-		if (w != NULL) {
-			cli_json_time(w, "at", s->woken_ms);
-			cJSON_AddStringToObject(w, "via", s->woken_via);
-			cJSON_AddBoolToObject(w, "heard", !s->unheard);
-		}
-	} else
-		cJSON_AddNullToObject(o, "woken");
-	/* Decision 0157: its thread and acknowledgement; a thread's text. */
-	cJSON_AddNumberToObject(o, "thread", (double)s->thread);
-	cJSON_AddStringToObject(o, "priority", pgn_priority_name(s->priority));
-	if (s->group[0] != '\0')
-		cJSON_AddStringToObject(o, "group", s->group);
-	else
-		cJSON_AddNullToObject(o, "group");
-	json_ack(o, s);
-	if (s->body != NULL)
-		cJSON_AddStringToObject(o, "body", s->body);
-	return o;
 }
 
 /* "; acknowledged ...", "; overdue ...", "; asks ...": after the state. */
@@ -534,7 +422,7 @@ cmd_status(int argc, char **argv)
 			    len > 0 ? ", " : "", (long long)out[i].id);
 		}
 		if (c.json && arr != NULL)
-			cJSON_AddItemToArray(arr, cli_json_status(&out[i]));
+			cJSON_AddItemToArray(arr, pgn_msg_status_json(&out[i]));
 		else if (!c.json && out[i].found)
 			cli_print_status(&out[i], now);
 	}

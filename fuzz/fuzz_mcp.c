@@ -11,7 +11,8 @@
  *     "2.0", an "id" that is null, a string or a number, and exactly one
  *     of "result" and "error" (an error with an integer code and a
  *     string message);
- *   - what a line claimed is in its answer's result.
+ *   - what a line claimed is in its answer's result;
+ *   - a message in a result is `pigeon read --json`'s shape ("body").
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -60,7 +61,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static void
 check_answer(const char *out, const struct pgn_mcp *s)
 {
-	const cJSON *id, *res, *err, *v;
+	const cJSON *id, *res, *err, *v, *msgs, *m;
 	const int64_t *ids;
 	size_t n, i;
 	char num[32];
@@ -79,6 +80,16 @@ check_answer(const char *out, const struct pgn_mcp *s)
 	if (err != NULL) {
 		check(cJSON_IsNumber(cJSON_GetObjectItem(err, "code")));
 		check(cJSON_IsString(cJSON_GetObjectItem(err, "message")));
+	}
+	/* A message has the CLI's one shape (decision 0216): "body". */
+	msgs =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(res, "structuredContent"),
+	        "messages");
+	cJSON_ArrayForEach(m, msgs)
+	{
+		check(cJSON_GetObjectItem(m, "text") == NULL);
+		check(cJSON_GetObjectItem(m, "state") != NULL ||
+		    cJSON_IsString(cJSON_GetObjectItem(m, "body")));
 	}
 	ids = pgn_mcp_claimed(s, &n);
 	for (i = 0; i < n; i++) {

@@ -291,6 +291,10 @@ test_case 'a pigeon-hook that hangs or fails never breaks a prompt' '
 	"$PIG" install opencode >/dev/null
 '
 
+# pigeon mcp's scenarios (integration/hosts/mcp.sh): the model calls
+# Pigeon's send and wait tools through opencode's MCP client.
+. "$hosts_dir/mcp.sh"
+
 test_case 'pigeon uninstall opencode removes exactly what install wrote' '
 	"$PIG" uninstall opencode >uninstall.out &&
 	grep -q "^removed Pigeon${SQ}s plugin for opencode: deleted $PLUGIN" uninstall.out &&
@@ -302,5 +306,7 @@ test_case 'pigeon uninstall opencode removes exactly what install wrote' '
 	host_run gone "$PROJ" new "no pigeon now" &&
 	test "$(hook_lines)" = "$n"
 '
+
+mcp_gone
 
 test_done

@@ -64,7 +64,7 @@ test_case 'a wait call returns a message sent meanwhile (route mcp)' '
 	wait_for out "while you wait" &&
 	exec 3>&- &&
 	bg_wait "$(cat pid)" &&
-	jq -e ".result.structuredContent.messages[0].text == \"while you wait\"" out &&
+	jq -e ".result.structuredContent.messages[0].body == \"while you wait\"" out &&
 	sql_is "SELECT route FROM delivery WHERE body = '"'"'while you wait'"'"'" mcp
 '
 

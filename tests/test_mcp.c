@@ -143,6 +143,21 @@ structured(const cJSON *r)
 	return cJSON_GetObjectItem(r, "structuredContent");
 }
 
+/* The keys of object 'o', in order, space-separated (static). */
+static const char *
+msg_keys(const cJSON *o)
+{
+	static char buf[512];
+	const cJSON *k;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (k = o != NULL ? o->child : NULL; k != NULL; k = k->next)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s",
+		    at > 0 ? " " : "", k->string);
+	return buf;
+}
+
 static long long
 count(const char *sql)
 {
@@ -159,7 +174,7 @@ replay(const char *file, const char *version, const char *text)
 	const char *dir;
 	cJSON *j, *tools;
 	FILE *f;
-	int n = 0, answers = 0;
+	int n = 0, answers = 0, requests = 0;
 
 	dir = getenv("PGN_TEST_FIXTURES");
 	REQUIRE(dir != NULL);
@@ -170,6 +185,8 @@ replay(const char *file, const char *version, const char *text)
 		line[strcspn(line, "\n")] = '\0';
 		j = ask(line);
 		n++;
+		/* A notification has no id (opencode cancels after a call). */
+		requests += strstr(line, "\"id\":") != NULL;
 		if (j == NULL)
 			continue;
 		answers++;
@@ -193,7 +210,7 @@ replay(const char *file, const char *version, const char *text)
 	}
 	fclose(f);
 	CHECK(n >= 4);
-	CHECK_INT(answers, n - 1); /* all but notifications/initialized */
+	CHECK_INT(answers, requests); /* every request, no notification */
 	snprintf(line, sizeof(line),
 	    "SELECT count(*) FROM message m JOIN agent a ON "
 	    "a.id = m.recipient_id WHERE m.sender = 'alice' AND "
@@ -223,6 +240,24 @@ test_gemini_cli_handshake_gets_2025_06_18(void)
 {
 	setup("alice");
 	replay("gemini-cli.jsonl", "2025-06-18", "hello from gemini");
+	teardown();
+}
+
+/* opencode 1.18.33: 2025-11-25, and a cancel after its tool call. */
+static void
+test_opencode_handshake_gets_2025_11_25(void)
+{
+	setup("alice");
+	replay("opencode.jsonl", "2025-11-25", "hello from opencode");
+	teardown();
+}
+
+/* The official inspector's CLI in its auto era (t0506 runs it live). */
+static void
+test_mcp_inspector_handshake_falls_back_from_discover(void)
+{
+	setup("alice");
+	replay("inspector-cli.jsonl", "2025-11-25", "hello-from-the-inspector");
 	teardown();
 }
 
@@ -631,9 +666,16 @@ test_read_claims_with_route_mcp_in_the_audit_and_journal(void)
 	CHECK(!is_error(r));
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_INT(cJSON_GetArraySize(msgs), 2);
-	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "text")
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "body")
 	              ->valuestring,
 	    "one");
+	/* pigeon read --json's shape (decision 0216): explicit nulls. */
+	CHECK_STR(msg_keys(cJSON_GetArrayItem(msgs, 0)),
+	    "id from to created reply_to thread ack_within_ms body priority group");
+	CHECK(cJSON_IsNull(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "reply_to")));
+	CHECK(cJSON_IsNull(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "group")));
 	CHECK_INT(cJSON_GetObjectItem(structured(r), "left")->valueint, 0);
 	ids = pgn_mcp_claimed(srv, &n);
 	CHECK_INT(n, 2);
@@ -746,7 +788,7 @@ test_wait_takes_one_message_or_times_out(void)
 	r = call("wait", "{\"timeout\":50,\"from\":\"alice\"}");
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_INT(cJSON_GetArraySize(msgs), 1);
-	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "text")
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "body")
 	              ->valuestring,
 	    "a");
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(structured(r), "timed_out")));
@@ -825,7 +867,7 @@ test_status_ack_and_thread(void)
 	r = call("thread", "{\"id\":2}");
 	msgs = cJSON_GetObjectItem(structured(r), "messages");
 	CHECK_INT(cJSON_GetArraySize(msgs), 2);
-	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "text")
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "body")
 	              ->valuestring,
 	    "answer");
 	cJSON_Delete(r);
@@ -837,6 +879,12 @@ test_status_ack_and_thread(void)
 	              "state")
 	              ->valuestring,
 	    "acknowledged");
+	/* pigeon status --json's shape (decision 0216). */
+	CHECK_STR(msg_keys(cJSON_GetArrayItem(cJSON_GetObjectItem(structured(r),
+	                                          "messages"),
+	              0)),
+	    "id state from to created reply_to delivered route session host "
+	    "woken thread priority group ack");
 	cJSON_Delete(r);
 	r = call("thread", "{\"id\":77}");
 	CHECK(is_error(r));
@@ -884,6 +932,8 @@ static const struct h_test tests[] = {
     H_TEST(test_claude_code_handshake_falls_back_from_discover_to_initialize),
     H_TEST(test_codex_handshake_gets_2025_06_18),
     H_TEST(test_gemini_cli_handshake_gets_2025_06_18),
+    H_TEST(test_opencode_handshake_gets_2025_11_25),
+    H_TEST(test_mcp_inspector_handshake_falls_back_from_discover),
     H_TEST(test_an_unknown_revision_is_answered_with_the_latest),
     H_TEST(test_ping_and_notifications),
     H_TEST(test_tools_list_gives_each_tool_its_schema),

@@ -3,7 +3,8 @@
 # uninstall; mcp_gone runs after the uninstall. The mock model calls
 # Pigeon's tools by the name the host gives them: Claude Code
 # mcp__pigeon__NAME (loaded first through its ToolSearch), Gemini CLI
-# mcp_pigeon_NAME, opencode pigeon_NAME; Codex offers them in the
+# mcp_pigeon_NAME, opencode pigeon_NAME (sourced by t0504, which runs
+# opencode's own scenarios); Codex offers them in the
 # namespace mcp__pigeon (the mock's "mock-tool: mcp__pigeon.NAME").
 
 # mcp_tool NAME ARGS: the prompt line that makes the model call tool NAME.
@@ -21,10 +22,11 @@ case $HOST in
 claude) MCP_FILE=$HOME/.claude/.claude.json ;;
 codex) MCP_FILE=$HOME/.codex/config.toml ;;
 gemini) MCP_FILE=$HOME/.gemini/settings.json ;;
+opencode) MCP_FILE=$HOME/.config/opencode/opencode.json ;;
 *) MCP_FILE= ;;
 esac
 
-if [ "$HOST" = gemini ] || [ "$HOST" = codex ] || [ "$HOST" = claude ]; then
+case $HOST in claude | codex | gemini | opencode)
 
 test_case "mcp: install registered pigeon mcp for $HOST, pre-approved" '
 	{ test "$HOST" != claude ||
@@ -37,20 +39,24 @@ test_case "mcp: install registered pigeon mcp for $HOST, pre-approved" '
 	codex) grep -q "^default_tools_approval_mode = \"approve\"$" "$MCP_FILE" ;;
 	gemini) sed "/^ *\/\//d" "$MCP_FILE" |
 		jq -e ".mcpServers.pigeon.trust == true" ;;
+	opencode) jq -e ".mcp.pigeon.type == \"local\" and .mcp.pigeon.command[1] == \"mcp\"" "$MCP_FILE" ;;
 	esac
 '
-
-fi
+;;
+esac
 
 # Claude Code defers MCP tools behind its ToolSearch: the mock model
 # loads the tool first ("select:mcp__pigeon__send"), then calls it.
-if [ "$HOST" = gemini ] || [ "$HOST" = codex ] || [ "$HOST" = claude ]; then
+case $HOST in claude | codex | gemini | opencode)
 
 # late_send: a message for mcpbob once the turn's model request that
 # calls the wait tool is logged (the prompt's hooks have run; only the
-# wait can take it before the after-tool hook), at most 120 s on. On
-# Claude that is the second request: the first loads the tool, and the
-# after-tool hook of that ToolSearch call runs before the second.
+# wait can take it before the after-tool hook), at most 120 s on: a
+# request that offers tools (not opencode's title request) and holds the
+# prompt's mock-tool line (opencode runs the prompt as one line, so no
+# second line can mark it). On Claude that is the second request: the
+# first loads the tool, and the after-tool hook of that ToolSearch call
+# runs before the second.
 late_send() {
 	ls_from=$(wc -l <"$REQLOG")
 	ls_want=1
@@ -58,18 +64,66 @@ late_send() {
 	ls_i=0
 	while [ "$ls_i" -lt 600 ]; do
 		[ "$(tail -n "+$((ls_from + 1))" "$REQLOG" |
-		    grep -c PGN-MCP-WAIT-NOW)" -ge "$ls_want" ] && break
+		    grep '"tools":\[{' |
+		    grep -c 'mock-tool: [a-z_.]*wait {')" -ge "$ls_want" ] && break
 		sleep 0.2
 		ls_i=$((ls_i + 1))
 	done
 	"$PIG" send --project "$PROJ" --from alice --to mcpbob PGN-MCP-WAITED >/dev/null
 }
 
+# record_on, record_off: the registration install wrote runs, for one
+# turn, a stand-in that keeps every line the host sends in
+# mcp-rec/HOST.jsonl and hands it to the same pigeon (the live handshake
+# beside tests/fixtures/mcp, checked by record_check); then the path
+# install wrote is put back, byte for byte.
+record_on() {
+	ro_real=$(realpath "$PIG") && mkdir -p mcp-rec &&
+	printf "#!/bin/sh\ntee -a %s | exec %s \"\$@\"\n" \
+	    "$TEST_DIR/mcp-rec/$HOST.jsonl" "$ro_real" >mcp-rec/pigeon &&
+	chmod 755 mcp-rec/pigeon &&
+	grep -q "\"$ro_real\"" "$MCP_FILE" &&
+	sed -i "s|\"$ro_real\"|\"$TEST_DIR/mcp-rec/pigeon\"|" "$MCP_FILE"
+}
+# PGN_MCP_RECORD_DIR, if set, gets a copy (how the fixtures were made).
+record_off() {
+	sed -i "s|\"$TEST_DIR/mcp-rec/pigeon\"|\"$(realpath "$PIG")\"|" \
+	    "$MCP_FILE" && ! grep -q mcp-rec "$MCP_FILE" &&
+	{ test -z "${PGN_MCP_RECORD_DIR:-}" ||
+		cp "mcp-rec/$HOST.jsonl" "$PGN_MCP_RECORD_DIR/"; }
+}
+# record_check: what the live host sent first, as the fixtures say (the
+# methods in order, the revision, the client's name and version).
+record_check() {
+	jq -c "[.method, .params.protocolVersion // .params._meta[\"io.modelcontextprotocol/protocolVersion\"], .params.clientInfo.name]" \
+	    "mcp-rec/$HOST.jsonl" | head -n 3 >rec.head &&
+	case $HOST in
+	claude) printf "%s\n" "[\"server/discover\",\"2026-07-28\",null]" \
+		"[\"initialize\",\"2025-11-25\",\"claude-code\"]" \
+		"[\"notifications/initialized\",null,null]" ;;
+	codex) printf "%s\n" "[\"initialize\",\"2025-06-18\",\"codex-mcp-client\"]" \
+		"[\"notifications/initialized\",null,null]" \
+		"[\"tools/list\",null,null]" ;;
+	gemini) printf "%s\n" "[\"initialize\",\"2025-06-18\",\"gemini-cli-mcp-client\"]" \
+		"[\"notifications/initialized\",null,null]" \
+		"[\"tools/list\",null,null]" ;;
+	opencode) printf "%s\n" "[\"initialize\",\"2025-11-25\",\"opencode\"]" \
+		"[\"notifications/initialized\",null,null]" \
+		"[\"tools/list\",null,null]" ;;
+	esac >rec.want &&
+	test_cmp rec.want rec.head &&
+	grep -q "\"name\":\"send\"" "mcp-rec/$HOST.jsonl"
+}
+
 test_case "mcp: the model calls Pigeon's send tool; the message is queued from the session's agent" '
 	mkdir -p "$PROJ/mcp" &&
 	"$PIG" agent add --project "$PROJ" mcpbob >/dev/null &&
 	AGENT=mcpann HOST_MODE=defaults &&
+	record_on &&
 	host_run mc1 "$PROJ/mcp" new "$(mcp_tool send "{\"to\":[\"mcpbob\"],\"text\":\"PGN-MCP-SENT\"}")" &&
+	record_off &&
+	test_note "the live MCP lines of $HOST are in $TEST_DIR/mcp-rec/$HOST.jsonl" &&
+	record_check &&
 	"$PIG" inbox --project "$PROJ" --agent mcpbob --json >mcp-inbox &&
 	jq -e "length == 1 and .[0].from == \"mcpann\" and .[0].body == \"PGN-MCP-SENT\"" mcp-inbox &&
 	requests mc1 | grep -q "\\\\\"from\\\\\":\\\\\"mcpann\\\\\""
@@ -79,14 +133,13 @@ test_case "mcp: a wait tool call returns a message sent meanwhile, claimed with 
 	AGENT=mcpbob && HOST_MODE=defaults &&
 	"$PIG" read --project "$PROJ" --agent mcpbob >/dev/null &&
 	{ late_send & } &&
-	host_run mc2 "$PROJ/mcp" new "$(mcp_tool wait "{\"timeout\":40}")
-PGN-MCP-WAIT-NOW" &&
+	host_run mc2 "$PROJ/mcp" new "$(mcp_tool wait "{\"timeout\":40}")" &&
 	wait &&
 	requests mc2 | grep -q "PGN-MCP-WAITED" &&
 	test "$(sql "SELECT route FROM delivery WHERE body = '"'"'PGN-MCP-WAITED'"'"'")" = mcp
 '
-
-fi
+;;
+esac
 
 # Codex: from its default sandbox, with no writable_roots edit: install
 # --no-permissions, and the server (outside the sandbox) still writes.

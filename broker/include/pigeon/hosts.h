@@ -196,11 +196,25 @@ struct pgn_tool_keys {
  * when set, else 'user_path' under $HOME, or 'project_path' in a
  * project (NULL: no project registration).
  */
+/*
+ * Claude Code's ~/.claude.json holds its state (projects, history
+ * caches) beside mcpServers and grows to 8-100 MB; Claude rewrites it
+ * itself. Pigeon's MCP entry is edited in it under this bound.
+ */
+#define PGN_MAX_CLAUDE_STATE ((size_t)256 << 20) /* bytes */
+
 struct pgn_mcp_reg_info {
 	const char *user_env;
 	const char *env_file;
 	const char *user_path;
 	const char *project_path;
+	/*
+	 * The user file's bound in bytes, enforced before it is read
+	 * (Claude's .claude.json is its state, routinely 8-100 MB:
+	 * PGN_MAX_CLAUDE_STATE); 0: PGN_MAX_CONFIG. A project file is a
+	 * config of the person's, bound by PGN_MAX_CONFIG.
+	 */
+	size_t user_max;
 	/*
 	 * JSON: the object of servers ("mcpServers", opencode's "mcp");
 	 * NULL: the entry is a TOML table appended as a block (Codex).
@@ -209,11 +223,23 @@ struct pgn_mcp_reg_info {
 	/* The entry: JSON, or TOML lines; @PIGEON@ the CLI's path, quoted. */
 	const char *entry;
 	/*
-	 * A rule install appends to "permissions"."allow" of the host's
-	 * hooks config so the tools run without a prompt (Claude's
-	 * "mcp__pigeon"), or NULL.
+	 * The approval of exactly Pigeon's tools, written where the host
+	 * reads it so they run without a prompt, or NULL (allow): the
+	 * string appended to the array allow_array (inside the object
+	 * allow_parent unless NULL) of allow_file (under $HOME, user level
+	 * only; NULL: the host's hooks config, at either level). Claude:
+	 * "mcp__pigeon" in "permissions"."allow" of settings.json; Cursor:
+	 * "pigeon:*" in "mcpAllowlist" of ~/.cursor/permissions.json (JSON
+	 * with comments: allow_comments). allow_existing: only into an
+	 * array that is already there (Cursor: a new mcpAllowlist would
+	 * replace the person's in-app allowlist whole).
 	 */
 	const char *allow;
+	const char *allow_file;
+	const char *allow_parent;
+	const char *allow_array;
+	int allow_comments;
+	int allow_existing;
 	const char *approval; /* one line: how the tools are approved */
 };
 

@@ -649,6 +649,19 @@ struct pgn_msg_status {
 };
 
 /*
+ * JSON (decision 0216): one shape for every reader of a message, `pigeon
+ * read/wait/inbox --json` and the MCP tools alike: {"id", "from", "to",
+ * "created", "reply_to", "thread", "ack_within_ms", "body", "priority",
+ * "group"}, absent values as explicit nulls; a status as `pigeon status
+ * --json` shows it. A new cJSON object (cJSON_Delete), NULL on ENOMEM.
+ */
+struct cJSON;
+struct cJSON *pgn_msg_json(const struct pgn_msg *m);
+struct cJSON *pgn_msg_status_json(const struct pgn_msg_status *s);
+/* "unknown", "queued", "woken", "delivered", "overdue", "acknowledged". */
+const char *pgn_msg_state(const struct pgn_msg_status *s);
+
+/*
  * Look up ids[0..n) (n <= PGN_MAX_STATUS_IDS) in one read: queued (since
  * when, for whom) or delivered (when, to which session and host, by which
  * route, from the audit). An unknown id is not an error: out[i].found is

@@ -132,9 +132,12 @@ struct pgn_mcp_reg_result {
 	char *path; /* the MCP config; NULL: none for this host here */
 	int changed;
 	char *diff;
-	char *allow_path; /* Claude: the settings.json holding the rule */
+	/* The approval's file (Claude's settings.json, Cursor's
+	 * permissions.json), or NULL: the host has none (there). */
+	char *allow_path;
 	int allow_changed;
 	char *allow_diff;
+	int approved; /* Pigeon's approval is in allow_path (after the edit) */
 	const char *approval; /* the host table's line (static), or NULL */
 };
 
@@ -155,11 +158,17 @@ PGN_NODISCARD pgn_status pgn_mcp_register(const struct pgn_mcp_reg *req,
     struct pgn_mcp_reg_result *res, struct pgn_err *err);
 
 struct pgn_mcp_reg_state {
-	char *path;     /* NULL: no registration for this host here */
-	int registered; /* Pigeon's entry is there */
+	char *path;           /* NULL: no registration for this host here */
+	int registered;       /* Pigeon's entry is there */
+	char *allow_path;     /* the approval's file, or NULL: none */
+	int approved;         /* Pigeon's approval is in allow_path */
+	const char *approval; /* the host table's line (static) */
 };
 
-/* What doctor shows: is the server registered? PGN_OK or PGN_ENOMEM. */
+/*
+ * What doctor shows: is the server registered, and approved where the
+ * host keeps an approval? PGN_OK or PGN_ENOMEM.
+ */
 PGN_NODISCARD pgn_status pgn_mcp_reg_inspect(pgn_host h, const char *project,
     struct pgn_mcp_reg_state *s);
 void pgn_mcp_reg_state_release(struct pgn_mcp_reg_state *s);

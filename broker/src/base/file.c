@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,12 @@ pgn_read_file(const char *path, size_t max, char **data, size_t *len,
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		rc = pgn_err_set(err, PGN_EINVAL,
 		    "'%s' is not a regular file: left untouched", path);
+		goto out;
+	}
+	/* The bound is enforced before reading; the loop keeps it too. */
+	if ((uintmax_t)sb.st_size > (uintmax_t)max) {
+		rc = pgn_err_set(err, PGN_ETOOBIG,
+		    "'%s' is larger than %zu bytes: left untouched", path, max);
 		goto out;
 	}
 	*exists = 1;

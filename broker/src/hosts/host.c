@@ -85,8 +85,13 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     .project_path = ".cursor/mcp.json",
                     .key = "mcpServers",
                     .entry = "{\"command\":@PIGEON@,\"args\":[\"mcp\"]}",
+                    .allow = "pigeon:*",
+                    .allow_file = ".cursor/permissions.json",
+                    .allow_array = "mcpAllowlist",
+                    .allow_comments = 1,
+                    .allow_existing = 1,
                     .approval =
-                        "none written: Cursor asks before a tool's first call; allow Pigeon's in its MCP settings, or start cursor-agent with --approve-mcps",
+                        "\"pigeon:*\" in mcpAllowlist of ~/.cursor/permissions.json when that list is there (Pigeon starts none: a new one replaces Cursor's in-app allowlist whole); else allow Pigeon's tools in Cursor's MCP settings, or start cursor-agent with --approve-mcps",
                 },
             .title = "Cursor",
             .mechanism = PGN_MECH_COMMAND,
@@ -161,10 +166,13 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     .env_file = ".claude.json",
                     .user_path = ".claude.json",
                     .project_path = ".mcp.json",
+                    .user_max = PGN_MAX_CLAUDE_STATE,
                     .key = "mcpServers",
                     .entry =
                         "{\"type\":\"stdio\",\"command\":@PIGEON@,\"args\":[\"mcp\"]}",
                     .allow = "mcp__pigeon",
+                    .allow_parent = "permissions",
+                    .allow_array = "allow",
                     .approval =
                         "\"mcp__pigeon\" in permissions.allow of the hooks' settings.json",
                 },
@@ -378,7 +386,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     .key = "mcpServers",
                     .entry =
                         "{\"type\":\"local\",\"command\":@PIGEON@,\"args\":[\"mcp\"],\"tools\":[\"*\"]}",
-                    .approval = "\"tools\": [\"*\"] offers them; Copilot CLI asks before a first call unless started with --allow-tool 'pigeon'",
+                    .approval = "none written: Copilot CLI 1.0.102 keeps no tool approval in a file (copilot help config lists none); \"tools\": [\"*\"] offers them, and copilot --allow-tool=pigeon approves exactly Pigeon's (copilot help permissions: <mcp-server-name>(tool-name?))",
                 },
             .title = "GitHub Copilot CLI",
             .mechanism = PGN_MECH_COMMAND,

@@ -256,33 +256,6 @@ json_time(cJSON *o, const char *key, int64_t ms)
 }
 
 static cJSON *
-json_msg(const struct pgn_msg *m)
-{
-	cJSON *o;
-
-	o = cJSON_CreateObject();
-	if (o == NULL)
-		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)m->id);
-	cJSON_AddStringToObject(o, "from", m->sender);
-	cJSON_AddStringToObject(o, "to", m->recipient);
-	json_time(o, "created", m->created_ms);
-	if (m->reply_to != 0)
-		cJSON_AddNumberToObject(o, "reply_to", (double)m->reply_to);
-	else
-		cJSON_AddNullToObject(o, "reply_to");
-	cJSON_AddNumberToObject(o, "thread",
-	    (double)(m->thread != 0 ? m->thread : m->id));
-	cJSON_AddStringToObject(o, "priority", pgn_priority_name(m->priority));
-	if (m->ack_ms != 0)
-		cJSON_AddNumberToObject(o, "ack_within_ms", (double)m->ack_ms);
-	if (m->group != NULL)
-		cJSON_AddStringToObject(o, "group", m->group);
-	cJSON_AddStringToObject(o, "text", m->body);
-	return o;
-}
-
-static cJSON *
 json_msgs(const struct pgn_msgs *m)
 {
 	cJSON *o, *arr;
@@ -291,45 +264,7 @@ json_msgs(const struct pgn_msgs *m)
 	o = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(o, "messages");
 	for (i = 0; arr != NULL && i < m->n; i++)
-		cJSON_AddItemToArray(arr, json_msg(&m->v[i]));
-	return o;
-}
-
-static cJSON *
-json_status(const struct pgn_msg_status *st)
-{
-	cJSON *o;
-	const char *state;
-
-	o = cJSON_CreateObject();
-	if (o == NULL)
-		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)st->id);
-	if (!st->found) {
-		cJSON_AddStringToObject(o, "state", "unknown");
-		return o;
-	}
-	state = st->acked_ms != 0 ? "acknowledged" :
-	    st->overdue           ? "overdue" :
-	    st->delivered_ms != 0 ? "delivered" :
-	                            "queued";
-	cJSON_AddStringToObject(o, "state", state);
-	cJSON_AddStringToObject(o, "from", st->sender);
-	cJSON_AddStringToObject(o, "to", st->recipient);
-	json_time(o, "created", st->created_ms);
-	if (st->reply_to != 0)
-		cJSON_AddNumberToObject(o, "reply_to", (double)st->reply_to);
-	else
-		cJSON_AddNullToObject(o, "reply_to");
-	json_time(o, "delivered", st->delivered_ms);
-	if (st->delivered_ms != 0)
-		cJSON_AddStringToObject(o, "route", st->route);
-	cJSON_AddNumberToObject(o, "thread", (double)st->thread);
-	json_time(o, "acknowledged", st->acked_ms);
-	if (st->ack_text != NULL && st->ack_text[0] != '\0')
-		cJSON_AddStringToObject(o, "ack_text", st->ack_text);
-	if (st->body != NULL)
-		cJSON_AddStringToObject(o, "text", st->body);
+		cJSON_AddItemToArray(arr, pgn_msg_json(&m->v[i]));
 	return o;
 }
 
@@ -667,7 +602,7 @@ t_status(struct pgn_mcp *s, const cJSON *args)
 	o = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(o, "messages");
 	for (i = 0; arr != NULL && i < n; i++)
-		cJSON_AddItemToArray(arr, json_status(&st[i]));
+		cJSON_AddItemToArray(arr, pgn_msg_status_json(&st[i]));
 	pgn_msg_status_release(st, n);
 	return ok(o);
 }
@@ -722,7 +657,7 @@ t_thread(struct pgn_mcp *s, const cJSON *args)
 	o = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(o, "messages");
 	for (i = 0; arr != NULL && i < n; i++)
-		cJSON_AddItemToArray(arr, json_status(&st[i]));
+		cJSON_AddItemToArray(arr, pgn_msg_status_json(&st[i]));
 	cJSON_AddBoolToObject(o, "more", more);
 	pgn_msg_status_release(st, n);
 	free(st);

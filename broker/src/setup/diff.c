@@ -88,7 +88,10 @@ pgn_line_diff(const char *path, const char *old, size_t oldlen, const char *new,
 	pgn_status rc;
 
 	*out = NULL;
-	pgn_buf_init(&b, 4 * (size_t)PGN_MAX_CONFIG + 4 * PGN_MAX_PATH);
+	/* Each line at most doubled (its sign, a hunk's header, "\ No ..."). */
+	pgn_buf_init(&b,
+	    4 * (oldlen > newlen ? oldlen : newlen) +
+	        4 * (size_t)PGN_MAX_CONFIG + 4 * PGN_MAX_PATH);
 	rc = split_lines(old != NULL ? old : "", oldlen, &a, &na);
 	if (rc == PGN_OK)
 		rc = split_lines(new != NULL ? new : "", newlen, &bl, &nb);

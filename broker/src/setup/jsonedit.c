@@ -142,7 +142,8 @@ string(struct parser *p, char **out)
 	char c;
 
 	*out = NULL;
-	pgn_buf_init(&b, PGN_MAX_CONFIG);
+	/* Decoded, a string is never longer than the text it is in. */
+	pgn_buf_init(&b, p->len + 1);
 	p->pos++;
 	for (;;) {
 		if (p->pos >= p->len)
@@ -153,8 +154,16 @@ string(struct parser *p, char **out)
 		if ((unsigned char)c < 0x20)
 			goto bad;
 		if (c != '\\') {
-			pgn_buf_add(&b, &c, 1);
-			p->pos++;
+			/* A run of plain bytes at once (Claude's state file).
+			 */
+			size_t run = p->pos + 1;
+
+			while (run < p->len && p->s[run] != '"' &&
+			    p->s[run] != '\\' &&
+			    (unsigned char)p->s[run] >= 0x20)
+				run++;
+			pgn_buf_add(&b, p->s + p->pos, run - p->pos);
+			p->pos = run;
 			continue;
 		}
 		if (p->pos + 1 >= p->len)

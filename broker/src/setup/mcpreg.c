@@ -41,15 +41,20 @@ pgn_mcp_reg_result_release(struct pgn_mcp_reg_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The host's MCP file: user's or the project's; NULL path: none there. */
+/*
+ * The host's MCP file: user's or the project's, and its bound in bytes
+ * ('*max'); NULL path: none there.
+ */
 static pgn_status
 mcp_path(const struct pgn_host_info *hi, const char *project, char **path,
-    struct pgn_err *err)
+    size_t *max, struct pgn_err *err)
 {
 	const struct pgn_mcp_reg_info *m = &hi->mcp;
 	const char *v;
 
 	*path = NULL;
+	*max =
+	    project == NULL && m->user_max != 0 ? m->user_max : PGN_MAX_CONFIG;
 	if (project != NULL) {
 		if (m->project_path == NULL)
 			return PGN_OK;
@@ -110,8 +115,8 @@ is_empty_doc(const char *s, size_t len)
 
 static pgn_status
 json_edit(const struct pgn_host_info *hi, const char *in, size_t len,
-    const char *pigeon, int add, char **out, size_t *outlen, int *changed,
-    struct pgn_err *err)
+    size_t max, const char *pigeon, int add, char **out, size_t *outlen,
+    int *changed, struct pgn_err *err)
 {
 	const char *keys[1] = {hi->mcp.key};
 	struct je_doc d;
@@ -171,9 +176,9 @@ json_edit(const struct pgn_host_info *hi, const char *in, size_t len,
 			je_drop(servers);
 	}
 done:
-	rc = je_apply(&d, PGN_MAX_CONFIG, out, outlen, changed);
+	rc = je_apply(&d, max, out, outlen, changed);
 	if (rc == PGN_ETOOBIG)
-		pgn_err_set(err, rc, "would be over %d bytes", PGN_MAX_CONFIG);
+		pgn_err_set(err, rc, "would be over %zu bytes", max);
 out:
 	cJSON_Delete(str);
 	cJSON_Delete(want);
@@ -187,8 +192,8 @@ out:
 
 static pgn_status
 toml_edit(const struct pgn_host_info *hi, const char *in, size_t len,
-    const char *pigeon, int add, char **out, size_t *outlen, int *changed,
-    struct pgn_err *err)
+    size_t max, const char *pigeon, int add, char **out, size_t *outlen,
+    int *changed, struct pgn_err *err)
 {
 	char *quoted = NULL, *entry = NULL, *block = NULL;
 	const char *at, *text = in != NULL ? in : "";
@@ -227,7 +232,7 @@ toml_edit(const struct pgn_host_info *hi, const char *in, size_t len,
 		/* The block runs to the next table header or the end. */
 		end = strstr(at + 1 + strlen(MCP_MARK MCP_TOML_TB "\n"), "\n[");
 		end = end != NULL ? end : text + len;
-		pgn_buf_init(&b, PGN_MAX_CONFIG);
+		pgn_buf_init(&b, max);
 		pgn_buf_add(&b, text, (size_t)(at - text));
 		pgn_buf_add(&b, end, (size_t)(text + len - end));
 		*out = pgn_buf_take(&b, outlen);
@@ -242,7 +247,7 @@ toml_edit(const struct pgn_host_info *hi, const char *in, size_t len,
 		    "has a [mcp_servers.pigeon] table of its own: remove it, then install again");
 		goto out;
 	}
-	pgn_buf_init(&b, PGN_MAX_CONFIG);
+	pgn_buf_init(&b, max);
 	pgn_buf_add(&b, text, in != NULL ? len : 0);
 	if (in != NULL && len > 0 && text[len - 1] != '\n')
 		pgn_buf_adds(&b, "\n");
@@ -251,7 +256,7 @@ toml_edit(const struct pgn_host_info *hi, const char *in, size_t len,
 	*changed = 1;
 	rc = *out != NULL ? PGN_OK : PGN_ETOOBIG;
 	if (rc != PGN_OK)
-		pgn_err_set(err, rc, "would be over %d bytes", PGN_MAX_CONFIG);
+		pgn_err_set(err, rc, "would be over %zu bytes", max);
 	goto out;
 same:
 	*out = malloc(len + 1);
@@ -268,21 +273,71 @@ out:
 	return rc;
 }
 
-/* ---- Claude's allow rule, in the hooks' settings.json ---------------- */
+/* ---- the approval: Claude's allow rule, Cursor's mcpAllowlist -------- */
+
+/*
+ * The approval's array in 'root' (NULL: none), its parent object when
+ * the host nests it; -1 when either is there in another shape.
+ */
+static int
+allow_find(const struct pgn_host_info *hi, const struct je_node *root,
+    struct je_node **parent, struct je_node **arr)
+{
+	*parent = NULL;
+	*arr = NULL;
+	if (root == NULL || root->type != JE_OBJECT)
+		return 0;
+	if (hi->mcp.allow_parent != NULL) {
+		*parent = je_get(root, hi->mcp.allow_parent);
+		if (*parent == NULL)
+			return 0;
+		if ((*parent)->type != JE_OBJECT)
+			return -1;
+		*arr = je_get(*parent, hi->mcp.allow_array);
+	} else {
+		*arr = je_get(root, hi->mcp.allow_array);
+	}
+	return *arr != NULL && (*arr)->type != JE_ARRAY ? -1 : 0;
+}
+
+/* Pigeon's string in the approval's array, or NULL. */
+static struct je_node *
+allow_entry(const struct pgn_host_info *hi, const struct je_node *arr)
+{
+	struct je_node *it, *found = NULL;
+
+	for (it = arr != NULL ? arr->child : NULL; it != NULL; it = it->next)
+		if (it->type == JE_STRING &&
+		    strcmp(it->str, hi->mcp.allow) == 0)
+			found = it;
+	return found;
+}
+
+static int
+allow_comments(const struct pgn_host_info *hi)
+{
+	return hi->mcp.allow_file != NULL ? hi->mcp.allow_comments :
+	                                    hi->json_comments;
+}
 
 static pgn_status
-allow_edit(const struct pgn_host_info *hi, const char *in, size_t len, int add,
-    char **out, size_t *outlen, int *changed, struct pgn_err *err)
+allow_edit(const struct pgn_host_info *hi, const char *in, size_t len,
+    size_t max, int add, char **out, size_t *outlen, int *changed,
+    struct pgn_err *err)
 {
-	static const char *const path[] = {"permissions", "allow"};
-	struct je_node *perms = NULL, *allow = NULL, *it, *found = NULL;
+	const char *path[2];
+	struct je_node *parent, *allow, *found;
 	struct je_doc d;
+	size_t np = 0;
 	pgn_status rc;
 
 	*out = NULL;
 	*changed = 0;
+	if (hi->mcp.allow_parent != NULL)
+		path[np++] = hi->mcp.allow_parent;
+	path[np++] = hi->mcp.allow_array;
 	rc = je_parse(&d, in != NULL ? in : "", in != NULL ? len : 0,
-	    hi->json_comments, err);
+	    allow_comments(hi), err);
 	if (rc != PGN_OK)
 		goto out;
 	if (d.root != NULL && d.root->type != JE_OBJECT) {
@@ -290,33 +345,29 @@ allow_edit(const struct pgn_host_info *hi, const char *in, size_t len, int add,
 		    je_type_phrase(d.root));
 		goto out;
 	}
-	perms = d.root != NULL ? je_get(d.root, "permissions") : NULL;
-	allow = perms != NULL && perms->type == JE_OBJECT ?
-	    je_get(perms, "allow") :
-	    NULL;
-	if ((perms != NULL && perms->type != JE_OBJECT) ||
-	    (allow != NULL && allow->type != JE_ARRAY)) {
+	if (allow_find(hi, d.root, &parent, &allow) != 0) {
 		rc = pgn_err_set(err, PGN_EINVAL,
-		    "has \"permissions\".\"allow\" in a shape Pigeon does not edit");
+		    "has \"%s\" in a shape Pigeon does not edit",
+		    hi->mcp.allow_parent != NULL ? hi->mcp.allow_parent :
+		                                   hi->mcp.allow_array);
 		goto out;
 	}
-	for (it = allow != NULL ? allow->child : NULL; it != NULL;
-	     it = it->next)
-		if (it->type == JE_STRING &&
-		    strcmp(it->str, hi->mcp.allow) == 0)
-			found = it;
-	if (add && found == NULL)
-		rc = je_push(&d, path, 2, cJSON_CreateString(hi->mcp.allow));
+	found = allow_entry(hi, allow);
+	/* Cursor: never start the list (it would replace the in-app one). */
+	if (add && found == NULL && (allow != NULL || !hi->mcp.allow_existing))
+		rc = je_push(&d, path, np, cJSON_CreateString(hi->mcp.allow));
 	if (!add && found != NULL) {
-		if (allow->n > 1)
+		if (allow->n > 1 || hi->mcp.allow_existing)
 			je_drop(found);
-		else if (perms->n > 1)
+		else if (parent == NULL || parent->n > 1)
 			je_drop(allow);
 		else
-			je_drop(perms);
+			je_drop(parent);
 	}
 	if (rc == PGN_OK)
-		rc = je_apply(&d, PGN_MAX_CONFIG, out, outlen, changed);
+		rc = je_apply(&d, max, out, outlen, changed);
+	if (rc == PGN_ETOOBIG)
+		pgn_err_set(err, rc, "would be over %zu bytes", max);
 out:
 	je_release(&d);
 	return rc;
@@ -367,20 +418,21 @@ installed_pigeon(const struct pgn_host_info *hi, const char *in, size_t len)
 }
 
 typedef pgn_status edit_fn(const struct pgn_host_info *hi, const char *in,
-    size_t len, const char *pigeon, int add, char **out, size_t *outlen,
-    int *changed, struct pgn_err *err);
+    size_t len, size_t max, const char *pigeon, int add, char **out,
+    size_t *outlen, int *changed, struct pgn_err *err);
 
 static pgn_status
 allow_adapter(const struct pgn_host_info *hi, const char *in, size_t len,
-    const char *pigeon, int add, char **out, size_t *outlen, int *changed,
-    struct pgn_err *err)
+    size_t max, const char *pigeon, int add, char **out, size_t *outlen,
+    int *changed, struct pgn_err *err)
 {
 	(void)pigeon;
-	return allow_edit(hi, in, len, add, out, outlen, changed, err);
+	return allow_edit(hi, in, len, max, add, out, outlen, changed, err);
 }
 
 /*
- * Edit the file at 'path' with 'fn': its new bytes, their diff, and
+ * Edit the file at 'path' (at most 'max' bytes, before and after, its
+ * size checked before it is read) with 'fn': its new bytes, their diff, and
  * unless 'dry_run' the write (0600 for a new file). With 'bak', the
  * first original is kept in PATH.pigeon-mcp.bak, and an uninstall that
  * finds the file exactly as an install over that original would leave
@@ -388,9 +440,9 @@ allow_adapter(const struct pgn_host_info *hi, const char *in, size_t len,
  * removed.
  */
 static pgn_status
-edit_file(const struct pgn_host_info *hi, const char *path, edit_fn *fn,
-    const char *pigeon, int add, int dry_run, int bak, int *changed,
-    char **diff, struct pgn_err *err)
+edit_file(const struct pgn_host_info *hi, const char *path, size_t max,
+    edit_fn *fn, const char *pigeon, int add, int dry_run, int bak,
+    int *changed, char **diff, struct pgn_err *err)
 {
 	char *in = NULL, *out = NULL, *dir = NULL, *bakpath = NULL;
 	char *orig = NULL, *again = NULL;
@@ -402,13 +454,12 @@ edit_file(const struct pgn_host_info *hi, const char *path, edit_fn *fn,
 
 	*changed = 0;
 	*diff = NULL;
-	rc =
-	    pgn_read_file(path, PGN_MAX_CONFIG, &in, &len, &exists, &mode, err);
+	rc = pgn_read_file(path, max, &in, &len, &exists, &mode, err);
 	if (rc != PGN_OK)
 		return rc;
 	if (!exists && !add)
 		goto out;
-	rc = fn(hi, exists ? in : NULL, len, pigeon, add, &out, &outlen,
+	rc = fn(hi, exists ? in : NULL, len, max, pigeon, add, &out, &outlen,
 	    changed, err);
 	if (rc != PGN_OK) {
 		/* The message has the file as its subject. */
@@ -428,8 +479,8 @@ edit_file(const struct pgn_host_info *hi, const char *path, edit_fn *fn,
 		bakpath = pgn_buf_take(&b, NULL);
 		rc = bakpath != NULL ? PGN_OK : PGN_ETOOBIG;
 		if (rc == PGN_OK)
-			rc = pgn_read_file(bakpath, PGN_MAX_CONFIG, &orig,
-			    &origlen, &has_bak, &bmode, err);
+			rc = pgn_read_file(bakpath, max, &orig, &origlen,
+			    &has_bak, &bmode, err);
 		if (rc != PGN_OK)
 			goto out;
 		/* Uninstall: is the file what an install over it made? */
@@ -439,8 +490,8 @@ edit_file(const struct pgn_host_info *hi, const char *path, edit_fn *fn,
 
 			pgn_err_clear(&scratch);
 			if (was != NULL &&
-			    fn(hi, orig, origlen, was, 1, &again, &againlen,
-			        &ch, &scratch) == PGN_OK &&
+			    fn(hi, orig, origlen, max, was, 1, &again,
+			        &againlen, &ch, &scratch) == PGN_OK &&
 			    againlen == len && memcmp(again, in, len) == 0)
 				same = 1;
 			free(was);
@@ -480,11 +531,61 @@ out:
 	return rc;
 }
 
+/* Is Pigeon's approval in the file at 'path'? 1 yes, 0 no (or unread). */
+static int
+allow_there(const struct pgn_host_info *hi, const char *path)
+{
+	struct je_node *parent, *arr;
+	struct pgn_err scratch;
+	struct je_doc d;
+	char *in = NULL;
+	size_t len = 0;
+	int exists = 0, yes = 0;
+	mode_t mode;
+
+	pgn_err_clear(&scratch);
+	if (pgn_read_file(path, PGN_MAX_CONFIG, &in, &len, &exists, &mode,
+	        &scratch) != PGN_OK ||
+	    !exists) {
+		free(in);
+		return 0;
+	}
+	if (je_parse(&d, in, len, allow_comments(hi), &scratch) == PGN_OK &&
+	    allow_find(hi, d.root, &parent, &arr) == 0)
+		yes = allow_entry(hi, arr) != NULL;
+	je_release(&d);
+	free(in);
+	return yes;
+}
+
+/* The approval's file: the hooks' config, or allow_file under $HOME. */
+static pgn_status
+allow_path(const struct pgn_host_info *hi, pgn_host h, const char *project,
+    char **path, struct pgn_err *err)
+{
+	const char *home;
+
+	*path = NULL;
+	if (hi->mcp.allow_file == NULL)
+		return pgn_host_config_path(h, project, path, err);
+	home = getenv("HOME");
+	if (home == NULL || *home == '\0')
+		return pgn_err_set(err, PGN_EINVAL,
+		    "cannot find the %s approval file: HOME is not set",
+		    hi->name);
+	*path = pgn_path_join(home, hi->mcp.allow_file);
+	return *path != NULL ?
+	    PGN_OK :
+	    pgn_err_set(err, PGN_ETOOBIG,
+	        "the %s approval file's path is too long", hi->name);
+}
+
 pgn_status
 pgn_mcp_register(const struct pgn_mcp_reg *req, struct pgn_mcp_reg_result *res,
     struct pgn_err *err)
 {
 	const struct pgn_host_info *hi;
+	size_t max;
 	pgn_status rc;
 
 	memset(res, 0, sizeof(*res));
@@ -499,28 +600,34 @@ pgn_mcp_register(const struct pgn_mcp_reg *req, struct pgn_mcp_reg_result *res,
 		    "pigeon '%s' is not an absolute path",
 		    req->pigeon != NULL ? req->pigeon : "");
 	res->approval = hi->mcp.approval;
-	rc = mcp_path(hi, req->project, &res->path, err);
+	rc = mcp_path(hi, req->project, &res->path, &max, err);
 	if (rc != PGN_OK || res->path == NULL)
 		return rc;
 	/* The rule goes before the server's removal, after its addition. */
-	if (hi->mcp.allow != NULL) {
-		rc = pgn_host_config_path(req->host, req->project,
-		    &res->allow_path, err);
+	if (hi->mcp.allow != NULL &&
+	    (hi->mcp.allow_file == NULL || req->project == NULL)) {
+		rc = allow_path(hi, req->host, req->project, &res->allow_path,
+		    err);
 		if (rc == PGN_OK && req->remove)
-			rc = edit_file(hi, res->allow_path, allow_adapter, NULL,
-			    0, req->dry_run, 0, &res->allow_changed,
-			    &res->allow_diff, err);
+			rc = edit_file(hi, res->allow_path, PGN_MAX_CONFIG,
+			    allow_adapter, NULL, 0, req->dry_run, 0,
+			    &res->allow_changed, &res->allow_diff, err);
 		if (rc != PGN_OK)
 			return rc;
 	}
-	rc = edit_file(hi, res->path,
+	rc = edit_file(hi, res->path, max,
 	    hi->mcp.key != NULL ? json_edit : toml_edit,
 	    req->remove ? NULL : req->pigeon, !req->remove, req->dry_run, 1,
 	    &res->changed, &res->diff, err);
-	if (rc == PGN_OK && hi->mcp.allow != NULL && !req->remove)
-		rc = edit_file(hi, res->allow_path, allow_adapter, NULL, 1,
-		    req->dry_run, 0, &res->allow_changed, &res->allow_diff,
-		    err);
+	if (rc == PGN_OK && res->allow_path != NULL && !req->remove)
+		rc = edit_file(hi, res->allow_path, PGN_MAX_CONFIG,
+		    allow_adapter, NULL, 1, req->dry_run, 0,
+		    &res->allow_changed, &res->allow_diff, err);
+	/* A dry run's approval is what the edit would leave. */
+	if (rc == PGN_OK && res->allow_path != NULL)
+		res->approved = res->allow_changed ?
+		    !req->remove :
+		    allow_there(hi, res->allow_path);
 	return rc;
 }
 
@@ -533,6 +640,7 @@ pgn_mcp_reg_inspect(pgn_host h, const char *project,
 	char *in = NULL;
 	size_t len = 0;
 	int exists = 0;
+	size_t max;
 	mode_t mode;
 	pgn_status rc;
 
@@ -540,11 +648,19 @@ pgn_mcp_reg_inspect(pgn_host h, const char *project,
 	if (hi == NULL || hi->mcp.entry == NULL)
 		return PGN_OK;
 	pgn_err_clear(&err);
-	rc = mcp_path(hi, project, &s->path, &err);
+	rc = mcp_path(hi, project, &s->path, &max, &err);
 	if (rc != PGN_OK || s->path == NULL)
 		return rc == PGN_ENOMEM ? rc : PGN_OK;
-	rc = pgn_read_file(s->path, PGN_MAX_CONFIG, &in, &len, &exists, &mode,
-	    &err);
+	s->approval = hi->mcp.approval;
+	if (hi->mcp.allow != NULL &&
+	    (hi->mcp.allow_file == NULL || project == NULL)) {
+		rc = allow_path(hi, h, project, &s->allow_path, &err);
+		if (rc == PGN_ENOMEM)
+			return rc;
+		s->approved =
+		    s->allow_path != NULL && allow_there(hi, s->allow_path);
+	}
+	rc = pgn_read_file(s->path, max, &in, &len, &exists, &mode, &err);
 	if (rc == PGN_OK && exists) {
 		if (hi->mcp.key != NULL) {
 			struct je_doc d;
@@ -574,5 +690,6 @@ pgn_mcp_reg_state_release(struct pgn_mcp_reg_state *s)
 	if (s == NULL)
 		return;
 	free(s->path);
+	free(s->allow_path);
 	memset(s, 0, sizeof(*s));
 }
