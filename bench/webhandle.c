@@ -131,7 +131,8 @@ main(int argc, char **argv)
 	if (open_side(&a, argv[1], scope) != 0 ||
 	    open_side(&b, argv[2], scope) != 0)
 		return 1;
-	printf("| request | %s (us) | %s (us) | ratio |\n|---|---:|---:|---:|\n",
+	printf(
+	    "| request | %s (us) | %s (us) | ratio |\n|---|---:|---:|---:|\n",
 	    "A", "B");
 	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
 		(void)one(&a, paths[k]); /* warm: statements, pages */
