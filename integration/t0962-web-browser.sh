@@ -160,6 +160,41 @@ test_case 'a send from the CLI appears without a reload' '
 	js "return String(window.pigeonMark)" && test "$(cat js.out)" = 42
 '
 
+# streams N: event streams held open with curl until N stream; their
+# pids in streams.pids (the server refuses past its 16: those curls end
+# at once, and another is started, at most 60 tries).
+streams() {
+	: >streams.pids
+	st_n=0
+	st_try=0
+	while [ "$st_n" -lt "$1" ]; do
+		st_try=$((st_try + 1))
+		[ "$st_try" -le 60 ] || { echo "error: $st_n streams only" >&9; return 1; }
+		curl -sS -N -o "ev$st_try" "$(sed "s|/?token=|/api/events?token=|" url)" 2>/dev/null &
+		st_pid=$!
+		bg_track "$st_pid"
+		until grep -q "^: pigeon" "ev$st_try" 2>/dev/null || ! kill -0 "$st_pid" 2>/dev/null; do
+			sleep 0.1
+		done
+		if grep -q "^: pigeon" "ev$st_try"; then
+			echo "$st_pid" >>streams.pids
+			st_n=$((st_n + 1))
+		fi
+	done
+}
+
+test_case 'a page refused its live updates (all 16 streams taken) gets them once one is free' '
+	wd POST "/session/$(cat sid)/url" "{\"url\": \"about:blank\"}" &&
+	streams 16 &&
+	wd POST "/session/$(cat sid)/url" "$(jq -cn --arg u "$(cat url)" "{url: \$u}")" &&
+	until_ok 60 js_has "return document.getElementById(\"threads\").innerText" "live from the cli" &&
+	until_ok 60 js_has "return document.getElementById(\"live\").textContent" reconnecting &&
+	kill $(cat streams.pids) &&
+	until_ok 60 js_has "return document.getElementById(\"live\").textContent" live &&
+	pigeon send --from bob --to alice --reply-to 2 "after the reconnection" >/dev/null &&
+	until_ok 60 js_has "return document.getElementById(\"threads\").innerText" "after the reconnection"
+'
+
 test_case 'a screenshot of the page is kept' '
 	wd GET "/session/$(cat sid)/screenshot" &&
 	jq -r .value wd.json | base64 -d >"$SHOT" &&

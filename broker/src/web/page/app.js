@@ -182,15 +182,30 @@
         : 'chain broken at #' + j.bad + ': ' + j.error;
     }, function (e) { out.textContent = e.message; });
   }
+  // The live updates. The browser reconnects a dropped stream by
+  // itself, but gives up on one the server refused (a 503 when its
+  // event streams are all taken): then a new one, after a pause, and a
+  // refresh for what changed meanwhile (decision 0224).
   function live() {
     var es = new EventSource('/api/events?token=' + encodeURIComponent(token));
-    var live = document.getElementById('live');
-    es.addEventListener('open', function () { live.textContent = 'live'; });
+    var badge = document.getElementById('live');
+    var missed = false;
+    es.addEventListener('open', function () {
+      badge.textContent = 'live';
+      if (missed) refresh();
+      missed = false;
+    });
     es.addEventListener('change', function () { refresh(); });
     es.addEventListener('replaced', function () {
       document.getElementById('replaced').hidden = false;
     });
-    es.addEventListener('error', function () { live.textContent = 'reconnecting'; });
+    es.addEventListener('error', function () {
+      badge.textContent = 'reconnecting';
+      missed = true;
+      if (es.readyState === EventSource.CLOSED) {
+        setTimeout(function () { refresh().then(live); }, 2000);
+      }
+    });
   }
   document.addEventListener('DOMContentLoaded', function () {
     document.getElementById('search').addEventListener('submit', search);
