@@ -5,6 +5,7 @@
  * the socket, the threads, the event stream and the signals. Every call
  * into the library holds one lock: the handle is one connection.
  */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,7 +48,8 @@
 	X(MHD_add_response_header)                                             \
 	X(MHD_queue_response)                                                  \
 	X(MHD_destroy_response)                                                \
-	X(MHD_lookup_connection_value)
+	X(MHD_lookup_connection_value)                                         \
+	X(MHD_get_connection_info)
 #define MHD_DECL(f) static __typeof__(f) *mhd_##f;
 MHD_FUNCS(MHD_DECL)
 #undef MHD_DECL
@@ -86,6 +88,7 @@ load_mhd(void)
 #define MHD_queue_response                mhd_MHD_queue_response
 #define MHD_destroy_response              mhd_MHD_destroy_response
 #define MHD_lookup_connection_value       mhd_MHD_lookup_connection_value
+#define MHD_get_connection_info           mhd_MHD_get_connection_info
 
 enum { OPT_PORT = OPT_CMD, OPT_OPEN, OPT_ALLOW_SEND };
 
@@ -118,6 +121,8 @@ struct server {
 	pthread_cond_t changed;
 	struct pgn_web *web;
 	unsigned long gen; /* bumped on each change */
+	unsigned long
+	    probe; /* bumped when a stream is refused: see stream_read */
 	int replaced;
 	int stopping;
 	int streams;
@@ -134,7 +139,9 @@ struct request {
 
 struct stream {
 	struct server *s;
+	int fd; /* the client's socket, looked at, never read or written */
 	unsigned long seen;
+	unsigned long probed;
 	int replaced_told;
 	int started;
 };
@@ -218,6 +225,30 @@ add_headers(struct MHD_Response *resp)
  * database changed, 'replaced' once the file was replaced, a comment
  * every PGN_WEB_KEEPALIVE_MS; ends when the server stops.
  */
+/* The client closed its end (an event stream never sends after its
+ * request): the stream's slot can go. */
+static int
+peer_gone(int fd)
+{
+	struct pollfd p;
+
+	if (fd < 0)
+		return 0;
+	p.fd = fd;
+	p.events = POLLIN | POLLRDHUP;
+	p.revents = 0;
+	return poll(&p, 1, 0) > 0 &&
+	    (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/*
+ * A closed page's stream would keep its slot until a write to it
+ * failed, a keepalive or two later (15-30 s): reloading the page 16
+ * times then left the next one without live updates. So each time the
+ * streams wake (a change, a keepalive, or a stream refused for want of
+ * a slot, which wakes them all: 'probe'), a stream whose client has
+ * gone ends at once (decision 0224).
+ */
 static ssize_t
 stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -236,10 +267,14 @@ stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	until.tv_sec += PGN_WEB_KEEPALIVE_MS / 1000;
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping && s->gen == st->seen &&
-	    (s->replaced == st->replaced_told) && rc == 0)
+	    (s->replaced == st->replaced_told) && s->probe == st->probed &&
+	    rc == 0)
 		rc = pthread_cond_timedwait(&s->changed, &s->lock, &until);
+	st->probed = s->probe;
 	if (s->stopping)
 		n = MHD_CONTENT_READER_END_OF_STREAM;
+	else if (peer_gone(st->fd))
+		n = MHD_CONTENT_READER_END_WITH_ERROR;
 	else if (s->replaced && !st->replaced_told) {
 		st->replaced_told = 1;
 		n = snprintf(buf, max, "event: replaced\ndata: 1\n\n");
@@ -267,12 +302,16 @@ stream_free(void *cls)
 static enum MHD_Result
 queue_stream(struct server *s, struct MHD_Connection *con)
 {
+	const union MHD_ConnectionInfo *info;
 	struct MHD_Response *resp;
 	struct stream *st;
 	enum MHD_Result ret;
 
 	pthread_mutex_lock(&s->lock);
 	if (s->streams >= WEB_MAX_STREAMS) {
+		/* Refused; the streams look whether their clients went. */
+		s->probe++;
+		pthread_cond_broadcast(&s->changed);
 		pthread_mutex_unlock(&s->lock);
 		resp = MHD_create_response_from_buffer(
 		    strlen("{\"error\":\"too many event streams\"}"),
@@ -292,7 +331,10 @@ queue_stream(struct server *s, struct MHD_Connection *con)
 	}
 	s->streams++;
 	st->s = s;
+	info = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+	st->fd = info != NULL ? info->connect_fd : -1;
 	st->seen = s->gen;
+	st->probed = s->probe;
 	st->replaced_told = s->replaced;
 	pthread_mutex_unlock(&s->lock);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 1024,

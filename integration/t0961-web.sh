@@ -7,48 +7,7 @@
 # taken port; SIGTERM. Each wait is bounded by the event it waits for.
 . "$(dirname "$0")/lib.sh"
 
-# web_wait FILE PATTERN: until a line of FILE matches (at most 30 s).
-web_wait() {
-	ww_i=0
-	while [ "$ww_i" -lt 300 ]; do
-		grep -q -e "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		ww_i=$((ww_i + 1))
-	done
-	echo "error: no '$2' in $1 after 30 s" >&9
-	return 1
-}
-
-# web_start NAME ARGS...: pigeon web --port 0 ARGS in the background;
-# its pid in NAME.pid, its URL's parts in NAME.url, NAME.port, NAME.tok.
-web_start() {
-	ws_n=$1
-	shift
-	pigeon web --port 0 "$@" >"$ws_n.out" 2>"$ws_n.err" &
-	echo $! >"$ws_n.pid"
-	bg_track "$(cat "$ws_n.pid")"
-	web_wait "$ws_n.out" "^pigeon web: http" || return 1
-	sed -n 's/^pigeon web: //p' "$ws_n.out" >"$ws_n.url"
-	sed 's|^http://127.0.0.1:\([0-9]*\)/.*|\1|' "$ws_n.url" >"$ws_n.port"
-	sed 's|.*token=||' "$ws_n.url" >"$ws_n.tok"
-}
-
-# get NAME PATH [CURL ARGS]: status code to ./code, body to ./body.
-get() {
-	g_n=$1
-	g_p=$2
-	shift 2
-	curl -sS -o body -w "%{http_code}" "$@" \
-	    "http://127.0.0.1:$(cat "$g_n.port")$g_p" >code
-}
-code_is() {
-	[ "$(cat code)" = "$1" ] && return 0
-	echo "error: status $(cat code), want $1: $(head -c 300 body)" >&9
-	return 1
-}
-tok() {
-	cat "$1.tok"
-}
+. "$PGN_SRC/integration/weblib.sh"
 
 test_case 'a scope with agents, a thread and hostile text' '
 	pigeon agent add alice >/dev/null &&
@@ -197,6 +156,123 @@ test_case '--allow-send: the form sends as the named person, bad input refused' 
 	get s "/api/send" -X POST -d "from=carol&to=bob&body=x" && code_is 401 &&
 	test "$(sql "SELECT count(*) FROM message WHERE sender = \"carol\"")" = 1 &&
 	kill "$(cat s.pid)" && bg_wait "$(cat s.pid)"
+'
+
+# hold.py PORT N MODE TOKEN: up to N connections to PORT held open
+# (each connect given a second: past the server's limit and its listen
+# backlog a connect waits); MODE "idle" sends nothing, "events" asks each
+# for the event stream, "big" asks each for the largest page with a
+# receive buffer of 4 KiB; none reads a byte. Prints "held K" once they
+# are open, then holds them until a line on stdin.
+cat >hold.py <<'PY'
+import socket, sys
+port, n, mode, tok = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+held = []
+for i in range(n):
+    s = socket.socket()
+    s.settimeout(1)
+    if mode == "big":
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        s.connect(("127.0.0.1", port))
+    except OSError:
+        break
+    path = {"events": "/api/events?", "big": "/api/messages?limit=200&"}.get(mode)
+    if path:
+        s.sendall(b"GET %stoken=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (path.encode(), tok.encode(), port))
+    held.append(s)
+print("held", len(held), flush=True)
+sys.stdin.readline()
+PY
+
+# hold NAME N MODE: hold.py against server NAME in the background, fd 7
+# its stdin (close it to end the holder); returns once they are held.
+hold() {
+	rm -f hold.in hold.out && mkfifo hold.in &&
+	{ python3 hold.py "$(cat "$1.port")" "$2" "$3" "$(tok "$1")" <hold.in >hold.out & } &&
+	echo $! >hold.pid && bg_track "$(cat hold.pid)" &&
+	exec 7>hold.in &&
+	web_wait hold.out "^held"
+}
+unhold() {
+	echo >&7 && exec 7>&- && bg_wait "$(cat hold.pid)"
+}
+
+# threads PID: the number of threads of process PID.
+threads() {
+	awk "/^Threads:/ { print \$2 }" "/proc/$1/status"
+}
+
+# until_code NAME PATH CODE: request PATH of server NAME (1 s each)
+# until it answers CODE, at most 60 s.
+until_code() {
+	uc_i=0
+	until { get "$1" "$2" --max-time 1 || :; } && [ "$(cat code)" = "$3" ]; do
+		uc_i=$((uc_i + 1))
+		[ "$uc_i" -lt 120 ] || { code_is "$3"; return 1; }
+		sleep 0.5
+	done
+}
+
+test_case 'a server on a database of its own for the floods' '
+	PIGEON_DB=$PWD/flood.db pigeon agent add alice >/dev/null &&
+	PIGEON_DB=$PWD/flood.db pigeon agent add bob >/dev/null &&
+	for i in $(seq 40); do
+		PIGEON_DB=$PWD/flood.db pigeon send --from alice --to bob "$(repeat 1365 "<&>")" >/dev/null || return 1
+	done &&
+	web_start f --db "$PWD/flood.db" &&
+	threads "$(cat f.pid)" >f.idle
+'
+
+# until_threads NAME: until server NAME has no more threads than when
+# it started (its connections' threads ended), at most 120 s; the
+# seconds waited in ./waited.
+until_threads() {
+	ut_i=0
+	while [ "$(threads "$(cat "$1.pid")")" -gt "$(cat "$1.idle")" ] &&
+	    [ "$ut_i" -lt 1200 ]; do
+		sleep 0.1
+		ut_i=$((ut_i + 1))
+	done
+	echo $((ut_i / 10)) >waited
+	[ "$(threads "$(cat "$1.pid")")" -le "$(cat "$1.idle")" ]
+}
+
+test_case 'a flood of requests: all answered or refused, the server goes on' '
+	seq 400 | xargs -P 32 -I{} curl -s -o /dev/null -w "%{http_code}\n" \
+	    "http://127.0.0.1:$(cat f.port)/api/state?token=$(tok f)" >flood.codes 2>/dev/null;
+	test "$(wc -l <flood.codes)" = 400 &&
+	test_note "$(sort flood.codes | uniq -c | tr -s " \n" "  ")" &&
+	test "$(grep -c "^200$" flood.codes)" -ge 1 &&
+	! grep -v "^200$\|^000$\|^503$" flood.codes &&
+	get f "/api/state?token=$(tok f)" && code_is 200
+'
+
+test_case 'a flood of held connections: at most 64 served at once, then serving again' '
+	until_threads f &&
+	hold f 200 idle &&
+	n=$(threads "$(cat f.pid)") &&
+	test_note "$(cat hold.out) connections: $n threads in pigeon web (idle: $(cat f.idle))" &&
+	test "$(cut -d" " -f2 hold.out)" -ge 64 &&
+	test "$n" -le $((64 + $(cat f.idle))) &&
+	unhold &&
+	until_code f "/api/state?token=$(tok f)" 200
+'
+
+test_case 'clients that never read: 16 event streams at most, a big page closed after the timeout' '
+	hold f 16 events &&
+	until_code f "/api/events?token=$(tok f)" 503 &&
+	get f "/api/state?token=$(tok f)" && code_is 200 &&
+	unhold &&
+	until_code f "/api/events?token=$(tok f)" 200 &&
+	until_threads f &&
+	hold f 4 big &&
+	test "$(threads "$(cat f.pid)")" -gt "$(cat f.idle)" &&
+	get f "/api/state?token=$(tok f)" && code_is 200 &&
+	until_threads f &&
+	test_note "4 clients not reading a page: their connections closed after $(cat waited) s" &&
+	unhold &&
+	kill "$(cat f.pid)"
 '
 
 test_case 'a taken port: one error line naming it, exit 1' '

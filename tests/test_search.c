@@ -4,7 +4,7 @@
  * scope, text that is no syntax, the bounds, the index kept in step
  * with the messages in their transactions (checked through a second
  * connection), and the migration that fills it for a database made
- * before.
+ * before; a page's rows and their doorbell state.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,7 +388,60 @@ test_a_page_of_messages_walks_down_by_id_and_thread(void)
 	CHECK_INT(h.n, 0);
 }
 
+/*
+ * A page's rows carry the doorbell as pigeon status tells it (decision
+ * 0222): when the send rang, by what, and heard or not, at the edge of
+ * PGN_WAKE_HEARD_MS. The ring and the delivery are set through the
+ * second connection: a real ring needs a live Claude Code session.
+ */
+static void
+test_a_page_carries_the_doorbell_as_status_tells_it(void)
+{
+	struct pgn_hits h;
+	int64_t now = pgn_now_ms();
+	char sql[256];
+	int i;
+
+	agents();
+	for (i = 0; i < 5; i++)
+		REQUIRE(send_to("alice", "bob", "rung or not") == PGN_OK);
+	/* 1: never rung; 2: rung a second ago, queued: heard (so far);
+	 * 3: rung past the bound, still queued: unheard; 4: delivered
+	 * exactly the bound after the ring: heard; 5: a ms past: unheard. */
+	(void)snprintf(sql, sizeof(sql),
+	    "UPDATE message SET woken_ms = %lld, woken_via = 'claude-socket' "
+	    "WHERE id = 2",
+	    (long long)(now - 1000));
+	REQUIRE(pgn_exec(chk, sql, "ringing", PGN_NONE) == PGN_OK);
+	(void)snprintf(sql, sizeof(sql),
+	    "UPDATE message SET woken_ms = %lld, woken_via = 'claude-socket' "
+	    "WHERE id = 3",
+	    (long long)(now - PGN_WAKE_HEARD_MS - 60000));
+	REQUIRE(pgn_exec(chk, sql, "ringing", PGN_NONE) == PGN_OK);
+	(void)snprintf(sql, sizeof(sql),
+	    "UPDATE message SET woken_ms = 1000, woken_via = 'x', "
+	    "delivered_ms = 1000 + %d + (id - 4) WHERE id >= 4",
+	    PGN_WAKE_HEARD_MS);
+	REQUIRE(pgn_exec(chk, sql, "ringing", PGN_NONE) == PGN_OK);
+	REQUIRE(pgn_messages_page(db, 0, 0, 0, &h) == PGN_OK);
+	CHECK_INT(h.n, 5);
+	if (h.n == 5) {
+		CHECK_INT(h.v[4].woken_ms, 0); /* id 1 */
+		CHECK_STR(h.v[4].woken_via, "");
+		CHECK_INT(h.v[4].unheard, 0);
+		CHECK_INT(h.v[3].woken_ms, now - 1000); /* id 2 */
+		CHECK_STR(h.v[3].woken_via, "claude-socket");
+		CHECK_INT(h.v[3].unheard, 0);
+		CHECK_INT(h.v[2].unheard, 1); /* id 3 */
+		CHECK_INT(h.v[1].unheard, 0); /* id 4: at the bound */
+		CHECK_INT(h.v[0].unheard, 1); /* id 5: a ms past it */
+		CHECK_STR(h.v[0].woken_via, "x");
+	}
+	pgn_hits_release(&h);
+}
+
 static void (*const rules[])(void) = {
+    test_a_page_carries_the_doorbell_as_status_tells_it,
     test_a_page_of_messages_walks_down_by_id_and_thread,
     test_every_word_is_required_and_the_newest_comes_first,
     test_a_hit_carries_its_message,

@@ -38,6 +38,9 @@ struct pgn_hit {
 	int64_t ack_ms;   /* 0, or an acknowledgement is asked (0157) */
 	int64_t acked_ms; /* 0, or when it was acknowledged */
 	int priority;     /* pgn_priority */
+	int64_t woken_ms; /* 0, or when its send rang an idle session (0177) */
+	char woken_via[32]; /* the mechanism: "claude-socket" */
+	int unheard;        /* rung, but no delivery within PGN_WAKE_HEARD_MS */
 };
 
 struct pgn_hits {

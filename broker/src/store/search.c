@@ -31,7 +31,8 @@ static const char SQL_FTS_ADD[] =
 #define HIT_COLS                                                               \
 	"m.id, coalesce(m.thread, m.id), coalesce(m.reply_to, 0), m.sender, "  \
 	"a.name, m.body, m.created_ms, coalesce(m.delivered_ms, 0), "          \
-	"coalesce(m.ack_ms, 0), coalesce(m.acked_ms, 0), m.priority"
+	"coalesce(m.ack_ms, 0), coalesce(m.acked_ms, 0), m.priority, "         \
+	"coalesce(m.woken_ms, 0), coalesce(m.woken_via, '')"
 /*
  * FTS5 walks its index newest first (rowid DESC, the id bound below it
  * too), so a page stops after 'limit' rows that pass the filters.
@@ -158,6 +159,7 @@ collect(pgn_db *db, pgn_stmt *st, struct pgn_hits *out)
 {
 	struct pgn_hit *x;
 	pgn_status rc = PGN_OK;
+	int64_t now = pgn_now_ms();
 
 	while (pgn_next_row(db, st, &rc, "reading search results")) {
 		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
@@ -176,6 +178,13 @@ collect(pgn_db *db, pgn_stmt *st, struct pgn_hits *out)
 		x->ack_ms = pgn_col_i64(st, 8);
 		x->acked_ms = pgn_col_i64(st, 9);
 		x->priority = (int)pgn_col_i64(st, 10);
+		/* The doorbell, as pigeon status tells it (decision 0177). */
+		x->woken_ms = pgn_col_i64(st, 11);
+		pgn_col_copy(x->woken_via, sizeof(x->woken_via), st, 12);
+		x->unheard = x->woken_ms != 0 &&
+		    (x->delivered_ms != 0 ?
+		            x->delivered_ms - x->woken_ms > PGN_WAKE_HEARD_MS :
+		            now - x->woken_ms > PGN_WAKE_HEARD_MS);
 		if (x->sender == NULL || x->recipient == NULL ||
 		    x->body == NULL)
 			return pgn_fail(db, PGN_ENOMEM, "out of memory");

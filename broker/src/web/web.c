@@ -243,6 +243,20 @@ json(struct pgn_web_resp *out, cJSON *o)
 	out->owned = 1;
 }
 
+/*
+ * An integer member, printed as one: cJSON's numbers are doubles,
+ * printed with "%1.15g" and read back with sscanf to check, which was
+ * a third of a 50-row page's time (decision 0220).
+ */
+static void
+add_int(cJSON *o, const char *name, int64_t v)
+{
+	char buf[24];
+
+	(void)snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	(void)cJSON_AddRawToObject(o, name, buf);
+}
+
 /* ---- the views ------------------------------------------------------ */
 
 struct params {
@@ -271,17 +285,21 @@ hit_json(const struct pgn_hit *h)
 
 	if (o == NULL)
 		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)h->id);
-	cJSON_AddNumberToObject(o, "thread", (double)h->thread);
-	cJSON_AddNumberToObject(o, "reply_to", (double)h->reply_to);
+	add_int(o, "id", h->id);
+	add_int(o, "thread", h->thread);
+	add_int(o, "reply_to", h->reply_to);
 	cJSON_AddStringToObject(o, "from", h->sender);
 	cJSON_AddStringToObject(o, "to", h->recipient);
 	cJSON_AddStringToObject(o, "body", h->body);
-	cJSON_AddNumberToObject(o, "created", (double)h->created_ms);
-	cJSON_AddNumberToObject(o, "delivered", (double)h->delivered_ms);
-	cJSON_AddNumberToObject(o, "ack_asked", (double)h->ack_ms);
-	cJSON_AddNumberToObject(o, "acked", (double)h->acked_ms);
+	add_int(o, "created", h->created_ms);
+	add_int(o, "delivered", h->delivered_ms);
+	add_int(o, "ack_asked", h->ack_ms);
+	add_int(o, "acked", h->acked_ms);
 	cJSON_AddStringToObject(o, "priority", pgn_priority_name(h->priority));
+	/* Decision 0177's doorbell: when its send rang, how, and heard. */
+	add_int(o, "woken", h->woken_ms);
+	cJSON_AddStringToObject(o, "woken_via", h->woken_via);
+	cJSON_AddBoolToObject(o, "heard", h->woken_ms != 0 && !h->unheard);
 	return o;
 }
 
@@ -295,8 +313,7 @@ hits_json(struct pgn_web_resp *out, const struct pgn_hits *h, size_t limit)
 	arr = cJSON_AddArrayToObject(o, "messages");
 	for (i = 0; arr != NULL && i < h->n; i++)
 		cJSON_AddItemToArray(arr, hit_json(&h->v[i]));
-	cJSON_AddNumberToObject(o, "next",
-	    h->n == limit && h->n > 0 ? (double)h->v[h->n - 1].id : 0);
+	add_int(o, "next", h->n == limit && h->n > 0 ? h->v[h->n - 1].id : 0);
 	json(out, o);
 }
 
@@ -368,10 +385,10 @@ view_state(struct pgn_web *w, struct pgn_web_resp *out)
 		return;
 	}
 	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "now", (double)v.read_ms);
+	add_int(o, "now", v.read_ms);
 	cJSON_AddBoolToObject(o, "replaced", w->replaced);
 	cJSON_AddBoolToObject(o, "allow_send", w->allow_send);
-	cJSON_AddNumberToObject(o, "queued", (double)v.queued_total);
+	add_int(o, "queued", v.queued_total);
 	arr = cJSON_AddArrayToObject(o, "agents");
 	for (i = 0; arr != NULL && i < v.agents.n; i++) {
 		a = cJSON_CreateObject();
@@ -382,14 +399,12 @@ view_state(struct pgn_web *w, struct pgn_web_resp *out)
 		    pgn_agent_state_name(i < PGN_WATCH_MAX_AGENTS ?
 		            v.state[i] :
 		            pgn_agent_state(&v.agents.v[i], v.read_ms)));
-		cJSON_AddNumberToObject(a, "last_seen",
-		    (double)v.agents.v[i].last_seen_ms);
-		cJSON_AddNumberToObject(a, "queued",
-		    (double)v.agents.v[i].queued);
+		add_int(a, "last_seen", v.agents.v[i].last_seen_ms);
+		add_int(a, "queued", v.agents.v[i].queued);
 		for (k = 0, held = 0; k < v.nleases; k++)
 			held +=
 			    strcmp(v.leases[k].holder, v.agents.v[i].name) == 0;
-		cJSON_AddNumberToObject(a, "leases", (double)held);
+		add_int(a, "leases", (int64_t)held);
 	}
 	arr = cJSON_AddArrayToObject(o, "leases");
 	for (k = 0; arr != NULL && k < v.nleases; k++) {
@@ -398,8 +413,7 @@ view_state(struct pgn_web *w, struct pgn_web_resp *out)
 		cJSON_AddStringToObject(a, "holder", v.leases[k].holder);
 		cJSON_AddStringToObject(a, "pattern", v.leases[k].pattern);
 		cJSON_AddBoolToObject(a, "shared", v.leases[k].shared);
-		cJSON_AddNumberToObject(a, "expires",
-		    (double)v.leases[k].expires_ms);
+		add_int(a, "expires", v.leases[k].expires_ms);
 		cJSON_AddStringToObject(a, "reason", v.leases[k].reason);
 	}
 	pgn_watch_release(&v);
@@ -432,15 +446,13 @@ view_audit(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 	for (i = 0; arr != NULL && i < d.n; i++) {
 		a = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, a);
-		cJSON_AddNumberToObject(a, "id", (double)d.v[i].id);
-		cJSON_AddNumberToObject(a, "message",
-		    (double)d.v[i].message_id);
+		add_int(a, "id", d.v[i].id);
+		add_int(a, "message", d.v[i].message_id);
 		cJSON_AddStringToObject(a, "from", d.v[i].sender);
 		cJSON_AddStringToObject(a, "to", d.v[i].recipient);
 		cJSON_AddStringToObject(a, "route", d.v[i].route);
 		cJSON_AddStringToObject(a, "host", d.v[i].host);
-		cJSON_AddNumberToObject(a, "delivered",
-		    (double)d.v[i].delivered_ms);
+		add_int(a, "delivered", d.v[i].delivered_ms);
 		cJSON_AddStringToObject(a, "body", d.v[i].body);
 	}
 	pgn_deliveries_release(&d);
@@ -461,9 +473,9 @@ view_verify(struct pgn_web *w, struct pgn_web_resp *out)
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddBoolToObject(o, "ok", st == PGN_OK);
-	cJSON_AddNumberToObject(o, "rows", (double)checked);
+	add_int(o, "rows", (int64_t)checked);
 	if (st != PGN_OK) {
-		cJSON_AddNumberToObject(o, "bad", (double)bad);
+		add_int(o, "bad", (int64_t)bad);
 		cJSON_AddStringToObject(o, "error", pgn_errmsg(w->db));
 	}
 	json(out, o);

@@ -22,6 +22,14 @@
     if (text !== undefined) e.textContent = String(text);
     return e;
   }
+  // A text from the server (a body, a name, a path, a reason): its own
+  // direction, isolated (dir=auto and the style's unicode-bidi), so a
+  // bidi override in it reorders nothing outside its element.
+  function field(tag, cls, text) {
+    var e = el(tag, cls ? 'f ' + cls : 'f', text);
+    e.dir = 'auto';
+    return e;
+  }
   function when(ms) {
     if (!ms) return 'never';
     return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
@@ -40,28 +48,47 @@
   }
   function row(tbody, cells) {
     var tr = el('tr');
-    cells.forEach(function (c) { tr.appendChild(el('td', null, c)); });
+    cells.forEach(function (c) {
+      var td = el('td');
+      td.appendChild(field('span', null, c));
+      tr.appendChild(td);
+    });
     tbody.appendChild(tr);
   }
-  function state(m) {
+  // Each message's three states, as pigeon status tells them: its
+  // delivery, its doorbell (decision 0177) and its acknowledgement.
+  function delivery(m) {
+    if (m.delivered) return ['delivered', 'delivered ' + when(m.delivered)];
+    return ['queued', 'queued'];
+  }
+  function wake(m) {
+    if (!m.woken) return null;
+    if (m.heard) return ['woken', 'woken ' + when(m.woken) + ' by ' + m.woken_via];
+    return ['unheard', 'rung ' + when(m.woken) + ' by ' + m.woken_via + ', unheard'];
+  }
+  function ack(m) {
     if (m.acked) return ['acked', 'acknowledged ' + when(m.acked)];
-    if (m.delivered) return ['delivered', 'delivered ' + when(m.delivered) + (m.ack_asked ? ', ack asked' : '')];
-    return ['queued', 'queued' + (m.ack_asked ? ', ack asked' : '')];
+    if (!m.ack_asked) return null;
+    if (m.delivered && Date.now() > m.delivered + m.ack_asked)
+      return ['overdue', 'ack overdue since ' + when(m.delivered + m.ack_asked)];
+    return ['asked', 'ack asked within ' + Math.round(m.ack_asked / 1000) + 's'];
   }
   function message(m) {
     var d = el('div', 'msg');
     d.id = 'msg-' + m.id;
     var meta = el('div', 'meta');
-    var st = state(m);
-    meta.appendChild(el('span', null, '#' + m.id + ' ' + when(m.created) + ' '));
-    meta.appendChild(el('span', 'text', m.from));
-    meta.appendChild(el('span', null, ' \u2192 '));
-    meta.appendChild(el('span', 'text', m.to));
+    meta.dir = 'ltr';
+    meta.appendChild(el('span', 'id', '#' + m.id + ' ' + when(m.created) + ' '));
+    meta.appendChild(field('span', 'from', m.from));
+    meta.appendChild(el('span', 'arrow', ' \u2192 '));
+    meta.appendChild(field('span', 'to', m.to));
     if (m.reply_to) meta.appendChild(el('span', null, ' re #' + m.reply_to));
     if (m.priority !== 'normal') meta.appendChild(el('span', null, ' ' + m.priority));
-    meta.appendChild(el('span', 'state-' + st[0], ' ' + st[1]));
+    [['delivery', delivery(m)], ['wake', wake(m)], ['ack', ack(m)]].forEach(function (s) {
+      if (s[1]) meta.appendChild(el('span', s[0] + ' state-' + s[1][0], ' ' + s[1][1]));
+    });
     d.appendChild(meta);
-    d.appendChild(el('div', 'body', m.body));
+    d.appendChild(field('div', 'body', m.body));
     return d;
   }
   function threadBox(id) {
@@ -155,15 +182,30 @@
         : 'chain broken at #' + j.bad + ': ' + j.error;
     }, function (e) { out.textContent = e.message; });
   }
+  // The live updates. The browser reconnects a dropped stream by
+  // itself, but gives up on one the server refused (a 503 when its
+  // event streams are all taken): then a new one, after a pause, and a
+  // refresh for what changed meanwhile (decision 0224).
   function live() {
     var es = new EventSource('/api/events?token=' + encodeURIComponent(token));
-    var live = document.getElementById('live');
-    es.addEventListener('open', function () { live.textContent = 'live'; });
+    var badge = document.getElementById('live');
+    var missed = false;
+    es.addEventListener('open', function () {
+      badge.textContent = 'live';
+      if (missed) refresh();
+      missed = false;
+    });
     es.addEventListener('change', function () { refresh(); });
     es.addEventListener('replaced', function () {
       document.getElementById('replaced').hidden = false;
     });
-    es.addEventListener('error', function () { live.textContent = 'reconnecting'; });
+    es.addEventListener('error', function () {
+      badge.textContent = 'reconnecting';
+      missed = true;
+      if (es.readyState === EventSource.CLOSED) {
+        setTimeout(function () { refresh().then(live); }, 2000);
+      }
+    });
   }
   document.addEventListener('DOMContentLoaded', function () {
     document.getElementById('search').addEventListener('submit', search);
