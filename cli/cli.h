@@ -202,6 +202,7 @@ int cmd_ack(int argc, char **argv);
 int cmd_thread(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_search(int argc, char **argv);
+int cmd_wake(int argc, char **argv);
 int cmd_web(int argc, char **argv);
 int cmd_transcript(int argc, char **argv);
 int cmd_handoff(int argc, char **argv);
@@ -241,7 +242,7 @@ extern const struct cli_cmd cli_cmd_send, cli_cmd_inbox, cli_cmd_read,
     cli_cmd_provider, cli_cmd_install_instructions,
     cli_cmd_uninstall_instructions, cli_cmd_transcript, cli_cmd_handoff,
     cli_cmd_hosts, cli_cmd_watch, cli_cmd_ack, cli_cmd_thread, cli_cmd_group,
-    cli_cmd_search, cli_cmd_web;
+    cli_cmd_search, cli_cmd_web, cli_cmd_wake;
 
 /* A message's status (cmd_wait.c): one line (its JSON: pgn_msg_status_json). */
 void cli_print_status(const struct pgn_msg_status *s, int64_t now);

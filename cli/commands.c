@@ -32,6 +32,7 @@ const struct cli_cmd *const cli_commands[] = {
     &cli_cmd_hosts,
     &cli_cmd_provider,
     &cli_cmd_watch,
+    &cli_cmd_wake,
     &cli_cmd_web,
 };
 

@@ -356,6 +356,77 @@ rule_a_session_of_another_machine_is_not_rung(void)
 	CHECK_INT(count("SELECT count(*) FROM message WHERE woken_ms > 0"), 0);
 }
 
+/*
+ * Two machines on one PostgreSQL store (decision 0210): bob's session
+ * lives on B (its own PIGEON_HOME and PIGEON_MACHINE); a send on A
+ * writes to no socket and leaves the ring to B's follower, which rings
+ * exactly once; low and reach.wake off ring nothing there either. On
+ * SQLite there is no other machine: the follower is refused.
+ */
+static void
+as_machine(const char *m, const char *state)
+{
+	char dir[PATH_MAX];
+
+	H_PATH(dir, state);
+	(void)mkdir(dir, 0700);
+	REQUIRE(setenv("PIGEON_HOME", dir, 1) == 0);
+	REQUIRE(setenv("PIGEON_MACHINE", m, 1) == 0);
+}
+
+static void
+rule_a_send_from_another_machine_rings_on_the_sessions_machine(void)
+{
+	pgn_db *b = NULL;
+	char f[2048];
+	size_t rung = 9;
+
+	b = h_open_path(be_where, 0);
+	as_machine("machine-b", "state-b");
+	REQUIRE(pgn_exec(chk, "DELETE FROM session", "unbinding", PGN_NONE) ==
+	    PGN_OK);
+	bind_bob_turn("p-b");
+	if (!be_on_pg) {
+		CHECK_INT(pgn_wake_listen(b, &rung), PGN_EINVAL);
+		goto out;
+	}
+	REQUIRE(pgn_wake_listen(b, &rung) == PGN_OK);
+	CHECK_INT(rung, 0);
+	as_machine("machine-a", "state-a");
+	REQUIRE(send_p("low from A", PGN_PRIORITY_LOW) == PGN_OK);
+	REQUIRE(send_p("from A", PGN_PRIORITY_NORMAL) == PGN_OK);
+	REQUIRE(send_p("again from A", PGN_PRIORITY_URGENT) == PGN_OK);
+	frame(f, sizeof(f));
+	CHECK_STR(f, ""); /* A writes to no socket */
+	CHECK_INT(count("SELECT count(*) FROM session WHERE rung_ms > 0"), 0);
+	as_machine("machine-b", "state-b");
+	/* The bell comes at A's commit: bounded by it, capped generously. */
+	rung = 0;
+	REQUIRE(pgn_wake_next(b, 30000, &rung) == PGN_OK);
+	CHECK_INT(rung, 1);
+	frame(f, sizeof(f));
+	CHECK_CONTAINS(f, "(#2).");
+	CHECK_STR(strstr(f, "from A") == NULL ? "" : f, "");
+	frame(f, sizeof(f));
+	CHECK_STR(f, ""); /* once */
+	REQUIRE(pgn_wake_next(b, 0, &rung) == PGN_OK);
+	CHECK_INT(rung, 0);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE woken_ms > 0 "
+	                "AND woken_via = 'claude-socket'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'woken'"),
+	    1);
+	/* A later look (a restart) rings nothing while the ring is out. */
+	REQUIRE(pgn_wake_listen(b, &rung) == PGN_OK);
+	CHECK_INT(rung, 0);
+	frame(f, sizeof(f));
+	CHECK_STR(f, "");
+out:
+	(void)unsetenv("PIGEON_MACHINE");
+	REQUIRE(setenv("PIGEON_HOME", home, 1) == 0);
+	pgn_db_close(b);
+}
+
 static void
 rule_low_rings_nothing(void)
 {
@@ -625,6 +696,7 @@ static void (*const rules[])(void) = {
     rule_after_a_delivery_the_next_send_rings_again,
     rule_two_rings_in_a_row_are_not_the_same_frame,
     rule_a_session_of_another_machine_is_not_rung,
+    rule_a_send_from_another_machine_rings_on_the_sessions_machine,
     rule_low_rings_nothing,
     rule_reach_wake_off_rings_nothing,
     rule_reach_wake_urgent_rings_for_urgent_only,

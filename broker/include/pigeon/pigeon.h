@@ -369,6 +369,22 @@ typedef enum pgn_priority {
 #define PGN_WAKE_LOG_MAX  (1 << 20) /* wake.log's bytes, then wake.log.1 */
 #define PGN_WAKE_LOG_LINE 512       /* one wake.log line, bytes */
 
+/*
+ * The doorbell across machines (PostgreSQL, decision 0210). A send rings
+ * only a session of its own machine; `pigeon wake --follow` on the
+ * session's machine rings the rest. pgn_wake_listen starts listening
+ * for queued messages that may wake and looks at each recipient's
+ * newest queued one; pgn_wake_next sleeps up to 'ms' (or until a signal)
+ * for the next, and rings as their sends would have on this machine
+ * (never low, reach.wake, the governor's cap, one ring outstanding).
+ * '*rung' counts the frames written. PGN_EINVAL on SQLite (the sender's
+ * machine is the only one); PGN_EIO when the connection is lost.
+ */
+#define PGN_WAKE_BELL_BATCH     64    /* message ids one look takes */
+#define PGN_WAKE_FOLLOW_TICK_MS 60000 /* a follower's longest sleep */
+PGN_NODISCARD pgn_status pgn_wake_listen(pgn_db *db, size_t *rung);
+PGN_NODISCARD pgn_status pgn_wake_next(pgn_db *db, int64_t ms, size_t *rung);
+
 /* "urgent", "normal", "low" (static); "normal" for anything else. */
 const char *pgn_priority_name(int priority);
 /* The priority named 's' into '*out'; PGN_EINVAL with the three words. */

@@ -301,7 +301,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                             T_CODEX " (apply_patch, and its heredoc through Bash)"},
                 },
             .wake = {PGN_CAP_NO,
-                "Codex 0.171.0 codex queue --help (2026-12-03): codex queue --thread ID --message TEXT queues for an existing session, dispatched only to a loaded thread (openai/codex#44491); not measured against an idle terminal session, so Pigeon rings nothing (docs/decisions/0178)"},
+                "Codex 0.171.0 codex queue, measured by hand (2026-12-03) (docs/decisions/0211): codex queue --thread ID --message TEXT from outside starts a turn in an idle terminal session, whose UserPromptSubmit hook delivers the mail once; not yet rung by a send (no real-host test yet)"},
         },
     [PGN_HOST_GEMINI] =
         {

@@ -559,6 +559,9 @@ pgn_send(pgn_db *db, const struct pgn_send *req, struct pgn_sent *sent,
 		if (rc != PGN_OK)
 			goto out;
 	}
+	rc = pgn_wakes_prepare(db, &wakes, req->priority);
+	if (rc != PGN_OK)
+		goto out;
 	rc = pgn_tx(db, send_tx, &c);
 	if (rc != PGN_OK)
 		*nsent = 0;

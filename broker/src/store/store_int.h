@@ -120,6 +120,16 @@ struct pgn_backend {
 	/* The descriptor a waker sleeps on, to poll beside others; -1:
 	 * none (NULL: the backend has none) */
 	int (*wait_fd)(struct pgn_waker *w);
+	/*
+	 * The doorbell across machines (decision 0210): listen for the ids
+	 * of queued messages that may wake (not low), sleep up to 'ms' until
+	 * one comes, take up to 'max' into 'ids'. Returns how many, or
+	 * max + 1 when some were left out (the caller then looks at every
+	 * queued message); -1: a signal came; -2: the connection failed
+	 * (recorded on db). NULL: the backend has none (SQLite: one machine,
+	 * the sender's, rings).
+	 */
+	int (*bell_take)(pgn_db *db, int64_t ms, int64_t *ids, size_t max);
 	void (*close)(pgn_db *db);
 };
 

@@ -28,17 +28,17 @@
 
 /*
  * The recipient's sessions that a doorbell could reach: named a
- * transcript from this machine (?2, '' when it has no id), seen since
- * ?3; the newest first, with what decides: the governor's count, the
- * last ring and the last delivery (delivery_session).
+ * transcript, seen since ?2; the newest first, with what decides: the
+ * governor's count, the last ring, the last delivery (delivery_session)
+ * and the machine that stamped it ('' when it had no id).
  */
 static const char SQL_WAKE_SESSIONS[] =
     "SELECT s.id, s.key, s.host, s.transcript_path, s.auto_continues, "
     "coalesce(s.rung_ms, 0), coalesce((SELECT max(d.delivered_ms) "
-    "FROM delivery d WHERE d.session = s.key), 0) FROM session s "
+    "FROM delivery d WHERE d.session = s.key), 0), "
+    "coalesce(s.machine, '') FROM session s "
     "WHERE s.agent_id = ?1 AND s.transcript_path IS NOT NULL "
-    "AND coalesce(s.machine, '') = ?2 AND s.last_seen_ms > ?3 "
-    "ORDER BY s.last_seen_ms DESC LIMIT ?4";
+    "AND s.last_seen_ms > ?2 ORDER BY s.last_seen_ms DESC LIMIT ?3";
 static const char SQL_WAKE_CLAIM[] =
     "UPDATE session SET rung_ms = ?2 WHERE id = ?1";
 /* A ring that came to nothing gives its claim back (unless rung since). */
@@ -58,18 +58,24 @@ pgn_wakes_release(struct pgn_wakes *w)
 	w->n = 0;
 }
 
-/* The project's reach settings, read once per send, when first needed. */
-static pgn_status
-config(pgn_db *db, struct pgn_wakes *w)
+/*
+ * Before the transaction (no file is read while the write lock is
+ * held): the project's reach settings and this machine's id. A low
+ * message rings nothing, so reads nothing.
+ */
+pgn_status
+pgn_wakes_prepare(pgn_db *db, struct pgn_wakes *w, int priority)
 {
 	pgn_status rc;
 
-	if (w->cfg_loaded)
+	if (priority <= PGN_PRIORITY_LOW || w->ready)
 		return PGN_OK;
 	rc = pgn_reach_load(db->root, &w->cfg);
 	if (rc != PGN_OK)
 		return pgn_fail(db, rc, "out of memory");
-	w->cfg_loaded = 1;
+	if (!pgn_machine_id(w->machine))
+		w->machine[0] = '\0';
+	w->ready = 1;
 	return PGN_OK;
 }
 
@@ -134,20 +140,16 @@ pgn_wake_pick(pgn_db *db, struct pgn_wakes *w, int64_t agent, const char *name,
 	const struct pgn_host_info *hi;
 	pgn_stmt *st = NULL;
 	char *transcript = NULL;
-	int any = 0, busy = 0;
+	int any = 0, busy = 0, elsewhere = 0;
 	pgn_status rc = PGN_OK;
 
-	if (priority <= PGN_PRIORITY_LOW || w->n >= PGN_WAKE_MAX)
+	if (priority <= PGN_PRIORITY_LOW || w->n >= PGN_WAKE_MAX || !w->ready ||
+	    w->cfg.wake_min >= PGN_WAKE_OFF || priority < w->cfg.wake_min)
 		return PGN_OK;
-	if (!w->machine_read) {
-		if (!pgn_machine_id(w->machine))
-			w->machine[0] = '\0';
-		w->machine_read = 1;
-	}
 	memset(&pick, 0, sizeof(pick));
 	rc = pgn_prepare(db, SQL_WAKE_SESSIONS, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_I(agent), PGN_T(w->machine),
+		rc = pgn_bind(db, st, PGN_I(agent),
 		    PGN_I(now - PGN_WAKE_SEEN_MS), PGN_I(PGN_WAKE_SESSIONS));
 	while (rc == PGN_OK &&
 	    pgn_next_row(db, st, &rc, "listing sessions to wake")) {
@@ -170,8 +172,23 @@ pgn_wake_pick(pgn_db *db, struct pgn_wakes *w, int64_t agent, const char *name,
 			busy = 1; /* one frame outstanding is enough */
 			break;
 		}
-		if (any)
+		if (any || elsewhere)
 			continue;
+		/*
+		 * The newest such session owns the ring, and only its own
+		 * machine can reach its socket: a send from another machine
+		 * leaves it to that machine's `pigeon wake --follow`
+		 * (decision 0210), and never rings an older session here.
+		 */
+		{
+			char mach[PGN_MAX_MACHINE + 1];
+
+			pgn_col_copy(mach, sizeof(mach), st, 7);
+			if (strcmp(mach, w->machine) != 0) {
+				elsewhere = 1;
+				continue;
+			}
+		}
 		free(transcript);
 		transcript = pgn_col_text(st, 3);
 		if (transcript == NULL) {
@@ -183,10 +200,6 @@ pgn_wake_pick(pgn_db *db, struct pgn_wakes *w, int64_t agent, const char *name,
 	}
 	pgn_finish(db, st);
 	if (rc != PGN_OK || busy || !any)
-		goto out;
-	rc = config(db, w);
-	if (rc != PGN_OK || w->cfg.wake_min >= PGN_WAKE_OFF ||
-	    priority < w->cfg.wake_min)
 		goto out;
 	/* Governed like a stop's continuation: the woken turn counts. */
 	if (pick.continues >= w->cfg.max_auto_continues) {
@@ -248,6 +261,7 @@ pgn_wakes_ring(pgn_db *db, struct pgn_wakes *w)
 		m.k = k;
 		m.via = hi->doorbell->via;
 		m.rung = r == PGN_RING_RUNG;
+		w->v[i].rung = m.rung;
 		rc = pgn_tx(db, mark_tx, &m);
 		if (r != PGN_RING_RUNG)
 			pgn_wake_log(
@@ -302,4 +316,155 @@ pgn_wake_log(const char *fmt, ...)
 	close(fd);
 out:
 	free(home);
+}
+
+/* ---- the doorbell across machines (PostgreSQL, decision 0210) ------- */
+
+/* A message the bell named, if still queued in this scope. */
+static const char SQL_WAKE_MSG[] =
+    "SELECT m.recipient_id, a.name, m.priority FROM message m "
+    "JOIN agent a ON a.id = m.recipient_id WHERE m.id = ?1 "
+    "AND m.scope_id = ?2 AND m.delivered_ms IS NULL AND a.removed_ms IS NULL";
+/* After bells were lost: each recipient's newest queued message. */
+static const char SQL_WAKE_QUEUED[] =
+    "SELECT max(id) FROM message WHERE scope_id = ?1 "
+    "AND delivered_ms IS NULL AND priority >= ?2 GROUP BY recipient_id "
+    "ORDER BY 1 DESC LIMIT ?3";
+
+struct follow_ctx {
+	struct pgn_wakes *w;
+	int64_t ids[PGN_WAKE_BELL_BATCH];
+	size_t n;
+	int all; /* some bells were lost: look at every recipient */
+};
+
+/* Inside the transaction: pick for message 'id' as its send would. */
+static pgn_status
+follow_one(pgn_db *db, struct pgn_wakes *w, int64_t sid, int64_t id,
+    int64_t now)
+{
+	char name[PGN_MAX_NAME + 1];
+	pgn_stmt *st = NULL;
+	int64_t agent = 0;
+	int priority = 0, found = 0;
+	pgn_status rc;
+
+	rc = pgn_prepare(db, SQL_WAKE_MSG, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(id), PGN_I(sid));
+	if (rc == PGN_OK &&
+	    pgn_next_row(db, st, &rc, "reading a message to wake for")) {
+		agent = pgn_col_i64(st, 0);
+		pgn_col_copy(name, sizeof(name), st, 1);
+		priority = (int)pgn_col_i64(st, 2);
+		found = 1;
+	}
+	pgn_finish(db, st);
+	if (rc != PGN_OK || !found)
+		return rc;
+	return pgn_wake_pick(db, w, agent, name, id, priority, now);
+}
+
+static pgn_status
+follow_tx(pgn_db *db, void *arg)
+{
+	struct follow_ctx *c = arg;
+	pgn_stmt *st = NULL;
+	int64_t sid, now;
+	size_t i;
+	pgn_status rc;
+
+	pgn_wakes_release(c->w); /* a retried transaction starts over */
+	now = pgn_now_ms();
+	rc = pgn_scope_id(db, 0, &sid);
+	if (rc == PGN_ENOTFOUND)
+		return PGN_OK; /* no scope yet: nothing queued */
+	if (rc != PGN_OK)
+		return rc;
+	if (c->all) {
+		c->n = 0;
+		rc = pgn_prepare(db, SQL_WAKE_QUEUED, &st);
+		if (rc == PGN_OK)
+			rc = pgn_bind(db, st, PGN_I(sid),
+			    PGN_I(c->w->cfg.wake_min),
+			    PGN_I(PGN_WAKE_BELL_BATCH));
+		while (rc == PGN_OK && c->n < PGN_WAKE_BELL_BATCH &&
+		    pgn_next_row(db, st, &rc, "listing queued messages"))
+			c->ids[c->n++] = pgn_col_i64(st, 0);
+		pgn_finish(db, st);
+	}
+	for (i = 0; rc == PGN_OK && i < c->n; i++)
+		rc = follow_one(db, c->w, sid, c->ids[i], now);
+	return rc;
+}
+
+/* Pick in one transaction, ring after its commit. */
+static pgn_status
+follow_look(pgn_db *db, struct follow_ctx *c, size_t *rung)
+{
+	size_t i;
+	pgn_status rc;
+
+	rc = pgn_wakes_prepare(db, c->w, PGN_PRIORITY_NORMAL);
+	if (rc == PGN_OK && c->w->cfg.wake_min < PGN_WAKE_OFF &&
+	    (c->all || c->n > 0))
+		rc = pgn_tx(db, follow_tx, c);
+	if (rc == PGN_OK) {
+		pgn_wakes_ring(db, c->w);
+		for (i = 0; i < c->w->n; i++)
+			*rung += c->w->v[i].rung;
+	}
+	pgn_wakes_release(c->w);
+	c->w->ready = 0; /* the next look reads the config again */
+	return rc;
+}
+
+pgn_status
+pgn_wake_listen(pgn_db *db, size_t *rung)
+{
+	struct pgn_wakes w;
+	struct follow_ctx c;
+	int n;
+
+	*rung = 0;
+	if (db->be->bell_take == NULL)
+		return pgn_fail(db, PGN_EINVAL,
+		    "%s rings from the sending machine: only a PostgreSQL store has other machines to follow",
+		    db->be->name);
+	memset(&w, 0, sizeof(w));
+	memset(&c, 0, sizeof(c));
+	c.w = &w;
+	/* Listen first: a message queued meanwhile is heard, not lost. */
+	n = db->be->bell_take(db, 0, c.ids, PGN_WAKE_BELL_BATCH);
+	if (n == -2)
+		return PGN_EIO; /* recorded on db */
+	c.n = 0;
+	c.all = 1;
+	return follow_look(db, &c, rung);
+}
+
+pgn_status
+pgn_wake_next(pgn_db *db, int64_t ms, size_t *rung)
+{
+	struct pgn_wakes w;
+	struct follow_ctx c;
+	int n;
+
+	*rung = 0;
+	if (db->be->bell_take == NULL)
+		return pgn_fail(db, PGN_EINVAL, "%s has no bell to follow",
+		    db->be->name);
+	memset(&w, 0, sizeof(w));
+	memset(&c, 0, sizeof(c));
+	c.w = &w;
+	n = db->be->bell_take(db, ms, c.ids, PGN_WAKE_BELL_BATCH);
+	if (n == -1 || n == 0)
+		return PGN_OK; /* a signal, or the time ran out */
+	if (n == -2)
+		return PGN_EIO; /* recorded on db */
+	if (n > PGN_WAKE_BELL_BATCH)
+		c.all = 1;
+	else
+		c.n = (size_t)n;
+	return follow_look(db, &c, rung);
 }

@@ -14,6 +14,7 @@ struct pgn_wake {
 	int64_t prev;    /* the session's rung_ms before the claim, 0: none */
 	int64_t at;      /* the rung_ms the claim set */
 	pgn_host host;
+	int rung; /* pgn_wakes_ring: the frame was written */
 	char key[PGN_MAX_SESSION_KEY + 1];
 	char name[PGN_MAX_NAME + 1];
 	char *transcript;
@@ -23,11 +24,18 @@ struct pgn_wake {
 struct pgn_wakes {
 	struct pgn_wake v[PGN_WAKE_MAX];
 	size_t n;
-	struct pgn_reach cfg; /* the project's, read when first needed */
-	int cfg_loaded;
-	char machine[PGN_MAX_MACHINE + 1];
-	int machine_read;
+	struct pgn_reach cfg; /* the project's, read before the transaction */
+	char machine[PGN_MAX_MACHINE + 1]; /* this machine's id, or "" */
+	int ready;                         /* cfg and machine read */
 };
+
+/*
+ * Before the send's transaction: read what the pick needs from files
+ * (the project's reach settings, the machine id); nothing for 'priority'
+ * low. Without it the pick rings nothing.
+ */
+PGN_NODISCARD pgn_status pgn_wakes_prepare(pgn_db *db, struct pgn_wakes *w,
+    int priority);
 
 /*
  * Inside the send's transaction, after message 'msg' to agent row

@@ -218,6 +218,7 @@ struct pgn_pg {
 	char host[PGN_MAX_PATH + 1]; /* where it went, for messages */
 	char port[16];
 	int listening; /* LISTEN pigeon done */
+	int bell;      /* LISTEN pigeon_bell done */
 	int pipe;      /* in libpq's pipeline mode (a transaction, or after a
 	                  read until the next statement) */
 	int in_tx;     /* inside run_tx: a write may wait for its answer */
@@ -996,7 +997,8 @@ resolve(pgn_db *db)
 	(void)snprintf(pid, sizeof(pid), "%d", pg->pid);
 	PQfinish(pg->conn);
 	pg->conn = NULL;
-	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = pg->listening = 0;
+	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = pg->listening =
+	    pg->bell = 0;
 	pg->xid_at = -1;
 	pg->xid = 0;
 	while ((left = start + PGN_PG_RESOLVE_MS - pgn_mono_ms()) > 0) {
@@ -1103,7 +1105,8 @@ tx_end(pgn_db *db, int write, pgn_status rc)
 	if (pg->ending) {
 		PQfinish(pg->conn);
 		pg->conn = NULL;
-		pg->pipe = pg->npend = pg->nsynced = pg->listening = 0;
+		pg->pipe = pg->npend = pg->nsynced = pg->listening = pg->bell =
+		    0;
 		pg->xid_at = -1;
 	}
 	if (PQstatus(pg->conn) != CONNECTION_OK)
@@ -1794,6 +1797,66 @@ pg_wait_close(pgn_db *db, struct pgn_waker *w)
 	free(w);
 }
 
+/* ---- the doorbell across machines: LISTEN pigeon_bell --------------- */
+
+/* Take the bell's ids libpq holds; past 'max', '*over' is set. */
+static void
+bell_drain(PGconn *conn, int64_t *ids, size_t max, size_t *got, int *over)
+{
+	PGnotify *n;
+	int64_t v;
+
+	while ((n = PQnotifies(conn)) != NULL) {
+		if (strcmp(n->relname, "pigeon_bell") == 0) {
+			if (pgn_parse_i64(n->extra, 1, INT64_MAX, &v) != PGN_OK)
+				*over = 1; /* not an id: look at everything */
+			else if (*got < max)
+				ids[(*got)++] = v;
+			else
+				*over = 1;
+		}
+		PQfreemem(n);
+	}
+}
+
+/*
+ * The ids schema/pg/0011's trigger notifies for each queued message that
+ * may wake, in commit order (decision 0210).
+ */
+static int
+pg_bell_take(pgn_db *db, int64_t ms, int64_t *ids, size_t max)
+{
+	struct pgn_pg *pg = pg_of(db);
+	struct pollfd p;
+	size_t got = 0;
+	int over = 0, r;
+
+	if (!pipe_leave(db, 1, "listening for the doorbell"))
+		return -2;
+	if (!pg->bell &&
+	    run_simple(db, "LISTEN pigeon_bell",
+	        "listening for the doorbell") != PGN_OK)
+		return -2;
+	pg->bell = 1;
+	bell_drain(pg->conn, ids, max, &got, &over);
+	if (got == 0 && !over && ms > 0) {
+		p.fd = PQsocket(pg->conn);
+		p.events = POLLIN;
+		p.revents = 0;
+		r = p.fd < 0 ?
+		    -1 :
+		    poll(&p, 1, ms > INT32_MAX ? INT32_MAX : (int)ms);
+		if (r < 0 && p.fd >= 0 && errno == EINTR)
+			return -1;
+		if (r < 0 || (r > 0 && !PQconsumeInput(pg->conn))) {
+			(void)fail_conn(db, "listening for the doorbell");
+			return -2;
+		}
+		bell_drain(pg->conn, ids, max, &got, &over);
+	}
+	return over ? (int)max + 1 : (int)got;
+}
+
 static const struct pgn_backend pg_be = {
     .name = "postgresql",
     .dialect = PGN_DIALECT_PG,
@@ -1818,6 +1881,7 @@ static const struct pgn_backend pg_be = {
     .wait_sleep = pg_wait_sleep,
     .wait_close = pg_wait_close,
     .wait_fd = pg_wait_fd,
+    .bell_take = pg_bell_take,
     .close = pg_close,
 };
 
