@@ -171,24 +171,33 @@ push(struct pgn_stamp_set *s, const struct pgn_stamp_item *it)
 	return 1;
 }
 
+/*
+ * One item more, built in place: only its string's bytes and the
+ * terminator written (the stamp stores the string, not the array), the
+ * scope's hash computed once for its slot and its entry (decision 0202).
+ */
 int
 pgn_stamp_set_add(struct pgn_stamp_set *s, const char *scope, const char *norm,
     int shared, int64_t expires_ms)
 {
-	struct pgn_stamp_item it;
-	size_t k = pgn_stamp_slot(scope), n = strlen(norm);
+	struct pgn_stamp_item *it;
+	uint64_t h = pgn_stamp_hash(scope, strlen(scope));
+	size_t k = (size_t)(h % PGN_LEASE_STAMP_SLOTS), n = strlen(norm);
 
 	if (expires_ms > s->slot[k])
 		s->slot[k] = expires_ms;
 	if (shared)
 		return 1; /* never blocks a write */
-	if (n >= sizeof(it.norm))
-		n = sizeof(it.norm) - 1; /* cannot be: checked when taken */
-	memset(&it, 0, sizeof(it));
-	it.scope = pgn_stamp_hash(scope, strlen(scope));
-	it.expires_ms = expires_ms;
-	memcpy(it.norm, norm, n);
-	return push(s, &it);
+	if (!pgn_vec_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return 0;
+	it = &s->v[s->n++];
+	if (n >= sizeof(it->norm))
+		n = sizeof(it->norm) - 1; /* cannot be: checked when taken */
+	it->scope = h;
+	it->expires_ms = expires_ms;
+	memcpy(it->norm, norm, n);
+	it->norm[n] = '\0';
+	return 1;
 }
 
 int
