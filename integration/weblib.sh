@@ -1,5 +1,5 @@
 # weblib.sh: sourced after lib.sh by the pigeon web tests (t0961 over
-# SQLite, t0708 over PostgreSQL): start a server, request a path.
+# SQLite, t0710 over PostgreSQL): start a server, request a path.
 
 # web_wait FILE PATTERN: until a line of FILE matches (at most 30 s).
 web_wait() {
