@@ -383,213 +383,217 @@ rule_prune_leaves_an_agent_seen_since_it_was_chosen(void)
 	CHECK_INT(leases, 1);
 	CHECK_INT(live(g), 0);
 	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
-	/* The automatic prune's stamps in the state home (h_tmp/home). */
-	static size_t stamps(void)
-	{
-		char home[PATH_MAX];
-		size_t n = 0;
-		DIR *d;
-		struct dirent *e;
+}
 
-		H_PATH(home, "home");
-		d = opendir(home);
-		if (d == NULL)
-			return 0;
-		while ((e = readdir(d)) != NULL)
-			n += strncmp(e->d_name, "pruned-", 7) == 0;
-		closedir(d);
-		return n;
+/* The automatic prune's stamps in the state home (h_tmp/home). */
+static size_t
+stamps(void)
+{
+	char home[PATH_MAX];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	H_PATH(home, "home");
+	d = opendir(home);
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, "pruned-", 7) == 0;
+	closedir(d);
+	return n;
+}
+
+/* Set every stamp's time to 'ms' (0: leave). */
+static void
+stamp_at(int64_t ms)
+{
+	char home[PATH_MAX], path[PATH_MAX + 512];
+	struct timespec t[2];
+	DIR *d;
+	struct dirent *e;
+
+	H_PATH(home, "home");
+	d = opendir(home);
+	REQUIRE(d != NULL);
+	t[0].tv_sec = t[1].tv_sec = (time_t)(ms / 1000);
+	t[0].tv_nsec = t[1].tv_nsec = 0;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "pruned-", 7) != 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", home, e->d_name);
+		REQUIRE(utimensat(AT_FDCWD, path, t, 0) == 0);
 	}
+	closedir(d);
+}
 
-	/* Set every stamp's time to 'ms' (0: leave). */
-	static void stamp_at(int64_t ms)
-	{
-		char home[PATH_MAX], path[PATH_MAX + 512];
-		struct timespec t[2];
-		DIR *d;
-		struct dirent *e;
+/*
+ * Decision 0228: the automatic prune retires what prune would, with the
+ * scope's days, at most once a day per database and scope: a second
+ * call within the day does nothing; a stamp a day old (or in the
+ * future) makes it due again; 0 days never prunes and writes no stamp.
+ */
+static void
+rule_the_automatic_prune_runs_once_a_day(void)
+{
+	char home[PATH_MAX], g1[PGN_MAX_NAME + 1], g2[PGN_MAX_NAME + 1];
+	struct pgn_agents a = {0};
+	int64_t now = pgn_now_ms();
 
-		H_PATH(home, "home");
-		d = opendir(home);
-		REQUIRE(d != NULL);
-		t[0].tv_sec = t[1].tv_sec = (time_t)(ms / 1000);
-		t[0].tv_nsec = t[1].tv_nsec = 0;
-		while ((e = readdir(d)) != NULL) {
-			if (strncmp(e->d_name, "pruned-", 7) != 0)
-				continue;
-			(void)snprintf(path, sizeof(path), "%s/%s", home,
-			    e->d_name);
-			REQUIRE(utimensat(AT_FDCWD, path, t, 0) == 0);
-		}
-		closedir(d);
+	H_PATH(home, "home");
+	REQUIRE(setenv("PIGEON_HOME", home, 1) == 0);
+	generated("claude:auto1", g1);
+	age(g1, 8);
+	CHECK_INT(pgn_agents_autoprune(db, 0, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 0);
+	CHECK_INT((int)stamps(), 0);
+	CHECK_INT(live(g1), 1);
+	/* Due: no stamp yet. 10 days: g1 (8 days idle) stays. */
+	CHECK_INT(pgn_agents_autoprune(db, 10, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 0);
+	CHECK_INT((int)stamps(), 1);
+	CHECK_INT(live(g1), 1);
+	/* Not due within the day, whatever the days. */
+	CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 0);
+	CHECK_INT(live(g1), 1);
+	/* A day later: due, g1 retired, told. */
+	stamp_at(now - PGN_AUTOPRUNE_EVERY_MS - 1000);
+	CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 1);
+	if (a.n == 1)
+		CHECK_STR(a.v[0].name, g1);
+	pgn_agents_release(&a);
+	CHECK_INT(live(g1), 0);
+	CHECK_INT((int)count("SELECT count(*) FROM journal WHERE "
+	                     "kind = 'removed' AND detail LIKE 'pruned:%'"),
+	    1);
+	/* A stamp in the future (a clock set back) is due. */
+	generated("claude:auto2", g2);
+	age(g2, 8);
+	stamp_at(now + 3600 * 1000);
+	CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
+	CHECK_INT((int)a.n, 1);
+	pgn_agents_release(&a);
+	CHECK_INT(live(g2), 0);
+	CHECK_INT((int)stamps(), 1);
+	REQUIRE(unsetenv("PIGEON_HOME") == 0);
+}
+
+/*
+ * pigeon scope move (decision 0185): the old key's rows follow to the
+ * current key; refused, changing nothing, with live leases, when the
+ * new key has a scope, for the global scope and for itself.
+ */
+static void
+rule_a_scope_moves_to_the_current_key_with_its_rows(void)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	const char *to[1] = {"reviewer"};
+	size_t n;
+
+	REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "me";
+	req.to = to;
+	req.nto = 1;
+	req.body = "kept";
+	req.body_len = 4;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	take("reviewer", "src/");
+	REQUIRE(pgn_db_set_scope(db, "github.com/team/app") == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_EFULL);
+	CHECK_CONTAINS(pgn_errmsg(db),
+	    "scope '/src/app' has 1 live lease: "
+	    "release them first");
+	CHECK_INT(count("SELECT count(*) FROM scope WHERE root = '/src/app'"),
+	    1);
+	REQUIRE(pgn_exec(chk, "UPDATE lease SET expires_ms = 1", "expiring",
+	            PGN_NONE) == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_OK);
+	CHECK_INT(count("SELECT count(*) FROM scope WHERE root = '/src/app'"),
+	    0);
+	CHECK_INT(count("SELECT count(*) FROM agent a JOIN scope s ON "
+	                "s.id = a.scope_id WHERE s.root = "
+	                "'github.com/team/app' AND a.name = 'reviewer'"),
+	    1);
+	CHECK_INT(count("SELECT count(*) FROM message m JOIN scope s ON "
+	                "s.id = m.scope_id WHERE s.root = "
+	                "'github.com/team/app' AND m.delivered_ms IS NULL"),
+	    1);
+	CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_ENOTFOUND);
+	CHECK_CONTAINS(pgn_errmsg(db), "no scope '/src/app'");
+	/* The new key has a scope already: refused, both kept. */
+	REQUIRE(pgn_db_set_scope(db, "/y") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "z") == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, "/x") == PGN_OK);
+	REQUIRE(pgn_agent_add(db, "w") == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/y"), PGN_EEXIST);
+	CHECK_CONTAINS(pgn_errmsg(db), "scope '/x' already exists");
+	CHECK_INT(count("SELECT count(*) FROM scope WHERE root IN "
+	                "('/x', '/y')"),
+	    2);
+	/* The global scope, and a scope onto itself. */
+	CHECK_INT(pgn_scope_move(db, "/x"), PGN_EINVAL);
+	CHECK_INT(pgn_scope_move(db, ""), PGN_EINVAL);
+	REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
+	CHECK_INT(pgn_scope_move(db, "/x"), PGN_EINVAL);
+	CHECK_CONTAINS(pgn_errmsg(db), "the global scope is not moved");
+}
+
+static void (*const rules[])(void) = {
+    rule_an_unknown_name_names_the_scopes_that_hold_it,
+    rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
+    rule_retire_releases_leases_and_journals_each,
+    rule_retire_refuses_queued_mail_and_keeps_the_leases,
+    rule_retire_is_one_transaction_a_failed_removal_keeps_the_leases,
+    rule_prune_leaves_an_agent_seen_since_it_was_chosen,
+    rule_the_automatic_prune_runs_once_a_day,
+    rule_a_scope_moves_to_the_current_key_with_its_rows,
+};
+
+static void
+test_rules_on_sqlite(void)
+{
+	be_rules(0, rules, H_COUNT(rules), setup, teardown);
+}
+
+static void
+test_rules_on_postgresql(void)
+{
+	if (be_have_pg())
+		be_rules(1, rules, H_COUNT(rules), setup, teardown);
+}
+
+static void
+test_generated_names_are_told_from_others(void)
+{
+	char n[PGN_MAX_NAME + 1];
+	unsigned i;
+
+	for (i = 0; i < 20; i++) {
+		pgn_name_generate(n, i);
+		CHECK(pgn_name_is_generated(n));
 	}
+	CHECK(!pgn_name_is_generated("reviewer"));
+	CHECK(!pgn_name_is_generated("calm"));
+	CHECK(!pgn_name_is_generated("calm-"));
+	CHECK(!pgn_name_is_generated("calm-otter-"));
+	CHECK(!pgn_name_is_generated("calm-otter-1x"));
+	CHECK(!pgn_name_is_generated("code-reviewer"));
+}
 
-	/*
-	 * Decision 0228: the automatic prune retires what prune would, with the
-	 * scope's days, at most once a day per database and scope: a second
-	 * call within the day does nothing; a stamp a day old (or in the
-	 * future) makes it due again; 0 days never prunes and writes no stamp.
-	 */
-	static void rule_the_automatic_prune_runs_once_a_day(void)
-	{
-		char home[PATH_MAX], g1[PGN_MAX_NAME + 1], g2[PGN_MAX_NAME + 1];
-		struct pgn_agents a = {0};
-		int64_t now = pgn_now_ms();
+static const struct h_test tests[] = {
+    H_TEST(test_generated_names_are_told_from_others),
+    H_TEST(test_rules_on_sqlite),
+    H_TEST(test_rules_on_postgresql),
+};
 
-		H_PATH(home, "home");
-		REQUIRE(setenv("PIGEON_HOME", home, 1) == 0);
-		generated("claude:auto1", g1);
-		age(g1, 8);
-		CHECK_INT(pgn_agents_autoprune(db, 0, now, &a), PGN_OK);
-		CHECK_INT((int)a.n, 0);
-		CHECK_INT((int)stamps(), 0);
-		CHECK_INT(live(g1), 1);
-		/* Due: no stamp yet. 10 days: g1 (8 days idle) stays. */
-		CHECK_INT(pgn_agents_autoprune(db, 10, now, &a), PGN_OK);
-		CHECK_INT((int)a.n, 0);
-		CHECK_INT((int)stamps(), 1);
-		CHECK_INT(live(g1), 1);
-		/* Not due within the day, whatever the days. */
-		CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
-		CHECK_INT((int)a.n, 0);
-		CHECK_INT(live(g1), 1);
-		/* A day later: due, g1 retired, told. */
-		stamp_at(now - PGN_AUTOPRUNE_EVERY_MS - 1000);
-		CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
-		CHECK_INT((int)a.n, 1);
-		if (a.n == 1)
-			CHECK_STR(a.v[0].name, g1);
-		pgn_agents_release(&a);
-		CHECK_INT(live(g1), 0);
-		CHECK_INT((int)count(
-		              "SELECT count(*) FROM journal WHERE "
-		              "kind = 'removed' AND detail LIKE 'pruned:%'"),
-		    1);
-		/* A stamp in the future (a clock set back) is due. */
-		generated("claude:auto2", g2);
-		age(g2, 8);
-		stamp_at(now + 3600 * 1000);
-		CHECK_INT(pgn_agents_autoprune(db, 7, now, &a), PGN_OK);
-		CHECK_INT((int)a.n, 1);
-		pgn_agents_release(&a);
-		CHECK_INT(live(g2), 0);
-		CHECK_INT((int)stamps(), 1);
-		REQUIRE(unsetenv("PIGEON_HOME") == 0);
-	}
-
-	/*
-	 * pigeon scope move (decision 0185): the old key's rows follow to the
-	 * current key; refused, changing nothing, with live leases, when the
-	 * new key has a scope, for the global scope and for itself.
-	 */
-	static void rule_a_scope_moves_to_the_current_key_with_its_rows(void)
-	{
-		struct pgn_send req;
-		struct pgn_sent sent[1];
-		const char *to[1] = {"reviewer"};
-		size_t n;
-
-		REQUIRE(pgn_db_set_scope(db, "/src/app") == PGN_OK);
-		REQUIRE(pgn_agent_add(db, "reviewer") == PGN_OK);
-		memset(&req, 0, sizeof(req));
-		req.from = "me";
-		req.to = to;
-		req.nto = 1;
-		req.body = "kept";
-		req.body_len = 4;
-		REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
-		take("reviewer", "src/");
-		REQUIRE(pgn_db_set_scope(db, "github.com/team/app") == PGN_OK);
-		CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_EFULL);
-		CHECK_CONTAINS(pgn_errmsg(db),
-		    "scope '/src/app' has 1 live lease: "
-		    "release them first");
-		CHECK_INT(
-		    count("SELECT count(*) FROM scope WHERE root = '/src/app'"),
-		    1);
-		REQUIRE(pgn_exec(chk, "UPDATE lease SET expires_ms = 1",
-		            "expiring", PGN_NONE) == PGN_OK);
-		CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_OK);
-		CHECK_INT(
-		    count("SELECT count(*) FROM scope WHERE root = '/src/app'"),
-		    0);
-		CHECK_INT(count(
-		              "SELECT count(*) FROM agent a JOIN scope s ON "
-		              "s.id = a.scope_id WHERE s.root = "
-		              "'github.com/team/app' AND a.name = 'reviewer'"),
-		    1);
-		CHECK_INT(
-		    count("SELECT count(*) FROM message m JOIN scope s ON "
-		          "s.id = m.scope_id WHERE s.root = "
-		          "'github.com/team/app' AND m.delivered_ms IS NULL"),
-		    1);
-		CHECK_INT(pgn_scope_move(db, "/src/app"), PGN_ENOTFOUND);
-		CHECK_CONTAINS(pgn_errmsg(db), "no scope '/src/app'");
-		/* The new key has a scope already: refused, both kept. */
-		REQUIRE(pgn_db_set_scope(db, "/y") == PGN_OK);
-		REQUIRE(pgn_agent_add(db, "z") == PGN_OK);
-		REQUIRE(pgn_db_set_scope(db, "/x") == PGN_OK);
-		REQUIRE(pgn_agent_add(db, "w") == PGN_OK);
-		CHECK_INT(pgn_scope_move(db, "/y"), PGN_EEXIST);
-		CHECK_CONTAINS(pgn_errmsg(db), "scope '/x' already exists");
-		CHECK_INT(count("SELECT count(*) FROM scope WHERE root IN "
-		                "('/x', '/y')"),
-		    2);
-		/* The global scope, and a scope onto itself. */
-		CHECK_INT(pgn_scope_move(db, "/x"), PGN_EINVAL);
-		CHECK_INT(pgn_scope_move(db, ""), PGN_EINVAL);
-		REQUIRE(pgn_db_set_scope(db, "") == PGN_OK);
-		CHECK_INT(pgn_scope_move(db, "/x"), PGN_EINVAL);
-		CHECK_CONTAINS(pgn_errmsg(db), "the global scope is not moved");
-	}
-
-	static void (*const rules[])(void) = {
-	    rule_an_unknown_name_names_the_scopes_that_hold_it,
-	    rule_prune_takes_only_idle_generated_agents_with_nothing_queued,
-	    rule_retire_releases_leases_and_journals_each,
-	    rule_retire_refuses_queued_mail_and_keeps_the_leases,
-	    rule_retire_is_one_transaction_a_failed_removal_keeps_the_leases,
-	    rule_prune_leaves_an_agent_seen_since_it_was_chosen,
-	    rule_the_automatic_prune_runs_once_a_day,
-	    rule_a_scope_moves_to_the_current_key_with_its_rows,
-	};
-
-	static void test_rules_on_sqlite(void)
-	{
-		be_rules(0, rules, H_COUNT(rules), setup, teardown);
-	}
-
-	static void test_rules_on_postgresql(void)
-	{
-		if (be_have_pg())
-			be_rules(1, rules, H_COUNT(rules), setup, teardown);
-	}
-
-	static void test_generated_names_are_told_from_others(void)
-	{
-		char n[PGN_MAX_NAME + 1];
-		unsigned i;
-
-		for (i = 0; i < 20; i++) {
-			pgn_name_generate(n, i);
-			CHECK(pgn_name_is_generated(n));
-		}
-		CHECK(!pgn_name_is_generated("reviewer"));
-		CHECK(!pgn_name_is_generated("calm"));
-		CHECK(!pgn_name_is_generated("calm-"));
-		CHECK(!pgn_name_is_generated("calm-otter-"));
-		CHECK(!pgn_name_is_generated("calm-otter-1x"));
-		CHECK(!pgn_name_is_generated("code-reviewer"));
-	}
-
-	static const struct h_test tests[] = {
-	    H_TEST(test_generated_names_are_told_from_others),
-	    H_TEST(test_rules_on_sqlite),
-	    H_TEST(test_rules_on_postgresql),
-	};
-
-	int main(void)
-	{
-		be_init();
-		return h_run(tests, H_COUNT(tests));
-	}
+int
+main(void)
+{
+	be_init();
+	return h_run(tests, H_COUNT(tests));
+}
