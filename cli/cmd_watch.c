@@ -36,7 +36,7 @@ const struct cli_cmd cli_cmd_watch = {
     .synopsis = {"[--db PATH] [--project DIR] [--color WHEN]"},
     .text =
         "Show the scope live on the terminal's alternate screen: its agents with their hosts, state (new, active, mail, idle, idle+mail) and last seen, the queued messages, the newest deliveries (urgent and low ones marked, as inbox marks them), the open batons and the live leases (holder, pattern, mode, time left, reason). It redraws when the database changes (it sleeps on the database's -wal file, as pigeon wait does, and wakes at least once a second for the ages), when the terminal is resized, and after the database file is replaced. q or Ctrl-C quits and gives the terminal back as it was; so does SIGTERM or SIGHUP.\n\n"
-        "It needs a terminal on standard input and output of at least 60 columns and 12 lines, and an existing database. Text from messages is shown escaped, never raw.",
+        "It needs a terminal on standard input and output of at least 60 columns and 12 lines. A database named by --db or PIGEON_DB must exist; the default one is created if missing, as by the other commands. Text from messages is shown escaped, never raw.",
     .common = CLI_DB | CLI_PROJECT | CLI_COLOR,
 };
 
@@ -499,7 +499,7 @@ cmd_watch(int argc, char **argv)
 	struct pgn_watch w;
 	struct pgn_notify *n = NULL;
 	struct pollfd p[3];
-	const char *note = NULL;
+	const char *note = NULL, *env;
 	char key[64], why[PGN_MAX_ERRMSG + 64];
 	int64_t note_until = 0;
 	int code, np, i, quit = 0, gone = 0, failed = 0;
@@ -512,8 +512,14 @@ cmd_watch(int argc, char **argv)
 		return code;
 	if (optind < argc)
 		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
-	/* The database first: a missing one is named before the terminal. */
-	c.existing = 1; /* a view never makes a database */
+	/*
+	 * The database first: a missing one is named before the terminal.
+	 * One named by --db or PIGEON_DB must exist (a typo makes no stray
+	 * file); the default one is made as by any command, so a live view
+	 * opens before the first session or send (decision 0244).
+	 */
+	env = getenv("PIGEON_DB");
+	c.existing = c.db_flag != NULL || (env != NULL && *env != '\0');
 	code = cli_open(&c);
 	if (code != EXIT_OK)
 		goto out;

@@ -6,7 +6,8 @@
 # escaped, survives a resize (and says when the terminal is too small)
 # and a replaced database, and gives the terminal back exactly as it was
 # (termios, main screen) after q, Ctrl-C and SIGTERM. Bad starts are one
-# line: no terminal, a terminal too small, no database.
+# line: no terminal, a terminal too small, no database named by --db or
+# PIGEON_DB (the default one is made, decision 0244).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tmux.sh"
 
@@ -40,6 +41,31 @@ restored() {
 	test "$(tmux -S "$TERM_SOCK" display -p -t t '#{alternate_on}')" = 0 &&
 	expect_empty watch.err
 }
+
+# The README's live view starts before any session (decision 0244).
+test_case 'the default database missing: watch makes it and shows the empty scope' '
+	test ! -e "$DB" &&
+	watch_in_term &&
+	term_wait "the empty scope" "AGENTS 0" &&
+	test -f "$DB" &&
+	sql_is "SELECT count(*) FROM agent" 0 &&
+	term_keys q &&
+	restored 0 &&
+	term_stop
+'
+term_stop
+
+test_case 'PIGEON_DB naming a missing file: one line, exit 1, no file made' '
+	term_start env PATH="$PATH" HOME="$HOME" PIGEON_HOME="$PIGEON_HOME" \
+	    PIGEON_DB="$TEST_DIR/none2.db" TERM=xterm-256color \
+	    sh -c "pigeon watch 2>watch.err; echo \$? >rc; echo watch ended; exec sleep 600" &&
+	term_wait "the end" "watch ended" &&
+	test "$(cat rc)" = 1 &&
+	expect_one_error watch.err "no database at" &&
+	test ! -e none2.db &&
+	term_stop
+'
+term_stop
 
 test_case 'setup: two agents, one ping queued' '
 	pigeon agent add alice >/dev/null &&

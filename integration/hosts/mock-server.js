@@ -28,6 +28,14 @@
 //                          text replaced by TO and TEXT: a model that
 //                          follows the introduction (none found: the
 //                          text reply).
+//   mock-intro-send-new: TO TEXT   the same for an agent that has not
+//                          started: the command as above, plus what the
+//                          introduction's line "An agent not here yet:
+//                          add FLAG, ..." says to add (no such line: the
+//                          command as above, which such an agent refuses).
+//   mock-intro-reply: N TO TEXT   the same with the introduction's line
+//                          "Reply to message N: ... --to SENDER
+//                          --reply-to N \"text\"": the answer to message N.
 //   mock-tool: NAME ARGS   a call of the host's tool NAME with ARGS (a
 //                          JSON object on one line; "\n" in its strings
 //                          for a patch): an edit or a write the host's
@@ -156,12 +164,26 @@ function onText(body) {
 function shellCommand(body) {
   const cmd = directive(body, 'shell');
   if (cmd !== null) return cmd;
-  const send = directive(body, 'intro-send');
+  const reply = directive(body, 'intro-reply');
+  if (reply !== null) {
+    const m = /^(\d+) (\S+) (.+)$/.exec(reply);
+    const line = strings(body, []).map((t) =>
+      /Reply to message N: ([^\n]*) --to SENDER --reply-to N "text"/.exec(t))
+      .find((x) => x);
+    if (m && line) return `${line[1]} --to ${m[2]} --reply-to ${m[1]} "${m[3]}"`;
+    return null;
+  }
+  const fresh = directive(body, 'intro-send-new');
+  const send = fresh !== null ? fresh : directive(body, 'intro-send');
   if (send !== null) {
     const m = /^(\S+) (.+)$/.exec(send);
-    const line = strings(body, []).map((t) =>
+    const texts = strings(body, []);
+    const line = texts.map((t) =>
       /Send a message: ([^\n]*) --to NAME "text"/.exec(t)).find((x) => x);
-    if (m && line) return `${line[1]} --to ${m[1]} "${m[2]}"`;
+    const add = fresh === null ? null : texts.map((t) =>
+      /^An agent not here yet: add (--[a-z-]+)\b/m.exec(t)).find((x) => x);
+    const flag = add ? ` ${add[1]}` : '';
+    if (m && line) return `${line[1]}${flag} --to ${m[1]} "${m[2]}"`;
     return null;
   }
   onText(body);
