@@ -35,9 +35,9 @@ events() {
 # has_hooks FILE HOST: one Pigeon command per event, both events.
 has_hooks() {
 	for hh_e in $(events "$2"); do
-		# The guarded form on hosts that run hooks through sh (0225).
-		hh_c="$HOOK $2 $hh_e"
-		[ "$2" = cursor ] || hh_c="[ -x $HOOK ] || exit 0; exec $hh_c"
+		# The guarded form: every host runs hooks through a shell
+		# (0225; Cursor, 0243).
+		hh_c="[ -x $HOOK ] || exit 0; exec $HOOK $2 $hh_e"
 		hh_n=$(grep -c -F "\"$hh_c\"" "$1") || return 1
 		[ "$hh_n" -eq 1 ] || {
 			echo "error: $hh_n entries for $2 $hh_e in $1" >&9

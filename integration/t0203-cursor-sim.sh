@@ -265,7 +265,8 @@ test_case 'pigeon install cursor: absolute hook commands, Cursor loads them' '
 			\"beforeSubmitPrompt\", \"postToolUse\", \"stop\",
 			\"preToolUse\"]) and
 		(.hooks | to_entries | all(.value == [{command:
-			(\$h + \" cursor \" + .key), timeout: 5}]))" "$f" \
+			(\"[ -x \" + \$h + \" ] || exit 0; exec \" + \$h +
+			\" cursor \" + .key), timeout: 5}]))" "$f" \
 		>/dev/null &&
 	cursor_payload start conv-a >s.json &&
 	sim sessionStart s.json &&
@@ -318,9 +319,11 @@ test_case 'another tool'"'"'s hooks.json: kept, run alongside, restored' '
 	pigeon install cursor >/dev/null &&
 	jq -e --arg b "$B" --arg h "$HOOK_REAL" "
 		.hooks.stop == [{command: \"echo {}\", loop_limit: 2},
-			{command: (\$h + \" cursor stop\"), timeout: 5}] and
+			{command: (\"[ -x \" + \$h + \" ] || exit 0; exec \" +
+			\$h + \" cursor stop\"), timeout: 5}] and
 		.hooks.postToolUse == [{command: \"echo {}\"},
-			{command: (\$h + \" cursor postToolUse\"), timeout: 5}] and
+			{command: (\"[ -x \" + \$h + \" ] || exit 0; exec \" +
+			\$h + \" cursor postToolUse\"), timeout: 5}] and
 		(.hooks.sessionStart | length == 1) and
 		(.hooks.beforeSubmitPrompt | length == 2) and
 		(.hooks.beforeSubmitPrompt | any(.command == (\$b + \"/other\")))" \
@@ -483,6 +486,40 @@ test_case 'user and project installs: both run, the ping comes once' '
 	pigeon uninstall cursor --project "$PROJ" >/dev/null &&
 	pigeon uninstall cursor >/dev/null &&
 	test ! -e "$PROJ/.cursor/hooks.json" &&
+	test ! -e "$HOME/.cursor/hooks.json"
+'
+
+# Cursor runs a hook's command as a shell string (its hooks docs; decision
+# 0243): the guarded form, with pigeon-hook gone, answers every event with
+# exit 0 and nothing, where the bare command failed (sh: exit 127).
+test_case 'a hook whose binary is gone: every event exits 0 quietly, the prompt goes on' '
+	HOME=$TEST_DIR/home-gone && export HOME && mkdir "$HOME" bin-g &&
+	cp "$PGN_BIN/hookcli/pigeon-hook" bin-g/ &&
+	PIGEON_HOOK=$TEST_DIR/bin-g/pigeon-hook pigeon install cursor \
+	    --no-mcp >/dev/null &&
+	test "$(jq -r ".hooks.stop[0].command" "$HOME/.cursor/hooks.json")" = \
+	    "[ -x $TEST_DIR/bin-g/pigeon-hook ] || exit 0; exec $TEST_DIR/bin-g/pigeon-hook cursor stop" &&
+	cursor_payload start conv-g >s.json &&
+	sim sessionStart s.json &&
+	jq -r .additional_context sim.json | grep -q "you are agent" &&
+	rm bin-g/pigeon-hook &&
+	cursor_payload prompt conv-g gen-1 >p.json &&
+	jq --arg dir "$PROJ" ".workspace_roots = [\$dir]" \
+	    "$FIX/07-postToolUse-shell.json" >t.json &&
+	jq --arg dir "$PROJ" ".workspace_roots = [\$dir]" \
+	    "$FIX/06-stop-completed.json" >st.json &&
+	for ev in sessionStart:s.json beforeSubmitPrompt:p.json \
+	    postToolUse:t.json stop:st.json; do
+		sim "${ev%%:*}" "${ev#*:}" &&
+		simq ".hooks | length == 1 and .[0].exit == 0 and
+			.[0].status == \"ok\" and (.[0].blocks | not)" &&
+		! grep -q "not found" sim.err || {
+			echo "error: ${ev%%:*}:" >&9; cat sim.json sim.err >&9
+			exit 1; }
+	done &&
+	sim beforeSubmitPrompt p.json &&
+	simq ".continue == true and .additional_context == null" &&
+	pigeon uninstall cursor >/dev/null &&
 	test ! -e "$HOME/.cursor/hooks.json"
 '
 

@@ -114,7 +114,7 @@ test_case 'pigeon install cursor and copilot register preToolUse' '
 	pigeon install cursor >/dev/null &&
 	pigeon install copilot >/dev/null &&
 	test "$(jq -r ".hooks.preToolUse[0].command" "$(config cursor)")" = \
-	    "$HOOK cursor preToolUse" &&
+	    "[ -x $HOOK ] || exit 0; exec $HOOK cursor preToolUse" &&
 	test "$(jq -r ".hooks.preToolUse[0].command" "$(config copilot)")" = \
 	    "[ -x $HOOK ] || exit 0; exec $HOOK copilot preToolUse" &&
 	pigeon doctor --json >doc.json ; test $? -le 1 &&

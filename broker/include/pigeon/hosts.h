@@ -373,7 +373,8 @@ struct pgn_host_info {
 	 */
 	const char *user_note;
 	/*
-	 * 1: it runs a hook's command through /bin/sh (measured), so install
+	 * 1: it runs a hook's command through a shell (measured: /bin/sh;
+	 * Cursor: documented as a shell string, decision 0243), so install
 	 * writes the guarded form "[ -x HOOK ] || exit 0; exec HOOK ...":
 	 * a hook whose binary is gone is silent (decision 0225); 0: the
 	 * bare command, which the host may run without a shell.

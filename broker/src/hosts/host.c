@@ -124,6 +124,8 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
             .replay_note =
                 "Cursor also runs Claude's hooks when third-party hooks are on; Pigeon ignores those runs (their payload has cursor_version), so each prompt is injected once",
             .envelope = envelope_cursor,
+            /* Its command is a shell string (documented; decision 0243). */
+            .shell_guard = 1,
             .tool = {"tool_name", "tool_input"},
             .tools =
                 {

@@ -143,8 +143,8 @@ next_is(const char **pp, enum token kind, const char *text)
 }
 
 /*
- * The guarded form install writes for a host that runs hooks through
- * /bin/sh (decision 0225): "[ -x P ] || exit 0; exec P ARGS...", P the
+ * The guarded form install writes for a host that runs hooks through a
+ * shell (decisions 0225, 0243): "[ -x P ] || exit 0; exec P ARGS...", P the
  * same word twice. '*pp' is left after the second P.
  */
 static int
@@ -262,7 +262,7 @@ add_quoted(struct pgn_buf *b, const char *hook)
 }
 
 /*
- * "<hook> <host> <event>"; for a host that runs it through /bin/sh,
+ * "<hook> <host> <event>"; for a host that runs it through a shell,
  * "[ -x <hook> ] || exit 0; exec <hook> <host> <event>": a binary that
  * is gone makes no output and exit 0, the neutral answer of every
  * event; one that is there is the hook itself, its output and exit
