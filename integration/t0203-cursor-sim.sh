@@ -9,8 +9,10 @@
 # as the turn ends makes the agent go on (followup_message), once; two
 # agents pinging each other stop at the governor's cap (3), under
 # Cursor's loop_limit (5); after `pigeon uninstall cursor` the simulator
-# runs no Pigeon hook and the file is as before, byte for byte. First,
-# the simulator itself is checked against hand-written hooks.json files.
+# runs no Pigeon hook and the file is as before, byte for byte; with
+# pigeon-hook removed, the guarded commands answer every event with exit
+# 0 and nothing (decision 0243). First, the simulator itself is checked
+# against hand-written hooks.json files.
 . "$(dirname "$0")/lib.sh"
 
 SIM="sh $PGN_SRC/integration/cursor-sim"
