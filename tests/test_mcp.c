@@ -252,6 +252,15 @@ test_opencode_handshake_gets_2025_11_25(void)
 	teardown();
 }
 
+/* Copilot CLI 1.0.102 probes server/discover first, as Claude does. */
+static void
+test_copilot_cli_handshake_falls_back_from_discover(void)
+{
+	setup("alice");
+	replay("copilot-cli.jsonl", "2025-11-25", "hello from copilot");
+	teardown();
+}
+
 /* The official inspector's CLI in its auto era (t0506 runs it live). */
 static void
 test_mcp_inspector_handshake_falls_back_from_discover(void)
@@ -933,6 +942,7 @@ static const struct h_test tests[] = {
     H_TEST(test_codex_handshake_gets_2025_06_18),
     H_TEST(test_gemini_cli_handshake_gets_2025_06_18),
     H_TEST(test_opencode_handshake_gets_2025_11_25),
+    H_TEST(test_copilot_cli_handshake_falls_back_from_discover),
     H_TEST(test_mcp_inspector_handshake_falls_back_from_discover),
     H_TEST(test_an_unknown_revision_is_answered_with_the_latest),
     H_TEST(test_ping_and_notifications),
