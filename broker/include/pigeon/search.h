@@ -92,7 +92,7 @@ PGN_NODISCARD pgn_status pgn_search_query(const char *text, char **out,
  * that computes with them (the web page: overdue = delivered + window).
  * A new cJSON object (cJSON_Delete), NULL on ENOMEM.
  */
-#define PGN_HIT_JSON_MS 1
+enum { PGN_HIT_JSON_MS = 1 };
 struct cJSON;
 struct cJSON *pgn_hit_json(const struct pgn_hit *h, int flags);
 
