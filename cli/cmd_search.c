@@ -39,31 +39,6 @@ opt(struct cli *c, int ch, const char *arg, void *p)
 	return cli_usage(c, "unknown option");
 }
 
-static cJSON *
-json_hit(const struct pgn_hit *h)
-{
-	cJSON *o;
-
-	o = cJSON_CreateObject();
-	if (o == NULL)
-		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)h->id);
-	cJSON_AddStringToObject(o, "from", h->sender);
-	cJSON_AddStringToObject(o, "to", h->recipient);
-	cli_json_time(o, "created", h->created_ms);
-	if (h->delivered_ms != 0)
-		cli_json_time(o, "delivered", h->delivered_ms);
-	else
-		cJSON_AddNullToObject(o, "delivered");
-	if (h->reply_to != 0)
-		cJSON_AddNumberToObject(o, "reply_to", (double)h->reply_to);
-	else
-		cJSON_AddNullToObject(o, "reply_to");
-	cJSON_AddNumberToObject(o, "thread", (double)h->thread);
-	cJSON_AddStringToObject(o, "body", h->body);
-	return o;
-}
-
 static int
 print_hits(struct cli *c, const struct pgn_hits *h, size_t limit)
 {
@@ -74,7 +49,7 @@ print_hits(struct cli *c, const struct pgn_hits *h, size_t limit)
 	if (c->json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < h->n; i++)
-			cJSON_AddItemToArray(arr, json_hit(&h->v[i]));
+			cJSON_AddItemToArray(arr, pgn_hit_json(&h->v[i], 0));
 		return cli_json_print(arr);
 	}
 	if (h->n == 0)

@@ -5,7 +5,8 @@
 # as its BYOK provider) with Pigeon's hooks installed by `pigeon install
 # copilot`, and Claude Code's hooks installed in the project too, which
 # Copilot CLI also runs: each ping reaches the model once, at session
-# start, after a tool call and before a stop. Label "hosts"; skipped
+# start, after a tool call and before a stop; and pigeon mcp's tools
+# called by the model (integration/hosts/mcp.sh). Label "hosts"; skipped
 # (exit 77) when the host cannot be installed, unless CI=true.
 HOST=copilot
 . "$(dirname "$0")/hosts/lib.sh"
@@ -91,11 +92,18 @@ test_case 'a ping that comes as the agent stops makes it go on with it, once' '
 		"1|stop"
 '
 
+# pigeon mcp's scenarios (integration/hosts/mcp.sh): the model calls
+# Pigeon's send and wait tools through Copilot CLI's MCP client, with
+# the --allow-tool=pigeon install tells the person to add (decision 0236).
+. "$hosts_dir/mcp.sh"
+
 test_case 'uninstall copilot removes the file it created; the user'"'"'s stays' '
 	"$PIG" uninstall copilot >out &&
 	grep -q "deleted $HOST_CONFIG, which Pigeon had created" out &&
 	test ! -e "$HOST_CONFIG" &&
 	cmp user.orig "$USER_HOOKS"
 '
+
+mcp_gone
 
 test_done

@@ -29,7 +29,15 @@ test_case 'search --json: one object per message, with the body as sent' '
 null" &&
 	test "$(jq -r ".[0].thread, .[0].from, .[0].to" out)" = "2
 bob
-alice"
+alice" &&
+	# pigeon read --json'"'"'s object, then its states (decision 0238).
+	pigeon inbox --json --agent bob >inbox.out &&
+	test "$(jq -c ".[1] | keys_unsorted | .[0:10]" out)" = \
+	    "$(jq -c ".[0] | keys_unsorted" inbox.out)" &&
+	test "$(jq -c ".[1] | keys_unsorted | .[10:]" out)" = \
+	    "[\"delivered\",\"acknowledged\",\"woken\",\"woken_via\",\"heard\"]" &&
+	test "$(jq -c ".[1] | del(.delivered, .acknowledged, .woken, .woken_via, .heard)" out)" = \
+	    "$(jq -c ".[0]" inbox.out)"
 '
 
 test_case '--agent, --since and --limit narrow the search' '

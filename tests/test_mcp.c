@@ -6,7 +6,8 @@
  * protocol's error and nothing stored, and the tools against the
  * database, checked through a second connection: the acting agent, the
  * claim's route 'mcp' in the audit and the journal, the lost answer's
- * ids.
+ * ids. The tests that touch the store run on SQLite and, with
+ * PGN_TEST_PG, on PostgreSQL (tests/backends.h, decision 0237).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,12 @@
 #include <cjson/cJSON.h>
 
 #include "harness.h"
+#include "backends.h"
 #include "pigeon/mcp.h"
 
-static pgn_db *db;
-static sqlite3 *raw;
+static pgn_db *db;  /* the library's handle, for the setup */
+static pgn_db *chk; /* a second connection, for checks */
 static struct pgn_mcp *srv;
-static char dbpath[PATH_MAX];
 
 static void
 start(const char *agent, const char *agent_default, const char *session)
@@ -29,7 +30,7 @@ start(const char *agent, const char *agent_default, const char *session)
 	struct pgn_err err;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.db_flag = dbpath;
+	cfg.db_flag = be_where;
 	cfg.dir = h_tmp;
 	cfg.agent = agent;
 	cfg.agent_default = agent_default;
@@ -42,9 +43,8 @@ setup(const char *agent_default)
 {
 	char *scope = NULL;
 
-	H_PATH(dbpath, "pigeon.db");
-	db = h_open();
-	raw = h_raw();
+	/* This pass's store (be_on_pg): the server gets its be_where. */
+	be_open_pair("pgn_mcp", &db, &chk);
 	/* The scope the server finds for h_tmp (no repository: global). */
 	REQUIRE(pgn_scope_find(h_tmp, &scope) == PGN_OK);
 	REQUIRE(pgn_db_set_scope(db, scope) == PGN_OK);
@@ -59,10 +59,7 @@ teardown(void)
 {
 	pgn_mcp_close(srv);
 	srv = NULL;
-	sqlite3_close(raw);
-	raw = NULL;
-	pgn_db_close(db);
-	db = NULL;
+	(void)be_close_pair(&db, &chk);
 }
 
 /* The answer to 'line' parsed (NULL: none); the caller deletes it. */
@@ -161,7 +158,7 @@ msg_keys(const cJSON *o)
 static long long
 count(const char *sql)
 {
-	return H_INT(raw, sql);
+	return be_count(chk, sql);
 }
 
 /* ---- the lifecycle -------------------------------------------------- */
@@ -249,6 +246,15 @@ test_opencode_handshake_gets_2025_11_25(void)
 {
 	setup("alice");
 	replay("opencode.jsonl", "2025-11-25", "hello from opencode");
+	teardown();
+}
+
+/* Copilot CLI 1.0.102 probes server/discover first, as Claude does. */
+static void
+test_copilot_cli_handshake_falls_back_from_discover(void)
+{
+	setup("alice");
+	replay("copilot-cli.jsonl", "2025-11-25", "hello from copilot");
 	teardown();
 }
 
@@ -818,7 +824,7 @@ test_wait_ends_when_the_input_closes(void)
 	setup("bob");
 	pgn_mcp_close(srv);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.db_flag = dbpath;
+	cfg.db_flag = be_where;
 	cfg.dir = h_tmp;
 	cfg.agent = "bob";
 	cfg.cancel = cancel_now;
@@ -928,36 +934,65 @@ test_leases_take_refuse_list_and_release(void)
 	teardown();
 }
 
+/* The rules that touch the store, on each backend (tests/backends.h). */
+static void (*const rules[])(void) = {
+    test_claude_code_handshake_falls_back_from_discover_to_initialize,
+    test_codex_handshake_gets_2025_06_18,
+    test_gemini_cli_handshake_gets_2025_06_18,
+    test_opencode_handshake_gets_2025_11_25,
+    test_copilot_cli_handshake_falls_back_from_discover,
+    test_mcp_inspector_handshake_falls_back_from_discover,
+    test_a_batch_is_refused_whole,
+    test_wrong_argument_types_are_tool_errors_storing_nothing,
+    test_a_body_at_and_over_its_limit,
+    test_send_queues_from_the_servers_agent,
+    test_the_agent_flag_sends_and_a_bound_session_wins,
+    test_read_claims_with_route_mcp_in_the_audit_and_journal,
+    test_a_read_claims_at_most_its_bound,
+    test_wait_takes_one_message_or_times_out,
+    test_wait_ends_when_the_input_closes,
+    test_status_ack_and_thread,
+    test_leases_take_refuse_list_and_release,
+};
+
+static void
+nothing(void)
+{
+}
+
+/* Each rule makes its own store (setup) and drops it (teardown). */
+static void
+test_rules_on_sqlite(void)
+{
+	be_rules(0, rules, H_COUNT(rules), nothing, nothing);
+}
+
+/* Skipped, with a line, without a server; never under CI=true. */
+static void
+test_rules_on_postgresql(void)
+{
+	if (be_have_pg())
+		be_rules(1, rules, H_COUNT(rules), nothing, nothing);
+}
+
+/* The protocol's own tests (a SQLite store, untouched) first. */
 static const struct h_test tests[] = {
-    H_TEST(test_claude_code_handshake_falls_back_from_discover_to_initialize),
-    H_TEST(test_codex_handshake_gets_2025_06_18),
-    H_TEST(test_gemini_cli_handshake_gets_2025_06_18),
-    H_TEST(test_opencode_handshake_gets_2025_11_25),
-    H_TEST(test_mcp_inspector_handshake_falls_back_from_discover),
     H_TEST(test_an_unknown_revision_is_answered_with_the_latest),
     H_TEST(test_ping_and_notifications),
     H_TEST(test_tools_list_gives_each_tool_its_schema),
     H_TEST(test_malformed_json_is_a_parse_error_with_a_null_id),
-    H_TEST(test_a_batch_is_refused_whole),
     H_TEST(test_invalid_requests_are_refused),
     H_TEST(test_unknown_methods_and_tools_are_protocol_errors),
-    H_TEST(test_wrong_argument_types_are_tool_errors_storing_nothing),
     H_TEST(test_a_line_over_the_bound_is_an_invalid_request),
-    H_TEST(test_a_body_at_and_over_its_limit),
-    H_TEST(test_send_queues_from_the_servers_agent),
-    H_TEST(test_the_agent_flag_sends_and_a_bound_session_wins),
     H_TEST(test_a_bad_agent_flag_is_refused_at_start),
-    H_TEST(test_read_claims_with_route_mcp_in_the_audit_and_journal),
-    H_TEST(test_a_read_claims_at_most_its_bound),
     H_TEST(test_a_cancel_is_told_from_other_lines),
-    H_TEST(test_wait_takes_one_message_or_times_out),
-    H_TEST(test_wait_ends_when_the_input_closes),
-    H_TEST(test_status_ack_and_thread),
-    H_TEST(test_leases_take_refuse_list_and_release),
+    H_TEST(test_rules_on_sqlite),
+    H_TEST(test_rules_on_postgresql),
 };
 
 int
 main(void)
 {
+	be_init();
 	return h_run(tests, H_COUNT(tests));
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "harness.h"
 #include "backends.h"
 #include "pgn_int.h"
@@ -440,8 +442,136 @@ test_a_page_carries_the_doorbell_as_status_tells_it(void)
 	pgn_hits_release(&h);
 }
 
+/* The keys of object 'o', in order, space-separated, into 'buf'. */
+static const char *
+keys_of(const cJSON *o, char *buf, size_t size)
+{
+	const cJSON *k;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (k = o != NULL ? o->child : NULL; k != NULL && at < size;
+	     k = k->next)
+		at += (size_t)snprintf(buf + at, size - at, "%s%s",
+		    at > 0 ? " " : "", k->string);
+	return buf;
+}
+
+/* 'key' of 'o' printed, as "null", "123" or "\"text\"" (static). */
+static const char *
+val(const cJSON *o, const char *key)
+{
+	static char buf[256];
+	char *t = cJSON_PrintUnformatted(cJSON_GetObjectItem(o, key));
+
+	(void)snprintf(buf, sizeof(buf), "%s", t != NULL ? t : "(none)");
+	cJSON_free(t);
+	return buf;
+}
+
+/*
+ * A hit's JSON (decision 0238) is the message's (pgn_msg_json: the same
+ * keys in the same order, the same values) and then its states; with
+ * PGN_HIT_JSON_MS its times are milliseconds. The group comes from the
+ * store on both backends.
+ */
+static void
+test_a_hit_is_the_message_json_and_its_states(void)
+{
+	static const char *const team[] = {"bob"};
+	const char *to = "@team";
+	struct pgn_send req;
+	struct pgn_sent sent[1];
+	struct pgn_claim cl;
+	struct pgn_search q;
+	struct pgn_hits h = {0};
+	struct pgn_msgs m = {0};
+	char k1[512], k2[512], want[64];
+	cJSON *msg = NULL, *hit = NULL, *hms = NULL;
+	size_t n;
+
+	agents();
+	REQUIRE(pgn_group_add(db, "team", team, 1) == PGN_OK);
+	memset(&req, 0, sizeof(req));
+	req.from = "alice";
+	req.to = &to;
+	req.nto = 1;
+	req.body = "ship the parser";
+	req.body_len = strlen(req.body);
+	req.ack_ms = 1800000;
+	req.priority = PGN_PRIORITY_URGENT;
+	REQUIRE(pgn_send(db, &req, sent, 1, &n) == PGN_OK);
+	REQUIRE(pgn_inbox(db, "bob", &m) == PGN_OK);
+	REQUIRE(m.n == 1);
+	memset(&q, 0, sizeof(q));
+	q.text = "parser";
+	REQUIRE(pgn_search(db, &q, &h) == PGN_OK);
+	REQUIRE(h.n == 1);
+	CHECK_STR(h.v[0].group, "team");
+	msg = pgn_msg_json(&m.v[0]);
+	hit = pgn_hit_json(&h.v[0], 0);
+	hms = pgn_hit_json(&h.v[0], PGN_HIT_JSON_MS);
+	REQUIRE(msg != NULL && hit != NULL && hms != NULL);
+	(void)keys_of(msg, k1, sizeof(k1));
+	CHECK_STR(k1,
+	    "id from to created reply_to thread ack_within_ms body priority group");
+	/* The message's keys first, then the hit's states. */
+	CHECK_STR(keys_of(hit, k1, sizeof(k1)),
+	    "id from to created reply_to thread ack_within_ms body priority group "
+	    "delivered acknowledged woken woken_via heard");
+	CHECK_STR(keys_of(hms, k2, sizeof(k2)), k1);
+	{
+		static const char *const same[] = {"id", "from", "to",
+		    "created", "reply_to", "thread", "ack_within_ms", "body",
+		    "priority", "group"};
+		size_t i;
+
+		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+			(void)snprintf(k2, sizeof(k2), "%s", val(msg, same[i]));
+			CHECK_STR(val(hit, same[i]), k2);
+		}
+	}
+	CHECK_STR(val(hit, "group"), "\"team\"");
+	CHECK_STR(val(hit, "priority"), "\"urgent\"");
+	CHECK_STR(val(hit, "ack_within_ms"), "1800000");
+	CHECK_STR(val(hit, "delivered"), "null");
+	CHECK_STR(val(hit, "woken_via"), "null");
+	CHECK_STR(val(hit, "heard"), "false");
+	(void)snprintf(want, sizeof(want), "%lld",
+	    (long long)h.v[0].created_ms);
+	CHECK_STR(val(hms, "created"), want);
+	CHECK_STR(val(hms, "delivered"), "null");
+	cJSON_Delete(hit);
+	cJSON_Delete(hms);
+	pgn_hits_release(&h);
+	/* Claimed: a time, text or milliseconds. */
+	memset(&cl, 0, sizeof(cl));
+	cl.agent = "bob";
+	cl.route = "cli";
+	pgn_msgs_release(&m);
+	REQUIRE(pgn_claim(db, &cl, &m) == PGN_OK);
+	REQUIRE(pgn_search(db, &q, &h) == PGN_OK);
+	REQUIRE(h.n == 1);
+	hit = pgn_hit_json(&h.v[0], 0);
+	hms = pgn_hit_json(&h.v[0], PGN_HIT_JSON_MS);
+	REQUIRE(hit != NULL && hms != NULL);
+	CHECK(cJSON_IsString(cJSON_GetObjectItem(hit, "delivered")));
+	(void)snprintf(want, sizeof(want), "%lld",
+	    (long long)h.v[0].delivered_ms);
+	CHECK_STR(val(hms, "delivered"), want);
+	CHECK(be_count(chk,
+	          "SELECT count(*) FROM message WHERE grp = 'team' "
+	          "AND delivered_ms IS NOT NULL") == 1);
+	cJSON_Delete(hit);
+	cJSON_Delete(hms);
+	cJSON_Delete(msg);
+	pgn_hits_release(&h);
+	pgn_msgs_release(&m);
+}
+
 static void (*const rules[])(void) = {
     test_a_page_carries_the_doorbell_as_status_tells_it,
+    test_a_hit_is_the_message_json_and_its_states,
     test_a_page_of_messages_walks_down_by_id_and_thread,
     test_every_word_is_required_and_the_newest_comes_first,
     test_a_hit_carries_its_message,

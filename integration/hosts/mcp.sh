@@ -5,7 +5,9 @@
 # mcp__pigeon__NAME (loaded first through its ToolSearch), Gemini CLI
 # mcp_pigeon_NAME, opencode pigeon_NAME (sourced by t0504, which runs
 # opencode's own scenarios); Codex offers them in the
-# namespace mcp__pigeon (the mock's "mock-tool: mcp__pigeon.NAME").
+# namespace mcp__pigeon (the mock's "mock-tool: mcp__pigeon.NAME");
+# Copilot CLI names them pigeon-NAME (sourced by t0505, which runs
+# Copilot's own scenarios; decision 0236).
 
 # mcp_tool NAME ARGS: the prompt line that makes the model call tool NAME.
 mcp_tool() {
@@ -13,6 +15,7 @@ mcp_tool() {
 	claude) printf "%s\n" "mock-tool: mcp__pigeon__$1 $2" ;;
 	gemini) printf "%s\n" "mock-tool: mcp_pigeon_$1 $2" ;;
 	codex) printf "%s\n" "mock-tool: mcp__pigeon.$1 $2" ;;
+	copilot) printf "%s\n" "mock-tool: pigeon-$1 $2" ;;
 	*) printf "%s\n" "mock-tool: pigeon_$1 $2" ;;
 	esac
 }
@@ -23,10 +26,11 @@ claude) MCP_FILE=$HOME/.claude/.claude.json ;;
 codex) MCP_FILE=$HOME/.codex/config.toml ;;
 gemini) MCP_FILE=$HOME/.gemini/settings.json ;;
 opencode) MCP_FILE=$HOME/.config/opencode/opencode.json ;;
+copilot) MCP_FILE=$HOME/.copilot/mcp-config.json ;;
 *) MCP_FILE= ;;
 esac
 
-case $HOST in claude | codex | gemini | opencode)
+case $HOST in claude | codex | gemini | opencode | copilot)
 
 test_case "mcp: install registered pigeon mcp for $HOST, pre-approved" '
 	{ test "$HOST" != claude ||
@@ -40,14 +44,33 @@ test_case "mcp: install registered pigeon mcp for $HOST, pre-approved" '
 	gemini) sed "/^ *\/\//d" "$MCP_FILE" |
 		jq -e ".mcpServers.pigeon.trust == true" ;;
 	opencode) jq -e ".mcp.pigeon.type == \"local\" and .mcp.pigeon.command[1] == \"mcp\"" "$MCP_FILE" ;;
+	copilot) jq -e ".mcpServers.pigeon.args == [\"mcp\"] and .mcpServers.pigeon.tools == [\"*\"]" "$MCP_FILE" &&
+		grep -q "^mcp: approval: .*copilot --allow-tool=pigeon approves exactly Pigeon" install.out ;;
 	esac
 '
 ;;
 esac
 
+# Copilot CLI keeps no tool approval in a file (decision 0217): what
+# install wrote offers the tools, and its -p with no one to ask denies
+# the call; the flag install tells the person to add approves it
+# (MCP_ARGS, given to each turn below).
+MCP_ARGS=
+if [ "$HOST" = copilot ]; then
+MCP_ARGS=--allow-tool=pigeon
+test_case "mcp: without --allow-tool=pigeon Copilot CLI denies the call in -p; nothing is queued" '
+	mkdir -p "$PROJ/mcp0" &&
+	"$PIG" agent add --project "$PROJ" mcpcid >/dev/null &&
+	AGENT=mcpann HOST_MODE=defaults &&
+	host_run mc0 "$PROJ/mcp0" new "$(mcp_tool send "{\"to\":[\"mcpcid\"],\"text\":\"PGN-MCP-DENIED\"}")" &&
+	grep -q "Denied, no one to approve" mc0.out &&
+	sql_is "SELECT count(*) FROM message WHERE body = ${SQ}PGN-MCP-DENIED${SQ}" 0
+'
+fi
+
 # Claude Code defers MCP tools behind its ToolSearch: the mock model
 # loads the tool first ("select:mcp__pigeon__send"), then calls it.
-case $HOST in claude | codex | gemini | opencode)
+case $HOST in claude | codex | gemini | opencode | copilot)
 
 # late_send: a message for mcpbob once the turn's model request that
 # calls the wait tool is logged (the prompt's hooks have run; only the
@@ -65,7 +88,7 @@ late_send() {
 	while [ "$ls_i" -lt 600 ]; do
 		[ "$(tail -n "+$((ls_from + 1))" "$REQLOG" |
 		    grep '"tools":\[{' |
-		    grep -c 'mock-tool: [a-z_.]*wait {')" -ge "$ls_want" ] && break
+		    grep -c 'mock-tool: [a-z_.-]*wait {')" -ge "$ls_want" ] && break
 		sleep 0.2
 		ls_i=$((ls_i + 1))
 	done
@@ -110,6 +133,9 @@ record_check() {
 	opencode) printf "%s\n" "[\"initialize\",\"2025-11-25\",\"opencode\"]" \
 		"[\"notifications/initialized\",null,null]" \
 		"[\"tools/list\",null,null]" ;;
+	copilot) printf "%s\n" "[\"server/discover\",\"2026-07-28\",null]" \
+		"[\"initialize\",\"2025-11-25\",\"copilot-cli\"]" \
+		"[\"notifications/initialized\",null,null]" ;;
 	esac >rec.want &&
 	test_cmp rec.want rec.head &&
 	grep -q "\"name\":\"send\"" "mcp-rec/$HOST.jsonl"
@@ -118,7 +144,7 @@ record_check() {
 test_case "mcp: the model calls Pigeon's send tool; the message is queued from the session's agent" '
 	mkdir -p "$PROJ/mcp" &&
 	"$PIG" agent add --project "$PROJ" mcpbob >/dev/null &&
-	AGENT=mcpann HOST_MODE=defaults &&
+	AGENT=mcpann HOST_MODE=defaults HOST_ARGS="${HOST_ARGS:-} $MCP_ARGS" &&
 	record_on &&
 	host_run mc1 "$PROJ/mcp" new "$(mcp_tool send "{\"to\":[\"mcpbob\"],\"text\":\"PGN-MCP-SENT\"}")" &&
 	record_off &&
@@ -130,7 +156,7 @@ test_case "mcp: the model calls Pigeon's send tool; the message is queued from t
 '
 
 test_case "mcp: a wait tool call returns a message sent meanwhile, claimed with route mcp" '
-	AGENT=mcpbob && HOST_MODE=defaults &&
+	AGENT=mcpbob && HOST_MODE=defaults && HOST_ARGS="${HOST_ARGS:-} $MCP_ARGS" &&
 	"$PIG" read --project "$PROJ" --agent mcpbob >/dev/null &&
 	{ late_send & } &&
 	host_run mc2 "$PROJ/mcp" new "$(mcp_tool wait "{\"timeout\":40}")" &&

@@ -41,6 +41,7 @@ struct pgn_hit {
 	int64_t woken_ms; /* 0, or when its send rang an idle session (0177) */
 	char woken_via[32]; /* the mechanism: "claude-socket" */
 	int unheard;        /* rung, but no delivery within PGN_WAKE_HEARD_MS */
+	char group[PGN_MAX_NAME + 1]; /* sent to @group: its name, else "" */
 };
 
 struct pgn_hits {
@@ -78,5 +79,21 @@ PGN_NODISCARD pgn_status pgn_messages_page(pgn_db *db, int64_t before_id,
  */
 PGN_NODISCARD pgn_status pgn_search_query(const char *text, char **out,
     struct pgn_err *err);
+
+/*
+ * A hit as JSON (store/msgjson.c, decision 0238): pgn_msg_json's object,
+ * the same keys in the same order with the same nulls, then the states
+ * a hit carries: {"id", "from", "to", "created", "reply_to", "thread",
+ * "ack_within_ms", "body", "priority", "group", "delivered",
+ * "acknowledged", "woken", "woken_via", "heard"} (a time or null, the
+ * mechanism or null, a boolean). `pigeon search --json` and pigeon web
+ * write it. Times as pgn_msg_json writes them (UTC text), or with
+ * PGN_HIT_JSON_MS as integer milliseconds since the epoch, for a reader
+ * that computes with them (the web page: overdue = delivered + window).
+ * A new cJSON object (cJSON_Delete), NULL on ENOMEM.
+ */
+enum { PGN_HIT_JSON_MS = 1 };
+struct cJSON;
+struct cJSON *pgn_hit_json(const struct pgn_hit *h, int flags);
 
 #endif

@@ -32,7 +32,8 @@ static const char SQL_FTS_ADD[] =
 	"m.id, coalesce(m.thread, m.id), coalesce(m.reply_to, 0), m.sender, "  \
 	"a.name, m.body, m.created_ms, coalesce(m.delivered_ms, 0), "          \
 	"coalesce(m.ack_ms, 0), coalesce(m.acked_ms, 0), m.priority, "         \
-	"coalesce(m.woken_ms, 0), coalesce(m.woken_via, '')"
+	"coalesce(m.woken_ms, 0), coalesce(m.woken_via, ''), "                 \
+	"coalesce(m.grp, '')"
 /*
  * FTS5 walks its index newest first (rowid DESC, the id bound below it
  * too), so a page stops after 'limit' rows that pass the filters.
@@ -181,6 +182,7 @@ collect(pgn_db *db, pgn_stmt *st, struct pgn_hits *out)
 		/* The doorbell, as pigeon status tells it (decision 0177). */
 		x->woken_ms = pgn_col_i64(st, 11);
 		pgn_col_copy(x->woken_via, sizeof(x->woken_via), st, 12);
+		pgn_col_copy(x->group, sizeof(x->group), st, 13);
 		x->unheard = x->woken_ms != 0 &&
 		    (x->delivered_ms != 0 ?
 		            x->delivered_ms - x->woken_ms > PGN_WAKE_HEARD_MS :

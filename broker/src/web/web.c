@@ -278,28 +278,20 @@ num(const struct params *p, const char *name, int64_t min, int64_t max,
 	return r == 1 && pgn_parse_i64(buf, min, max, v) == PGN_OK;
 }
 
+/*
+ * A hit: the library's one shape (pgn_hit_json, decision 0238), times in
+ * milliseconds, which the page computes with; "ack_asked" and "acked"
+ * repeat "ack_within_ms" and "acknowledged" under the names app.js reads.
+ */
 static cJSON *
 hit_json(const struct pgn_hit *h)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = pgn_hit_json(h, PGN_HIT_JSON_MS);
 
 	if (o == NULL)
 		return NULL;
-	add_int(o, "id", h->id);
-	add_int(o, "thread", h->thread);
-	add_int(o, "reply_to", h->reply_to);
-	cJSON_AddStringToObject(o, "from", h->sender);
-	cJSON_AddStringToObject(o, "to", h->recipient);
-	cJSON_AddStringToObject(o, "body", h->body);
-	add_int(o, "created", h->created_ms);
-	add_int(o, "delivered", h->delivered_ms);
 	add_int(o, "ack_asked", h->ack_ms);
 	add_int(o, "acked", h->acked_ms);
-	cJSON_AddStringToObject(o, "priority", pgn_priority_name(h->priority));
-	/* Decision 0177's doorbell: when its send rang, how, and heard. */
-	add_int(o, "woken", h->woken_ms);
-	cJSON_AddStringToObject(o, "woken_via", h->woken_via);
-	cJSON_AddBoolToObject(o, "heard", h->woken_ms != 0 && !h->unheard);
 	return o;
 }
 
