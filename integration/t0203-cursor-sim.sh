@@ -112,10 +112,7 @@ test_case 'simulator: user and project hooks, as Cursor runs them' '
 		\"/project project\"), matcher: \"UserPromptSubmit\"}]}}" \
 		>"$SIMPROJ/.cursor/hooks.json" &&
 	cursor_payload prompt conv-1 g1 >p.json &&
-	start=$(date +%s) &&
 	sim --project "$SIMPROJ" beforeSubmitPrompt p.json &&
-	end=$(date +%s) &&
-	test $((end - start)) -lt 30 &&
 	simq ".continue == true and .user_message == null" &&
 	simq ".additional_context == \"from project\\n\\nfrom user\"" &&
 	simq "[.hooks[] | .source + \":\" + .status] == [\"project:ok\",
