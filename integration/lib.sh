@@ -217,15 +217,16 @@ repeat() {
 	awk -v n="$1" -v s="$2" 'BEGIN { while (n-- > 0) printf "%s", s }'
 }
 
-# wait_for FILE PATTERN: poll up to ~5 s for a line matching PATTERN.
+# wait_for FILE PATTERN: poll, up to a minute, for a line matching PATTERN
+# (the event ends the wait; the ceiling only bounds a broken run).
 wait_for() {
 	wf_i=0
-	while [ "$wf_i" -lt 50 ]; do
+	while [ "$wf_i" -lt 600 ]; do
 		grep -q -e "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 		wf_i=$((wf_i + 1))
 	done
-	echo "error: no '$2' in $1 after 5 s" >&9
+	echo "error: no '$2' in $1 after 60 s" >&9
 	return 1
 }
 

@@ -8,11 +8,11 @@
 # exactly.
 . "$(dirname "$0")/lib.sh"
 
-# waiting PID: wait up to ~5 s until PID is past its first look and
+# waiting PID: wait (up to a minute) until PID is past its first look and
 # asleep on its watch of the database (it holds an inotify descriptor).
 waiting() {
 	w_i=0
-	while [ "$w_i" -lt 50 ]; do
+	while [ "$w_i" -lt 600 ]; do
 		for w_fd in "/proc/$1/fd"/*; do
 			case $(readlink "$w_fd" 2>/dev/null) in
 			*inotify*)
@@ -23,7 +23,7 @@ waiting() {
 		sleep 0.1
 		w_i=$((w_i + 1))
 	done
-	echo "error: process $1 is not waiting after 5 s" >&9
+	echo "error: process $1 is not waiting after 60 s" >&9
 	return 1
 }
 # polls PID S: "COUNT MS": the times PID woke from poll() while strace

@@ -374,13 +374,13 @@ no_reader() {
 	test "$(cat rc)" = 0
 }
 
-# wait_for_file FILE: poll up to ~5 s for FILE to exist.
+# wait_for_file FILE: poll, up to a minute, for FILE to exist.
 wait_for_file() {
 	wff_i=0
 	while [ ! -e "$1" ]; do
 		wff_i=$((wff_i + 1))
-		if [ "$wff_i" -ge 50 ]; then
-			echo "error: no $1 after 5 s" >&9
+		if [ "$wff_i" -ge 600 ]; then
+			echo "error: no $1 after 60 s" >&9
 			return 1
 		fi
 		sleep 0.1

@@ -82,7 +82,7 @@ test_case 'a TCP port nobody listens on: the same' '
 
 test_case 'a server that never answers, on a socket: the hook stays in its deadline' '
 	{ "$BLACKHOLE" "$TEST_DIR/hole" & } && bg_track $! && pid=$! &&
-	i=0 && while [ ! -S hole/.s.PGSQL.5432 ] && [ $i -lt 50 ]; do
+	i=0 && while [ ! -S hole/.s.PGSQL.5432 ] && [ $i -lt 600 ]; do
 		sleep 0.1; i=$((i + 1)); done &&
 	db="host=$TEST_DIR/hole port=5432 user=pigeon dbname=none" &&
 	hook_neutral hole "$db" &&

@@ -74,14 +74,14 @@ test_case 'the password in ~/.pgpass: every command works, nothing shows it' '
 '
 
 test_case 'the password never reaches argv: /proc/PID/cmdline while pigeon waits' '
-	(cd proj && PIGEON_DB=$DB_PW exec pigeon wait --agent bob --timeout 20 \
+	(cd proj && PIGEON_DB=$DB_PW exec pigeon wait --agent bob --timeout 300 \
 		>../wait.out 2>../wait.err) & pid=$! && bg_track $pid &&
-	i=0 && while [ $i -lt 50 ]; do
+	i=0 && while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
 		pg_sql "SELECT 1 FROM pg_stat_activity WHERE usename = ${SQ}$ROLE${SQ}" |
 			grep -q 1 && break
 		sleep 0.1; i=$((i + 1))
 	done &&
-	test $i -lt 50 &&
+	kill -0 $pid && test $i -lt 600 &&
 	tr "\0" " " </proc/$pid/cmdline >wait.cmdline &&
 	test_note "pigeon wait runs as: $(cat wait.cmdline)" &&
 	# A process may end between the glob and the read: skip it.

@@ -28,7 +28,7 @@ watch_pid() {
 	wp_i=0
 	while ! pgrep -P "$(cat sh.pid 2>/dev/null || echo 0)" -x pigeon; do
 		wp_i=$((wp_i + 1))
-		[ "$wp_i" -lt 100 ] || return 1
+		[ "$wp_i" -lt 600 ] || return 1
 		sleep 0.1
 	done
 }

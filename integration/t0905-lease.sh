@@ -11,11 +11,11 @@
 # leases; the lease stamp beside the database follows the leases.
 . "$(dirname "$0")/lib.sh"
 
-# waiting PID: wait up to ~5 s until PID is asleep on its watch of the
+# waiting PID: wait (up to a minute) until PID is asleep on its watch of the
 # database (it holds an inotify descriptor), after its first refusal.
 waiting() {
 	w_i=0
-	while [ "$w_i" -lt 50 ]; do
+	while [ "$w_i" -lt 600 ]; do
 		for w_fd in "/proc/$1/fd"/*; do
 			case $(readlink "$w_fd" 2>/dev/null) in
 			*inotify*)
@@ -26,7 +26,7 @@ waiting() {
 		sleep 0.1
 		w_i=$((w_i + 1))
 	done
-	echo "error: process $1 is not waiting after 5 s" >&9
+	echo "error: process $1 is not waiting after 60 s" >&9
 	return 1
 }
 leases() {
