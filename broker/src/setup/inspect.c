@@ -32,6 +32,8 @@ doorbell_note(const struct pgn_doorbell *db, const struct je_node *root)
 {
 	const struct je_node *v, *perm;
 
+	if (db->inbound_key == NULL)
+		return NULL; /* a queue doorbell: no setting holds it */
 	v = je_get(root, db->inbound_key);
 	if (v != NULL && v->str != NULL) {
 		if (strcmp(v->str, "refuse") == 0)
