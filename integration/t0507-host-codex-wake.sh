@@ -103,6 +103,19 @@ codex_pids() {
 	echo $cp_all
 }
 
+# watch_shows PATTERN: pigeon watch, in a terminal of its own beside the
+# session's, shows a line matching PATTERN (grep -E).
+watch_shows() {
+	tmux -S "$TEST_DIR/tmux.sock" new-session -d -s watch -x 120 -y 30 \
+	    -c "$PROJ" env PIGEON_HOME="$PIGEON_HOME" HOME="$HOME" \
+	    TERM=xterm-256color "$PIG" watch --color never &&
+	wait_until "watch showing $1" sh -c "tmux -S '$TEST_DIR/tmux.sock' \
+	    capture-pane -p -t watch | grep -Eq -e '$1'"
+	ws_ok=$?
+	tmux -S "$TEST_DIR/tmux.sock" kill-session -t watch 2>/dev/null
+	return "$ws_ok"
+}
+
 test_case 'an idle Codex terminal session is bound by its first prompt' '
 	AGENT=sleeper &&
 	live_start "$PROJ/w" &&
@@ -147,6 +160,7 @@ test_case 'a second send while the ring is outstanding rings nothing; both arriv
 	woken "$a" | jq -e ".via == \"codex-queue\"" >/dev/null &&
 	test "$(woken "$b")" = null &&
 	wait_until "the ring logged" logged "$a" "codex-queue: exit 0" &&
+	watch_shows "#$a tester -> sleeper .* woken [0-9]+[smhd] ago by codex-queue" &&
 	kill -CONT $pids &&
 	wait_until "message $a delivered" delivered "$a" &&
 	wait_until "message $b delivered" delivered "$b" &&

@@ -215,8 +215,9 @@ rule_a_send_queues_the_fixed_line_for_an_idle_codex_session(void)
 	CHECK_STR(got, want); /* no leak= line: no PIGEON_ variable */
 	CHECK(strstr(got, "SECRET") == NULL);
 	wake_log(log, sizeof(log));
-	CHECK(strstr(log, "agent=bob session=" KEY " msg=1 codex-queue: "
-	                  "exit 0\n") != NULL);
+	CHECK(strstr(log,
+	          "agent=bob session=" KEY " msg=1 codex-queue: "
+	          "exit 0\n") != NULL);
 	CHECK_INT(count("SELECT count(*) FROM message WHERE id = 1 AND "
 	                "woken_ms > 0 AND woken_via = 'codex-queue'"),
 	    1);
@@ -292,8 +293,8 @@ rule_no_codex_on_path_gives_the_claim_back_and_the_send_succeeds(void)
 	CHECK_INT(count("SELECT count(*) FROM session WHERE rung_ms > 0"), 0);
 	CHECK_INT(count("SELECT count(*) FROM message WHERE woken_ms > 0"), 0);
 	wake_log(log, sizeof(log));
-	CHECK(strstr(log, "msg=1 not rung (gone): codex is not on PATH") !=
-	    NULL);
+	CHECK(
+	    strstr(log, "msg=1 not rung (gone): codex is not on PATH") != NULL);
 }
 
 static void

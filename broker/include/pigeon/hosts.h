@@ -353,6 +353,9 @@ struct pgn_doorbell_file {
  */
 int pgn_doorbell_parse(const char *text, const char *id, long pid,
     struct pgn_doorbell_file *f);
+/* The host table's doorbell mechanism named 'via' (its static name),
+ * or NULL. */
+const char *pgn_doorbell_via(const char *via);
 /* "rung", "busy", ... (static). */
 const char *pgn_ring_name(pgn_ring r);
 

@@ -35,9 +35,8 @@ extern char **environ;
 
 #define ID_MAX 64 /* bytes of a thread id the command may name */
 
-static pgn_ring
-say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static pgn_ring say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 static pgn_ring
 say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt, ...)
@@ -183,8 +182,8 @@ log_line(const char *log, const char *line)
  * line to the log.
  */
 static void
-watch(const char *prog, char *const argv[], char *const env[],
-    const char *log, const char *tag)
+watch(const char *prog, char *const argv[], char *const env[], const char *log,
+    const char *tag)
 {
 	static const struct timespec tick = {0, 20000000};
 	char line[PGN_WAKE_LOG_LINE], at[32];
@@ -239,15 +238,14 @@ watch(const char *prog, char *const argv[], char *const env[],
 	else
 		(void)snprintf(line, sizeof(line), "failed: signal %d",
 		    WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-say:
-	{
-		char full[PGN_WAKE_LOG_LINE + 64];
+say : {
+	char full[PGN_WAKE_LOG_LINE + 64];
 
-		pgn_format_time(pgn_now_ms(), at, sizeof(at));
-		(void)snprintf(full, sizeof(full), "%s pid=%ld %s: %s\n", at,
-		    (long)getpid(), tag != NULL ? tag : "", line);
-		log_line(log, full);
-	}
+	pgn_format_time(pgn_now_ms(), at, sizeof(at));
+	(void)snprintf(full, sizeof(full), "%s pid=%ld %s: %s\n", at,
+	    (long)getpid(), tag != NULL ? tag : "", line);
+	log_line(log, full);
+}
 	_exit(0);
 }
 

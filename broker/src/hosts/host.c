@@ -1271,3 +1271,18 @@ pgn_host_config_path(pgn_host h, const char *project, char **path,
 		    "the %s config path is too long", hi->name);
 	return PGN_OK;
 }
+
+const char *
+pgn_doorbell_via(const char *via)
+{
+	const struct pgn_host_info *hi;
+	int i;
+
+	for (i = 0; via != NULL && i < pgn_host_rows(); i++) {
+		hi = pgn_host_row(i);
+		if (hi != NULL && hi->doorbell != NULL &&
+		    strcmp(hi->doorbell->via, via) == 0)
+			return hi->doorbell->via;
+	}
+	return NULL;
+}
