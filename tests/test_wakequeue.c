@@ -46,7 +46,8 @@ put(const char *path, const char *text)
 
 /* The stand-in codex: its arguments, CODEX_HOME and any PIGEON_
  * variable to 'seen' (written whole, then renamed), then 'mode':
- * "ok" exits 0, "fail" exits 3, "hang" waits on the fifo 'gate'. */
+ * "ok" exits 0, "fail" exits 3, "hang" waits until the file 'gate'
+ * exists (only the test makes it). */
 static void
 fake_codex(const char *mode)
 {
@@ -59,7 +60,8 @@ fake_codex(const char *mode)
 	            "  echo \"home=$CODEX_HOME\"\n"
 	            "  env | grep '^PIGEON_' | sed 's/^/leak=/'; } >'%s.tmp'\n"
 	            "mv '%s.tmp' '%s'\n"
-	            "case %s in fail) exit 3 ;; hang) read x <'%s' ;; esac\n"
+	            "case %s in fail) exit 3 ;;\n"
+	            "hang) while [ ! -e '%s' ]; do sleep 0.05; done ;; esac\n"
 	            "exit 0\n",
 	            seen, seen, seen, mode, gate) < (int)sizeof(text));
 	put(path, text);
@@ -106,7 +108,6 @@ setup(void)
 	REQUIRE(mkdir(bin, 0700) == 0);
 	H_PATH(seen, "seen");
 	H_PATH(gate, "gate");
-	REQUIRE(mkfifo(gate, 0600) == 0);
 	fake_codex("ok");
 	(void)snprintf(old_path, sizeof(old_path), "%s", p != NULL ? p : "");
 	REQUIRE(snprintf(path, sizeof(path), "%s:%s", bin, old_path) <
@@ -313,22 +314,19 @@ static void
 rule_a_queue_that_hangs_never_holds_the_send(void)
 {
 	static const struct timespec tick = {0, 50000000};
-	int fd = -1, i;
+	int i;
 
 	fake_codex("hang");
 	REQUIRE(send_p("hello", 0) == PGN_OK);
-	/* The command has started (it wrote 'seen') and blocks on the gate
-	 * that only this process opens for writing: the send is back. */
+	/* The command has started (it wrote 'seen') and waits for the gate
+	 * that only this process makes: the send is back. */
 	for (i = 0; i < 2400 && access(seen, F_OK) != 0; i++)
 		(void)nanosleep(&tick, NULL);
 	REQUIRE(access(seen, F_OK) == 0);
 	CHECK_INT(count("SELECT count(*) FROM message WHERE id = 1 AND "
 	                "woken_via = 'codex-queue'"),
 	    1);
-	fd = open(gate, O_WRONLY);
-	REQUIRE(fd >= 0);
-	REQUIRE(write(fd, "go\n", 3) == 3);
-	close(fd);
+	put(gate, "go\n");
 	CHECK(log_shows("msg=1 codex-queue: exit 0\n"));
 }
 
@@ -347,6 +345,38 @@ rule_a_queue_past_the_bound_is_killed_and_logged(void)
 	CHECK(log_shows(want));
 }
 
+/*
+ * One past PGN_DOORBELL_WATCHERS watchers of this process still running:
+ * every ring is still handed off (the last through a child that ends at
+ * once), and each command's outcome is logged.
+ */
+static void
+rule_past_the_watchers_bound_a_ring_is_still_handed_off(void)
+{
+	char want[64], log[65536];
+	int i;
+
+	fake_codex("hang");
+	for (i = 1; i <= PGN_DOORBELL_WATCHERS + 1; i++) {
+		/* Re-armed: as if the last ring had been heard. */
+		REQUIRE(pgn_exec(chk, "UPDATE session SET rung_ms = NULL",
+		            "re-arming", PGN_NONE) == PGN_OK);
+		REQUIRE(send_p("hello", 0) == PGN_OK);
+	}
+	CHECK_INT(count("SELECT count(*) FROM message WHERE "
+	                "woken_via = 'codex-queue'"),
+	    PGN_DOORBELL_WATCHERS + 1);
+	put(gate, "go\n");
+	for (i = 1; i <= PGN_DOORBELL_WATCHERS + 1; i++) {
+		REQUIRE(snprintf(want, sizeof(want),
+		            " msg=%d codex-queue: exit 0\n",
+		            i) < (int)sizeof(want));
+		CHECK(log_shows(want));
+	}
+	wake_log(log, sizeof(log));
+	CHECK(strstr(log, "not rung") == NULL);
+}
+
 static void (*const rules[])(void) = {
     rule_a_send_queues_the_fixed_line_for_an_idle_codex_session,
     rule_a_second_send_while_the_ring_is_outstanding_queues_nothing,
@@ -359,6 +389,7 @@ static void (*const rules[])(void) = {
 
 static void (*const bound_rules[])(void) = {
     rule_a_queue_past_the_bound_is_killed_and_logged,
+    rule_past_the_watchers_bound_a_ring_is_still_handed_off,
 };
 
 static void

@@ -267,6 +267,8 @@ typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
  * it has run this long (measured: 1-2 s on a loaded machine).
  */
 #define PGN_DOORBELL_QUEUE_MS 20000
+/* Watchers one process has started and not reaped (bellqueue.c). */
+#define PGN_DOORBELL_WATCHERS 16
 
 /* How a doorbell reaches a session. */
 typedef enum pgn_bell_kind {
@@ -330,7 +332,9 @@ pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
  * Ring a PGN_BELL_QUEUE doorbell (bellqueue.c): check the id and the
  * session's config home (this user's directory), find the program on
  * PATH, and start it detached (its own session, no descriptor of ours
- * but /dev/null); return once it is started, RUNG meaning handed off. A
+ * but /dev/null); return once the watcher is forked, RUNG meaning handed
+ * off (never waiting for it while fewer than PGN_DOORBELL_WATCHERS of
+ * this process's run). The
  * watcher kills it past PGN_DOORBELL_QUEUE_MS and appends its outcome,
  * prefixed with 'tag', to the file 'log' (NULL: none). The environment
  * passed is ours less PIGEON_* (no database string reaches the host).

@@ -4,8 +4,8 @@
  * (measured with 0.171.0), whose prompt hook then claims the mail. The
  * command takes a second or two (a node wrapper, then Codex's own app
  * server in process), far more than a send, so it never runs on the
- * send's path: the send forks once, the child starts a watcher in a
- * session of its own and ends, and the send reaps it at once. The
+ * send's path: the send forks a watcher, in a session of its own, and
+ * returns without waiting for it (decision 0234). The
  * watcher runs the command in a process group of its own with
  * /dev/null for its standard streams and no other descriptor of ours,
  * kills the group past PGN_DOORBELL_QUEUE_MS, and appends the outcome
@@ -249,6 +249,35 @@ say : {
 	_exit(0);
 }
 
+/*
+ * Watchers this process started and has not reaped yet. The send does
+ * not wait for its watcher: a short-lived sender ends and the system
+ * reaps it; a long-lived one (pigeon mcp, pigeon wake --follow) reaps
+ * its own on its next ring (by pid: never another child of its caller).
+ * With every slot taken, the watcher is started through a child that
+ * ends at once, and the send waits for that child only.
+ */
+static pid_t watchers[PGN_DOORBELL_WATCHERS];
+
+/* A free slot after reaping the watchers that have ended, or -1. */
+static int
+watcher_slot(void)
+{
+	pid_t w;
+	int i, slot = -1;
+
+	for (i = 0; i < PGN_DOORBELL_WATCHERS; i++) {
+		if (watchers[i] > 0) {
+			w = waitpid(watchers[i], NULL, WNOHANG);
+			if (w == watchers[i] || (w < 0 && errno == ECHILD))
+				watchers[i] = 0;
+		}
+		if (watchers[i] == 0 && slot < 0)
+			slot = i;
+	}
+	return slot;
+}
+
 pgn_ring
 pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
     const char *transcript, int64_t msg, const char *log, const char *tag,
@@ -260,7 +289,7 @@ pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
 	struct stat sb;
 	pgn_ring r = PGN_RING_RUNG;
 	pid_t a;
-	int st = 0;
+	int st = 0, slot;
 	size_t n;
 
 	why[0] = '\0';
@@ -297,21 +326,26 @@ pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
 	argv[4] = (char *)"--message";
 	argv[5] = text;
 	argv[6] = NULL;
-	/* The send waits for this child only: it starts the watcher in a
-	 * session of its own and ends, so the watcher is nobody's child
-	 * to reap and outlives the send. */
+	/* The watcher, in a session of its own (a terminal's hangup does
+	 * not reach it); the send does not wait for it (decision 0234). */
+	slot = watcher_slot();
 	a = fork();
 	if (a == 0) {
-		pid_t b;
+		pid_t b = 0;
 
 		(void)setsid();
-		b = fork();
+		if (slot < 0)
+			b = fork(); /* no slot: hand it off, end at once */
 		if (b == 0)
 			watch(prog, argv, env, log, tag);
 		_exit(b < 0 ? 1 : 0);
 	}
 	if (a < 0) {
 		r = say(why, PGN_RING_FAILED, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (slot >= 0) {
+		watchers[slot] = a;
 		goto out;
 	}
 	while (waitpid(a, &st, 0) < 0) {
