@@ -267,6 +267,8 @@ typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
  * it has run this long (measured: 1-2 s on a loaded machine).
  */
 #define PGN_DOORBELL_QUEUE_MS 20000
+/* The watcher's and its command's niceness, added (bellqueue.c). */
+#define PGN_DOORBELL_NICE 10
 /* Watchers one process has started and not reaped (bellqueue.c). */
 #define PGN_DOORBELL_WATCHERS 16
 

@@ -192,6 +192,12 @@ watch(const char *prog, char *const argv[], char *const env[], const char *log,
 	pid_t c, w;
 	int st = 0, fd, late = 0;
 
+	/* Background work: it yields the cores to the send that started
+	 * it and to what the person runs (0234). */
+	errno = 0;
+	if (nice(PGN_DOORBELL_NICE) == -1 && errno != 0) {
+		/* as it was: still rung */
+	}
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)signal(SIGPIPE, SIG_DFL);
