@@ -341,6 +341,9 @@ pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
  * prefixed with 'tag', to the file 'log' (NULL: none). The environment
  * passed is ours less PIGEON_* (no database string reaches the host).
  */
+/* 1 when a PGN_BELL_QUEUE doorbell's program is on PATH ('out': its
+ * path), else 0 (doctor). */
+int pgn_doorbell_program(const struct pgn_doorbell *d, char out[PGN_MAX_PATH]);
 pgn_ring pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
     const char *transcript, int64_t msg, const char *log, const char *tag,
     char why[PGN_DOORBELL_WHY]);

@@ -116,6 +116,13 @@ find_program(const char *name, char out[PGN_MAX_PATH])
 	return 0;
 }
 
+int
+pgn_doorbell_program(const struct pgn_doorbell *d, char out[PGN_MAX_PATH])
+{
+	return d != NULL && d->kind == PGN_BELL_QUEUE && d->program != NULL &&
+	    find_program(d->program, out);
+}
+
 /* Our environment less PIGEON_* and 'var', then 'set' ("VAR=DIR"). */
 static char **
 env_for(const char *var, char *set)
