@@ -301,6 +301,9 @@ draw_queued(struct screen *s, const struct pgn_watch *w, int quota)
 			if (w->read_ms - m->woken_ms > PGN_WAKE_HEARD_MS)
 				textf(s, CLI_SGR_WARN, "rung %s, unheard  ",
 				    age);
+			else if (m->woken_via != NULL)
+				textf(s, CLI_SGR_WARN, "woken %s by %s  ", age,
+				    m->woken_via);
 			else
 				textf(s, CLI_SGR_WARN, "woken %s  ", age);
 		}

@@ -44,6 +44,18 @@ test_case 'doctor says when Claude settings hold or refuse the doorbell' '
 	cp doorbell.orig "$cfg" && pigeon uninstall claude >/dev/null
 '
 
+test_case 'doctor says whether the Codex doorbell finds codex on PATH' '
+	pigeon install codex >/dev/null &&
+	mkdir -p cbin &&
+	PATH=/usr/bin:/bin "$PIGEON_BIN" doctor --json >out.json &&
+	test "$(jq -r ".hooks[] | select(.host==\"codex\" and .level==\"user\") | .doorbell" out.json)" = \
+		"not rung: its command is not on PATH (a send finds it there)" &&
+	printf "#!/bin/sh\nexit 0\n" >cbin/codex && chmod +x cbin/codex &&
+	PATH=$TEST_DIR/cbin:/usr/bin:/bin "$PIGEON_BIN" doctor --json >out.json &&
+	test "$(jq -r ".hooks[] | select(.host==\"codex\" and .level==\"user\") | .doorbell" out.json)" = rings &&
+	pigeon uninstall codex >/dev/null
+'
+
 test_case 'codex hooks are reported untrusted until Codex records trust' '
 	pigeon install codex >/dev/null &&
 	pigeon doctor --json >out.json &&

@@ -260,12 +260,30 @@ typedef char *pgn_envelope_fn(const struct pgn_host_info *hi, pgn_event e,
 #define PGN_DOORBELL_FILE_MAX   16384 /* bytes of one sessions file */
 #define PGN_DOORBELL_SCAN_MAX   256   /* entries of a sessions directory */
 #define PGN_DOORBELL_WHY        200   /* bytes of the reason, with NUL */
+/*
+ * A queue doorbell (Codex's `codex queue`, decision 0233) runs the
+ * host's own command, detached from the send: the send waits only for
+ * the fork; the command itself is killed, with its process group, once
+ * it has run this long (measured: 1-2 s on a loaded machine).
+ */
+#define PGN_DOORBELL_QUEUE_MS 20000
+/* The watcher's and its command's niceness, added (bellqueue.c). */
+#define PGN_DOORBELL_NICE 10
+/* Watchers one process has started and not reaped (bellqueue.c). */
+#define PGN_DOORBELL_WATCHERS 16
+
+/* How a doorbell reaches a session. */
+typedef enum pgn_bell_kind {
+	PGN_BELL_SOCKET, /* a frame on the session's socket (Claude, 0175) */
+	PGN_BELL_QUEUE,  /* the host's queue command (Codex, 0233) */
+} pgn_bell_kind;
 
 /*
  * A host's messaging socket, as measured (decision 0175): where its
  * sessions publish themselves, and the frame that starts a turn.
  */
 struct pgn_doorbell {
+	pgn_bell_kind kind;
 	const char *via; /* the mechanism's name: status, journal, hosts */
 	/* The frame's content: this fixed line, then " (#ID)." naming the
 	 * message that rang (never mail, never a token): Claude drops a
@@ -283,6 +301,14 @@ struct pgn_doorbell {
 	const char *inbound_key; /* "crossSessionInbound" */
 	const char *mode_key;    /* "permissions" member: "defaultMode" */
 	const char *hold_mode;   /* "bypassPermissions" */
+	/*
+	 * PGN_BELL_QUEUE: the command found on PATH ("codex"), run as
+	 * "PROGRAM queue --thread ID --message LINE (#MSG).", with
+	 * 'home_env' set to the directory 'transcript_up' levels above
+	 * the transcript (the session's own config home).
+	 */
+	const char *program;
+	const char *home_env;
 };
 
 typedef enum pgn_ring {
@@ -304,6 +330,23 @@ typedef enum pgn_ring {
  */
 pgn_ring pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
     const char *transcript, int64_t msg, char why[PGN_DOORBELL_WHY]);
+/*
+ * Ring a PGN_BELL_QUEUE doorbell (bellqueue.c): check the id and the
+ * session's config home (this user's directory), find the program on
+ * PATH, and start it detached (its own session, no descriptor of ours
+ * but /dev/null); return once the watcher is forked, RUNG meaning handed
+ * off (never waiting for it while fewer than PGN_DOORBELL_WATCHERS of
+ * this process's run). The
+ * watcher kills it past PGN_DOORBELL_QUEUE_MS and appends its outcome,
+ * prefixed with 'tag', to the file 'log' (NULL: none). The environment
+ * passed is ours less PIGEON_* (no database string reaches the host).
+ */
+/* 1 when a PGN_BELL_QUEUE doorbell's program is on PATH ('out': its
+ * path), else 0 (doctor). */
+int pgn_doorbell_program(const struct pgn_doorbell *d, char out[PGN_MAX_PATH]);
+pgn_ring pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
+    const char *transcript, int64_t msg, const char *log, const char *tag,
+    char why[PGN_DOORBELL_WHY]);
 /* What a sessions file says (doorbell.c; its parser, fuzzed). */
 struct pgn_doorbell_file {
 	long pid;        /* its "pid" when it equals the file's name, else 0 */
@@ -319,6 +362,9 @@ struct pgn_doorbell_file {
  */
 int pgn_doorbell_parse(const char *text, const char *id, long pid,
     struct pgn_doorbell_file *f);
+/* The host table's doorbell mechanism named 'via' (its static name),
+ * or NULL. */
+const char *pgn_doorbell_via(const char *via);
 /* "rung", "busy", ... (static). */
 const char *pgn_ring_name(pgn_ring r);
 

@@ -406,6 +406,9 @@ struct pgn_msg {
 	int priority;     /* pgn_priority */
 	char *group;      /* the group it was sent to (--to @NAME), or NULL */
 	int64_t woken_ms; /* pgn_watch_read: its send rang a doorbell (0177) */
+	/* pgn_watch_read: by which ("claude-socket", "codex-queue"; static,
+	 * from the host table), NULL when not rung or a name it lacks. */
+	const char *woken_via;
 };
 
 struct pgn_msgs {

@@ -19,6 +19,7 @@
  * continuation, decision 0176).
  */
 static const struct pgn_doorbell doorbell_claude = {
+    .kind = PGN_BELL_SOCKET,
     .via = "claude-socket",
     .line = "Pigeon: mail is waiting for you and is delivered with this turn",
     .from = "pigeon",
@@ -29,6 +30,23 @@ static const struct pgn_doorbell doorbell_claude = {
     .inbound_key = "crossSessionInbound",
     .mode_key = "defaultMode",
     .hold_mode = "bypassPermissions",
+};
+
+/*
+ * Codex's queue, measured with 0.171.0 (decisions 0211, 0233): `codex
+ * queue --thread ID --message TEXT` starts a turn in the idle terminal
+ * session of thread ID (the hooks' session_id) found through CODEX_HOME,
+ * five levels above the transcript ($CODEX_HOME/sessions/Y/M/D/
+ * rollout-*.jsonl); the turn's prompt hook claims the mail. The same
+ * line as Claude's, so the prompt hook knows the woken turn.
+ */
+static const struct pgn_doorbell doorbell_codex = {
+    .kind = PGN_BELL_QUEUE,
+    .via = "codex-queue",
+    .line = "Pigeon: mail is waiting for you and is delivered with this turn",
+    .transcript_up = 5,
+    .program = "codex",
+    .home_env = "CODEX_HOME",
 };
 
 static pgn_envelope_fn envelope_cursor, envelope_specific, envelope_copilot,
@@ -297,13 +315,14 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                     {PGN_CAP_YES, T_CODEX},
                     {PGN_CAP_NO,
                         DOC_CODEX
-                        ": no hook runs once a turn has ended; codex queue (experimental app-server) is not used"},
+                        ": no hook runs once a turn has ended (the doorbell's codex queue starts one: wake)"},
                     [PGN_EVENT_BEFORE_TOOL] =
                         {PGN_CAP_YES,
                             T_CODEX " (apply_patch, and its heredoc through Bash)"},
                 },
-            .wake = {PGN_CAP_NO,
-                "Codex 0.171.0 codex queue, measured by hand (2026-12-03) (docs/decisions/0211): codex queue --thread ID --message TEXT from outside starts a turn in an idle terminal session, whose UserPromptSubmit hook delivers the mail once; not yet rung by a send (no real-host test yet)"},
+            .doorbell = &doorbell_codex,
+            .wake = {PGN_CAP_YES,
+                "Codex 0.171.0, integration/t0507-host-codex-wake: codex queue --thread ID --message LINE, run detached by a send for an idle terminal session (found on PATH, bounded), starts a turn whose UserPromptSubmit hook delivers the mail once (docs/decisions/0211, 0233)"},
         },
     [PGN_HOST_GEMINI] =
         {
@@ -1253,4 +1272,19 @@ pgn_host_config_path(pgn_host h, const char *project, char **path,
 		return pgn_err_set(err, PGN_ETOOBIG,
 		    "the %s config path is too long", hi->name);
 	return PGN_OK;
+}
+
+const char *
+pgn_doorbell_via(const char *via)
+{
+	const struct pgn_host_info *hi;
+	int i;
+
+	for (i = 0; via != NULL && i < pgn_host_rows(); i++) {
+		hi = pgn_host_row(i);
+		if (hi != NULL && hi->doorbell != NULL &&
+		    strcmp(hi->doorbell->via, via) == 0)
+			return hi->doorbell->via;
+	}
+	return NULL;
 }

@@ -31,7 +31,15 @@ static const char *
 doorbell_note(const struct pgn_doorbell *db, const struct je_node *root)
 {
 	const struct je_node *v, *perm;
+	char prog[PGN_MAX_PATH];
 
+	/* A queue doorbell: no setting holds it; its command must be found. */
+	if (db->kind == PGN_BELL_QUEUE)
+		return pgn_doorbell_program(db, prog) ?
+		    NULL :
+		    "not rung: its command is not on PATH (a send finds it there)";
+	if (db->inbound_key == NULL)
+		return NULL;
 	v = je_get(root, db->inbound_key);
 	if (v != NULL && v->str != NULL) {
 		if (strcmp(v->str, "refuse") == 0)

@@ -239,25 +239,58 @@ mark_tx(pgn_db *db, void *arg)
 	return rc;
 }
 
+/* $PIGEON_HOME/wake.log, fresh; NULL when there is no home. */
+static char *
+wake_log_path(void)
+{
+	char *home = NULL, *path = NULL;
+	size_t n;
+
+	if (pgn_home_path(&home) != PGN_OK || home == NULL)
+		goto out;
+	n = strlen(home) + sizeof("/wake.log");
+	path = malloc(n);
+	if (path != NULL)
+		(void)snprintf(path, n, "%s/wake.log", home);
+out:
+	free(home);
+	return path;
+}
+
 void
 pgn_wakes_ring(pgn_db *db, struct pgn_wakes *w)
 {
 	const struct pgn_host_info *hi;
 	struct mark_ctx m;
 	char why[PGN_DOORBELL_WHY];
+	char tag[PGN_WAKE_LOG_LINE], *log = NULL;
 	const char *id;
 	pgn_ring r;
 	pgn_status rc;
 	size_t i;
 
+	/* A queue doorbell's watcher writes its outcome here. */
+	if (w->n > 0)
+		log = wake_log_path();
 	for (i = 0; i < w->n; i++) {
 		const struct pgn_wake *k = &w->v[i];
 
 		hi = pgn_host_get(k->host);
 		id = strchr(k->key, ':');
 		id = id != NULL ? id + 1 : k->key;
-		r = pgn_doorbell_ring(hi->doorbell, id, k->transcript, k->msg,
-		    why);
+		if (hi->doorbell->kind == PGN_BELL_QUEUE) {
+			if (snprintf(tag, sizeof(tag),
+			        "agent=%s session=%s msg=%lld %s", k->name,
+			        k->key, (long long)k->msg,
+			        hi->doorbell->via) >= (int)sizeof(tag))
+				tag[sizeof(tag) - 1] =
+				    '\0'; /* cut, still a tag */
+			r = pgn_doorbell_queue(hi->doorbell, id, k->transcript,
+			    k->msg, log, tag, why);
+		} else {
+			r = pgn_doorbell_ring(hi->doorbell, id, k->transcript,
+			    k->msg, why);
+		}
 		m.k = k;
 		m.via = hi->doorbell->via;
 		m.rung = r == PGN_RING_RUNG;
@@ -274,6 +307,7 @@ pgn_wakes_ring(pgn_db *db, struct pgn_wakes *w)
 			    k->name, k->key, (long long)k->msg,
 			    m.rung ? "rung" : "not rung", db->err.msg);
 	}
+	free(log);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgn_int.h"
+#include "pigeon/hosts.h"
 #include "pigeon/lease.h"
 #include "store_int.h"
 
@@ -23,7 +24,8 @@ static const char SQL_QUEUED_COUNT[] =
  */
 static const char SQL_QUEUED_NEWEST[] =
     "SELECT m.id, m.sender, a.name, m.created_ms, coalesce(m.reply_to, 0), "
-    "m.body, m.priority, m.grp, coalesce(m.woken_ms, 0) FROM message m "
+    "m.body, m.priority, m.grp, coalesce(m.woken_ms, 0), "
+    "coalesce(m.woken_via, '') FROM message m "
     "JOIN agent a ON a.id = m.recipient_id "
     "WHERE m.scope_id = ?1 AND m.delivered_ms IS NULL "
     "ORDER BY m.id + 0 DESC LIMIT ?2";
@@ -93,6 +95,12 @@ queued_tx(pgn_db *db, int64_t sid, struct watch_ctx *c)
 		m->priority = (int)pgn_col_i64(st, 6);
 		m->group = pgn_col_text(st, 7); /* "" for NULL: none */
 		m->woken_ms = pgn_col_i64(st, 8);
+		if (m->woken_ms != 0) {
+			char via[PGN_MAX_NAME + 1];
+
+			pgn_col_copy(via, sizeof(via), st, 9);
+			m->woken_via = pgn_doorbell_via(via);
+		}
 		if (m->sender == NULL || m->recipient == NULL ||
 		    m->body == NULL || m->group == NULL) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
