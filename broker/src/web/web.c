@@ -617,6 +617,7 @@ pgn_web_handle(struct pgn_web *w, const struct pgn_web_req *r,
 		    "needed");
 		return;
 	}
+	out->authorised = 1;
 	if (plen >= sizeof(path)) {
 		fail(out, 404, "no such page");
 		return;
