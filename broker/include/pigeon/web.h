@@ -21,6 +21,7 @@
 #define PGN_WEB_MAX_PARAMS      8         /* parameters of a query or form */
 #define PGN_WEB_PAGE            50        /* rows of a page by default */
 #define PGN_WEB_MAX_PAGE        200       /* rows of a page at most */
+#define PGN_WEB_MAX_ANSWER      (8 << 20) /* bytes of a JSON answer */
 #define PGN_WEB_MAX_CONNECTIONS 64        /* connections served at once */
 #define PGN_WEB_MAX_STRANGERS   32        /* of them without the token yet */
 #define PGN_WEB_TIMEOUT_S       30        /* idle this long: closed */
