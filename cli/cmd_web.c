@@ -656,7 +656,11 @@ serve(struct server *s, pgn_db *db, struct pgn_notify *n)
 	while (!got_signal) {
 		p[0].fd = sig_pipe[0];
 		p[0].events = POLLIN;
+		/* Under the lock: on PostgreSQL this leaves the connection's
+		 * pipeline, which a request's transaction may be using. */
+		pthread_mutex_lock(&s->lock);
 		p[1].fd = pgn_notify_fd(n);
+		pthread_mutex_unlock(&s->lock);
 		p[1].events = POLLIN;
 		nfd = p[1].fd >= 0 ? 2 : 1;
 		p[0].revents = p[1].revents = 0;
