@@ -7,8 +7,10 @@
  * not counted). Prints, per path, the median microseconds on each and
  * their ratio.
  *
- *	pigeon-bench-web A.db B.db [RUNS]
+ *	pigeon-bench-web A.db B.db [RUNS [PATH]]
  *
+ * PATH (one of those below) times that path alone: what a profiler
+ * (perf record) of the run then sees is that path's cost.
  * Both databases are opened in the scope of the current directory's
  * root as pigeon would find it (run it where the databases' scope is),
  * or the global scope.
@@ -117,7 +119,8 @@ main(int argc, char **argv)
 	size_t k;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: pigeon-bench-web A.db B.db [RUNS]\n");
+		fprintf(stderr,
+		    "usage: pigeon-bench-web A.db B.db [RUNS [PATH]]\n");
 		return 2;
 	}
 	runs = argc > 3 ? atoi(argv[3]) : 201;
@@ -135,6 +138,8 @@ main(int argc, char **argv)
 	    "| request | %s (us) | %s (us) | ratio |\n|---|---:|---:|---:|\n",
 	    "A", "B");
 	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		if (argc > 4 && strcmp(argv[4], paths[k]) != 0)
+			continue;
 		(void)one(&a, paths[k]); /* warm: statements, pages */
 		(void)one(&b, paths[k]);
 		for (i = 0; i < runs; i++) {

@@ -49,7 +49,8 @@
 	X(MHD_queue_response)                                                  \
 	X(MHD_destroy_response)                                                \
 	X(MHD_lookup_connection_value)                                         \
-	X(MHD_get_connection_info)
+	X(MHD_get_connection_info)                                             \
+	X(MHD_set_connection_option)
 #define MHD_DECL(f) static __typeof__(f) *mhd_##f;
 MHD_FUNCS(MHD_DECL)
 #undef MHD_DECL
@@ -89,6 +90,7 @@ load_mhd(void)
 #define MHD_destroy_response              mhd_MHD_destroy_response
 #define MHD_lookup_connection_value       mhd_MHD_lookup_connection_value
 #define MHD_get_connection_info           mhd_MHD_get_connection_info
+#define MHD_set_connection_option         mhd_MHD_set_connection_option
 
 enum { OPT_PORT = OPT_CMD, OPT_OPEN, OPT_ALLOW_SEND };
 
@@ -115,6 +117,20 @@ struct web_opts {
 	int allow_send;
 };
 
+/*
+ * A connection that has not yet made a request with the Host and the
+ * token: a stranger. Strangers are listed oldest first; past
+ * PGN_WEB_MAX_STRANGERS the oldest is shut down, and each has
+ * PGN_WEB_HEAD_TIMEOUT_S of silence, not PGN_WEB_TIMEOUT_S: idle
+ * connections from any local user never hold every slot (decision
+ * 0239).
+ */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	int listed;
+};
+
 /* What the threads share; 'lock' guards the library and these fields. */
 struct server {
 	pthread_mutex_t lock;
@@ -126,6 +142,10 @@ struct server {
 	int replaced;
 	int stopping;
 	int streams;
+	/* 'conns' guards the strangers' list; never held with 'lock' */
+	pthread_mutex_t conns;
+	struct conn *oldest, *youngest;
+	int strangers;
 };
 
 /* One request: its raw target (from the URI callback) and its body. */
@@ -208,6 +228,92 @@ on_done(void *cls, struct MHD_Connection *con, void **ctx,
 		free(r->target);
 	free(r);
 	*ctx = NULL;
+}
+
+/* Takes 'c' off the strangers' list; 'conns' held. */
+static void
+unlist(struct server *s, struct conn *c)
+{
+	if (!c->listed)
+		return;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		s->oldest = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	else
+		s->youngest = c->prev;
+	c->prev = c->next = NULL;
+	c->listed = 0;
+	s->strangers--;
+}
+
+/*
+ * A connection starts a stranger, the youngest; past the bound the
+ * oldest stranger's socket is shut down, and its thread closes it as
+ * a client that went. libmicrohttpd tells CLOSED before it closes the
+ * socket, so a listed fd is always still that connection's own.
+ */
+static void
+on_connection(void *cls, struct MHD_Connection *con, void **ctx,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *info;
+	struct conn *c = *ctx;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (c == NULL)
+			return;
+		pthread_mutex_lock(&s->conns);
+		unlist(s, c);
+		pthread_mutex_unlock(&s->conns);
+		free(c);
+		*ctx = NULL;
+		return;
+	}
+	info = MHD_get_connection_info(con, MHD_CONNECTION_INFO_CONNECTION_FD);
+	c = calloc(1, sizeof(*c));
+	if (c == NULL || info == NULL) {
+		free(c); /* untracked: it keeps the short timeout */
+		return;
+	}
+	c->fd = info->connect_fd;
+	pthread_mutex_lock(&s->conns);
+	c->prev = s->youngest;
+	if (s->youngest != NULL)
+		s->youngest->next = c;
+	else
+		s->oldest = c;
+	s->youngest = c;
+	c->listed = 1;
+	s->strangers++;
+	if (s->strangers > PGN_WEB_MAX_STRANGERS) {
+		(void)shutdown(s->oldest->fd, SHUT_RDWR);
+		unlist(s, s->oldest);
+	}
+	pthread_mutex_unlock(&s->conns);
+	*ctx = c;
+}
+
+/* The connection made a request with the token: no longer a stranger,
+ * and the long timeout (a page's keep-alive, a slow reader). */
+static void
+proven(struct server *s, struct MHD_Connection *con)
+{
+	const union MHD_ConnectionInfo *info;
+	struct conn *c;
+
+	info = MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	c = info != NULL ? info->socket_context : NULL;
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&s->conns);
+	unlist(s, c);
+	pthread_mutex_unlock(&s->conns);
+	(void)MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT,
+	    (unsigned)PGN_WEB_TIMEOUT_S);
 }
 
 static void
@@ -394,6 +500,8 @@ on_request(void *cls, struct MHD_Connection *con, const char *url,
 	pthread_mutex_lock(&s->lock);
 	pgn_web_handle(s->web, &req, &out);
 	pthread_mutex_unlock(&s->lock);
+	if (out.authorised)
+		proven(s, con);
 	if (out.events) {
 		pgn_web_resp_release(&out);
 		return queue_stream(s, con);
@@ -548,7 +656,11 @@ serve(struct server *s, pgn_db *db, struct pgn_notify *n)
 	while (!got_signal) {
 		p[0].fd = sig_pipe[0];
 		p[0].events = POLLIN;
+		/* Under the lock: on PostgreSQL this leaves the connection's
+		 * pipeline, which a request's transaction may be using. */
+		pthread_mutex_lock(&s->lock);
 		p[1].fd = pgn_notify_fd(n);
+		pthread_mutex_unlock(&s->lock);
 		p[1].events = POLLIN;
 		nfd = p[1].fd >= 0 ? 2 : 1;
 		p[0].revents = p[1].revents = 0;
@@ -597,6 +709,7 @@ cmd_web(int argc, char **argv)
 	if (code != EXIT_OK)
 		return code;
 	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.conns, NULL);
 	pthread_cond_init(&s.changed, NULL);
 	fd = listen_on(&o.port);
 	if (fd < 0) {
@@ -624,10 +737,11 @@ cmd_web(int argc, char **argv)
 	(void)sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-	        MHD_USE_INTERNAL_POLLING_THREAD,
+	        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC,
 	    0, NULL, NULL, on_request, &s, MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)PGN_WEB_MAX_CONNECTIONS,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PGN_WEB_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PGN_WEB_HEAD_TIMEOUT_S,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PGN_WEB_MAX_HEADERS,
 	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_END);
@@ -669,6 +783,7 @@ out:
 	}
 	pthread_cond_destroy(&s.changed);
 	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.conns);
 	cli_close(&c);
 	return code;
 }

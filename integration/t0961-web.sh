@@ -160,9 +160,11 @@ test_case '--allow-send: the form sends as the named person, bad input refused' 
 
 # hold.py PORT N MODE TOKEN: up to N connections to PORT held open
 # (each connect given a second: past the server's limit and its listen
-# backlog a connect waits); MODE "idle" sends nothing, "events" asks each
-# for the event stream, "big" asks each for the largest page with a
-# receive buffer of 4 KiB; none reads a byte. Prints "held K" once they
+# backlog a connect waits); MODE "idle" sends nothing, "proven" sends
+# one request with the token on the first (and reads its answer) and
+# nothing on the rest, "events" asks each for the event stream, "big"
+# asks each for the largest page with a receive buffer of 4 KiB; none
+# reads a byte (but the first of "proven"). Prints "held K" once they
 # are open, then holds them until a line on stdin.
 cat >hold.py <<'PY'
 import socket, sys
@@ -178,8 +180,19 @@ for i in range(n):
     except OSError:
         break
     path = {"events": "/api/events?", "big": "/api/messages?limit=200&"}.get(mode)
+    if mode == "proven" and i == 0:
+        path = "/api/state?"
     if path:
         s.sendall(b"GET %stoken=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (path.encode(), tok.encode(), port))
+        if mode == "proven":  # its answer read: it showed the token
+            got = b""
+            while b"\r\n\r\n" not in got:
+                s.settimeout(60)
+                part = s.recv(4096)
+                if not part:
+                    break
+                got += part
+            s.settimeout(1)
     held.append(s)
 print("held", len(held), flush=True)
 sys.stdin.readline()
@@ -248,14 +261,30 @@ test_case 'a flood of requests: all answered or refused, the server goes on' '
 	get f "/api/state?token=$(tok f)" && code_is 200
 '
 
-test_case 'a flood of held connections: at most 64 served at once, then serving again' '
+# until_threads_are NAME K: until server NAME has K threads more than
+# when it started, at most 120 s.
+until_threads_are() {
+	uta_i=0
+	while [ "$(threads "$(cat "$1.pid")")" -ne $(($(cat "$1.idle") + $2)) ] &&
+	    [ "$uta_i" -lt 1200 ]; do
+		sleep 0.1
+		uta_i=$((uta_i + 1))
+	done
+	[ "$(threads "$(cat "$1.pid")")" -eq $(($(cat "$1.idle") + $2)) ]
+}
+
+test_case 'a flood of connections without the token: the page served, strangers closed first' '
 	until_threads f &&
-	hold f 200 idle &&
+	hold f 200 proven &&
+	get f "/api/state?token=$(tok f)" && code_is 200 &&
 	n=$(threads "$(cat f.pid)") &&
 	test_note "$(cat hold.out) connections: $n threads in pigeon web (idle: $(cat f.idle))" &&
 	test "$(cut -d" " -f2 hold.out)" -ge 64 &&
-	test "$n" -le $((64 + $(cat f.idle))) &&
+	test "$n" -le $((48 + $(cat f.idle))) &&
+	until_threads_are f 1 &&
+	test_note "the silent ones closed, the one that showed the token still open" &&
 	unhold &&
+	until_threads f &&
 	until_code f "/api/state?token=$(tok f)" 200
 '
 

@@ -10,48 +10,9 @@
 # wait is bounded by the event it waits for (at most 60 s).
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v chromium >/dev/null 2>&1 ||
-    ! command -v chromedriver >/dev/null 2>&1; then
-	if [ "${CI:-}" = true ]; then
-		echo "error: chromium or chromedriver missing (scripts/deps installs them)"
-		exit 1
-	fi
-	echo "1..0 # SKIP chromium or chromedriver missing (scripts/deps installs them)"
-	exit 0
-fi
+. "$PGN_SRC/integration/browserlib.sh"
 
 SHOT=$PGN_BIN/web-page.png
-export HOME # chromium's profile and crash dirs stay in the test's home
-
-# until SECONDS CMD...: run CMD every 0.1 s until it succeeds.
-until_ok() {
-	uo_n=$(($1 * 10))
-	shift
-	while [ "$uo_n" -gt 0 ]; do
-		"$@" 2>/dev/null && return 0
-		sleep 0.1
-		uo_n=$((uo_n - 1))
-	done
-	echo "error: '$*' did not succeed in time" >&9
-	return 1
-}
-
-wd() { # METHOD PATH [JSON]: chromedriver's answer in ./wd.json
-	curl -sS --max-time 120 -X "$1" -H "Content-Type: application/json" \
-	    ${3:+-d "$3"} "http://127.0.0.1:$(cat cd.port)$2" >wd.json
-}
-js() { # SCRIPT: its value (a string) in ./js.out
-	wd POST "/session/$(cat sid)/execute/sync" \
-	    "$(jq -cn --arg s "$1" '{script: $s, args: []}')" &&
-	jq -r '.value' wd.json >js.out
-}
-js_has() { # SCRIPT TEXT: the script's value contains TEXT
-	js "$1" && grep -qF -e "$2" js.out
-}
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-	    echo $((20000 + $$ % 20000))
-}
 
 test_case 'a scope with agents, a thread and the XSS corpus' '
 	pigeon agent add alice >/dev/null &&
@@ -86,13 +47,7 @@ test_case 'pigeon web and chromedriver start' '
 	echo $! >web.pid && bg_track "$(cat web.pid)" &&
 	until_ok 60 grep -q "^pigeon web: http" web.out &&
 	sed -n "s/^pigeon web: //p" web.out >url &&
-	free_port >cd.port || return 1
-	chromedriver --port="$(cat cd.port)" >cd.log 2>&1 &
-	echo $! >cd.pid && bg_track "$(cat cd.pid)" &&
-	until_ok 60 sh -c "curl -s http://127.0.0.1:$(cat cd.port)/status | grep -q \"\\\"ready\\\":true\"" &&
-	wd POST /session "{\"capabilities\":{\"alwaysMatch\":{\"goog:chromeOptions\":{\"binary\":\"$(command -v chromium)\",\"args\":[\"--headless=new\",\"--no-sandbox\",\"--disable-gpu\",\"--disable-dev-shm-usage\",\"--no-first-run\",\"--user-data-dir=$TEST_DIR/profile\",\"--window-size=1280,1000\"]}}}}" &&
-	jq -r ".value.sessionId" wd.json >sid &&
-	test -s sid && test "$(cat sid)" != null
+	browser_start 1280,1000
 '
 
 test_case 'the page loads: agents, leases and a thread in the DOM' '
@@ -196,9 +151,7 @@ test_case 'a page refused its live updates (all 16 streams taken) gets them once
 '
 
 test_case 'a screenshot of the page is kept' '
-	wd GET "/session/$(cat sid)/screenshot" &&
-	jq -r .value wd.json | base64 -d >"$SHOT" &&
-	test "$(head -c 8 "$SHOT" | od -An -tx1 | tr -d " ")" = 89504e470d0a1a0a &&
+	browser_shot "$SHOT" &&
 	test_note "screenshot: $SHOT"
 '
 
@@ -211,8 +164,7 @@ test_case 'without the token the browser gets 401 and no page' '
 '
 
 test_case 'the browser and the server stop' '
-	wd DELETE "/session/$(cat sid)" &&
-	kill "$(cat cd.pid)" &&
+	browser_stop &&
 	kill "$(cat web.pid)" &&
 	until_ok 60 grep -q "^pigeon web: stopped" web.out &&
 	until_ok 60 sh -c "! kill -0 $(cat web.pid) && ! kill -0 $(cat cd.pid)"

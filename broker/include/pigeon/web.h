@@ -14,18 +14,21 @@
 
 #include "pigeon/pigeon.h"
 
-#define PGN_WEB_PORT_DEFAULT    7734  /* --port's default */
-#define PGN_WEB_TOKEN_BYTES     16    /* random bytes of the token */
-#define PGN_WEB_MAX_TARGET      4096  /* bytes of a request's target */
-#define PGN_WEB_MAX_BODY        8192  /* bytes of a request's body */
-#define PGN_WEB_MAX_PARAMS      8     /* parameters of a query or form */
-#define PGN_WEB_PAGE            50    /* rows of a page by default */
-#define PGN_WEB_MAX_PAGE        200   /* rows of a page at most */
-#define PGN_WEB_MAX_CONNECTIONS 64    /* connections served at once */
-#define PGN_WEB_TIMEOUT_S       30    /* a connection idle this long: closed */
-#define PGN_WEB_MAX_HEADERS     16384 /* bytes of a request's head */
-#define PGN_WEB_KEEPALIVE_MS    15000 /* an event stream's comment line */
-#define PGN_WEB_CHECK_MS        1000  /* the database file looked at */
+#define PGN_WEB_PORT_DEFAULT    7734      /* --port's default */
+#define PGN_WEB_TOKEN_BYTES     16        /* random bytes of the token */
+#define PGN_WEB_MAX_TARGET      4096      /* bytes of a request's target */
+#define PGN_WEB_MAX_BODY        8192      /* bytes of a request's body */
+#define PGN_WEB_MAX_PARAMS      8         /* parameters of a query or form */
+#define PGN_WEB_PAGE            50        /* rows of a page by default */
+#define PGN_WEB_MAX_PAGE        200       /* rows of a page at most */
+#define PGN_WEB_MAX_ANSWER      (8 << 20) /* bytes of a JSON answer */
+#define PGN_WEB_MAX_CONNECTIONS 64        /* connections served at once */
+#define PGN_WEB_MAX_STRANGERS   32        /* of them without the token yet */
+#define PGN_WEB_TIMEOUT_S       30        /* idle this long: closed */
+#define PGN_WEB_HEAD_TIMEOUT_S  5         /* a stranger idle this long */
+#define PGN_WEB_MAX_HEADERS     16384     /* bytes of a request's head */
+#define PGN_WEB_KEEPALIVE_MS    15000     /* an event stream's comment */
+#define PGN_WEB_CHECK_MS        1000      /* the database file looked at */
 
 /* A request as the server read it. */
 struct pgn_web_req {
@@ -43,7 +46,8 @@ struct pgn_web_resp {
 	char *body;       /* malloc'd, or static when 'owned' is 0 */
 	size_t len;
 	int owned;
-	int events; /* allowed: the server streams events instead */
+	int events;     /* allowed: the server streams events instead */
+	int authorised; /* the Host header and the token held */
 };
 
 /* The headers every response carries: name, value; NULL ends it. */
