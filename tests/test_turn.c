@@ -6,6 +6,7 @@
  * pgn_turn_claim on a temp database (binding, duplicate turn keys, the
  * budget).
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1150,6 +1151,222 @@ test_a_restarted_wal_of_the_same_size_is_seen(void)
 	pgn_hook_out_release(&o);
 }
 
+/*
+ * A restarted WAL is written over in place: after its first commit the
+ * next ones keep its size and its header, and on a kernel whose file
+ * times keep their clock tick (before fine-grained times) the time too.
+ * The WAL index's frame count and checksum tell (decision 0230).
+ */
+static void
+test_a_second_commit_into_a_restarted_wal_is_seen_within_a_tick(void)
+{
+	char root[PATH_MAX], wal[PATH_MAX + 8], body[32], *ctx;
+	const char *to = "bob";
+	struct pgn_quiet_snap s, old;
+	struct pgn_hook_out o;
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	struct stat a, b;
+	sqlite3 *raw;
+	pgn_db *db;
+	size_t n;
+	int i;
+
+	quiet_setup(root, sizeof(root));
+	for (i = 0; i < 20; i++) {
+		snprintf(body, sizeof(body), "filler %d", i);
+		queue(root, "alice", "carol", body);
+	}
+	raw = raw_keeping_wal();
+	REQUIRE(sqlite3_exec(raw, "PRAGMA wal_checkpoint(FULL)", NULL, NULL,
+	            NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	queue(root, "alice", "carol", "the restart's first commit");
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o));
+	pgn_hook_out_release(&o);
+	REQUIRE(stamp_hits("claude:s1"));
+	snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+	REQUIRE(stat(wal, &a) == 0);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &old));
+	/*
+	 * A sender that does not checkpoint first (as a hook's write, or
+	 * one whose checkpoint a reader held back) appends to the
+	 * generation the restart began.
+	 */
+	REQUIRE(pgn_db_open(dbpath, PGN_OPEN_LATENCY, 5000, &db) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	memset(&rq, 0, sizeof(rq));
+	rq.from = "alice";
+	rq.to = &to;
+	rq.nto = 1;
+	rq.body = "the second commit";
+	rq.body_len = strlen(rq.body);
+	REQUIRE(pgn_send(db, &rq, sent, 1, &n) == PGN_OK);
+	pgn_db_close(db);
+	REQUIRE(stat(wal, &b) == 0);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	/* the case: the same size, the same WAL header */
+	CHECK(a.st_size == b.st_size);
+	CHECK(memcmp(old.walhdr, s.walhdr, sizeof(s.walhdr)) == 0);
+	CHECK(memcmp(old.walidx, s.walidx, sizeof(s.walidx)) != 0);
+	/* the times as a coarse clock would have left them */
+	s.db = old.db;
+	s.wal = old.wal;
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, pgn_now_ms()));
+	CHECK(pgn_quiet_hit(home, "claude:s1", &old, pgn_now_ms()));
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK_CONTAINS(ctx, "the second commit");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE recipient_id = "
+	              "(SELECT id FROM agent WHERE name = 'bob') AND "
+	              "delivered_ms IS NULL"),
+	    0);
+	sqlite3_close(raw);
+}
+
+/*
+ * Another process sends while the session's tool calls run, each of its
+ * commits appended without a checkpoint (as a hook's writes are): a run
+ * that starts after the sender has finished delivers everything left,
+ * whatever stamps the runs before it made.
+ */
+static void
+test_a_racing_sender_is_never_stamped_away(void)
+{
+	char root[PATH_MAX], body[32];
+	const char *to = "bob";
+	struct pgn_hook_out o;
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	sqlite3 *raw;
+	pgn_db *db;
+	pid_t pid;
+	size_t n;
+	int i, status, ok;
+
+	quiet_setup(root, sizeof(root));
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		ok = 1;
+		for (i = 0; ok && i < 40; i++) {
+			ok = pgn_db_open(dbpath, PGN_OPEN_LATENCY, 30000,
+			         &db) == PGN_OK;
+			if (ok)
+				ok = pgn_db_set_scope(db, root) == PGN_OK;
+			memset(&rq, 0, sizeof(rq));
+			snprintf(body, sizeof(body), "raced %d", i);
+			rq.from = "alice";
+			rq.to = &to;
+			rq.nto = 1;
+			rq.body = body;
+			rq.body_len = strlen(body);
+			if (ok)
+				ok = pgn_send(db, &rq, sent, 1, &n) == PGN_OK;
+			pgn_db_close(db);
+		}
+		_exit(ok ? 0 : 1);
+	}
+	i = 0;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		free(
+		    run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i++, &o));
+		pgn_hook_out_release(&o);
+	}
+	REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The sender is done: the next run must see all of it. */
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i, &o));
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery d JOIN message m "
+	              "ON m.id = d.message_id WHERE m.body LIKE 'raced %'"),
+	    40);
+	sqlite3_close(raw);
+}
+
+/* Overwrite 'n' bytes of the database's -shm at 'off'. */
+static void
+poke_shm(off_t off, const void *p, size_t n)
+{
+	char shm[PATH_MAX + 8];
+	int fd;
+
+	snprintf(shm, sizeof(shm), "%s-shm", dbpath);
+	fd = open(shm, O_WRONLY);
+	REQUIRE(fd >= 0);
+	REQUIRE(pwrite(fd, p, n, off) == (ssize_t)n);
+	close(fd);
+}
+
+/*
+ * A WAL index SQLite would not read as it is — copies that differ (a
+ * writer between them, or a hostile file), not initialized, of another
+ * version, naming no WAL generation, missing, not a regular file —
+ * gives no snapshot: the run reads the database.
+ */
+static void
+test_a_wal_index_in_doubt_gives_no_snapshot(void)
+{
+	char root[PATH_MAX], shm[PATH_MAX + 8], *ctx;
+	unsigned char h[96], zero[8] = {0}, one = 1;
+	struct pgn_quiet_snap s;
+	struct pgn_hook_out o;
+	int fd;
+
+	quiet_setup(root, sizeof(root));
+	snprintf(shm, sizeof(shm), "%s-shm", dbpath);
+	fd = open(shm, O_RDONLY);
+	REQUIRE(fd >= 0);
+	REQUIRE(pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h));
+	close(fd);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	/* the copies differ */
+	poke_shm(48 + 16, &one, 1);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	CHECK(!stamp_hits("claude:s1"));
+	poke_shm(0, h, sizeof(h));
+	CHECK(stamp_hits("claude:s1"));
+	/* not initialized, in both copies */
+	poke_shm(12, zero, 1);
+	poke_shm(48 + 12, zero, 1);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	poke_shm(0, h, sizeof(h));
+	/* another version */
+	poke_shm(0, zero, 4);
+	poke_shm(48, zero, 4);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	poke_shm(0, h, sizeof(h));
+	/* no generation named (as rebuilt from an empty WAL) */
+	poke_shm(32, zero, 8);
+	poke_shm(48 + 32, zero, 8);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	poke_shm(0, h, sizeof(h));
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	/* shorter than both copies */
+	REQUIRE(truncate(shm, 90) == 0);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	/* gone, then a directory in its place */
+	REQUIRE(unlink(shm) == 0);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	REQUIRE(mkdir(shm, 0700) == 0);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	REQUIRE(rmdir(shm) == 0);
+	/* and the run reads: a ping sent now is delivered */
+	queue(root, "alice", "bob", "past a doubtful index");
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o);
+	CHECK_CONTAINS(ctx, "past a doubtful index");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
 static void
 test_a_stamp_never_outlives_the_last_seen_refresh(void)
 {
@@ -1760,6 +1977,9 @@ static const struct h_test tests[] = {
     H_TEST(test_mail_sent_after_a_stamp_is_delivered_by_the_next_tool_call),
     H_TEST(test_a_send_racing_the_read_is_never_stamped_away),
     H_TEST(test_a_restarted_wal_of_the_same_size_is_seen),
+    H_TEST(test_a_second_commit_into_a_restarted_wal_is_seen_within_a_tick),
+    H_TEST(test_a_wal_index_in_doubt_gives_no_snapshot),
+    H_TEST(test_a_racing_sender_is_never_stamped_away),
     H_TEST(test_a_stamp_never_outlives_the_last_seen_refresh),
     H_TEST(test_a_foreign_torn_or_loose_stamp_is_never_believed),
     H_TEST(test_no_stamp_without_a_wal_or_for_a_replaced_database),

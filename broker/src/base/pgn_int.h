@@ -26,15 +26,25 @@ struct pgn_quiet_file {
 	int64_t mtime_ns;
 };
 
+/* Bytes of the WAL-index header a snapshot keeps (decision 0230). */
+#define PGN_QUIET_WALIDX 32
+
 /* The database files as a moment before a read. */
 struct pgn_quiet_snap {
 	struct pgn_quiet_file db, wal;
 	unsigned char walhdr[32];
+	/*
+	 * The WAL-index header's bytes 8-39 (in -shm), its change counter
+	 * zeroed: the frame count, salts and running checksum of the WAL's
+	 * committed frames, which every commit changes (decision 0230).
+	 */
+	unsigned char walidx[PGN_QUIET_WALIDX];
 };
 
 /*
- * Take the snapshot of 'db_path' and its WAL: 1, or 0 (no WAL with a
- * valid header, not regular files): then no stamp is used or made.
+ * Take the snapshot of 'db_path', its WAL and its WAL index: 1, or 0 (no
+ * WAL with a valid header, no WAL index with a committed frame, not
+ * regular files, not in WAL mode): then no stamp is used or made.
  */
 int pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s);
 /*

@@ -5,12 +5,15 @@
  * A full run that finds a session quiet (bound, nothing queued, seen
  * lately) records, in one slot of $PIGEON_HOME/quiet, what the database
  * files looked like BEFORE its read: identity, size and times of the
- * database and its WAL (not the change time, see file_id), and the
- * WAL's 32-byte header. Every commit in
- * WAL mode appends frames (the WAL grows) or restarts the WAL (its
- * header's salts change), so while all of that is unchanged no commit
- * has happened since a moment before a read that found nothing, and the
- * answer is still "nothing". Anything else — no slot, another session's
+ * database and its WAL (not the change time, see file_id), the WAL's
+ * 32-byte header, and the WAL index's header (in -shm). Every commit in
+ * WAL mode appends frames to the WAL's current generation (the index's
+ * frame count and running checksum change) or starts a new one (its
+ * salts change); the WAL file's size and time alone do not tell, since
+ * a restarted WAL is written over in place and a file's time may keep
+ * its clock tick (decision 0230). So while all of that is unchanged no
+ * commit has happened since a moment before a read that found nothing,
+ * and the answer is still "nothing". Anything else — no slot, another session's
  * slot, a torn or foreign slot, a missing or changed file, a last-seen
  * time grown old — means a full run. The stamp can only ever save work;
  * it never decides that mail exists or not on its own.
@@ -27,9 +30,23 @@
 #include "pigeon/hook.h"
 #include "claim.h"
 
-#define QUIET_MAGIC  0x31545150u /* "PQT1" */
+#define QUIET_MAGIC  0x32545150u /* "PQT2": with the WAL index (0230) */
 #define WAL_MAGIC_LE 0x377f0682u
 #define WAL_MAGIC_BE 0x377f0683u
+
+/*
+ * The WAL index's header (SQLite's file format, "WAL-Index Format"):
+ * two copies of 48 bytes at the start of -shm, in the machine's byte
+ * order. Of a copy: the version (bytes 0-3), the change counter (8-11),
+ * whether it is initialized (12), the frame count (16-19), the running
+ * checksum of the last frame (24-31), the salts (32-39).
+ */
+#define WALIDX_COPY    48
+#define WALIDX_VERSION 3007000u
+#define WALIDX_FROM    8 /* the snapshot keeps bytes 8 to 39 */
+#define WALIDX_CHANGE  8 /* the change counter: zeroed, see walidx */
+#define WALIDX_INIT    12
+#define WALIDX_SALTS   32
 
 /* One slot as stored: native layout, this machine's files only. */
 struct slot {
@@ -71,6 +88,47 @@ file_id(const struct stat *sb, struct pgn_quiet_file *f)
 	 */
 }
 
+/*
+ * The WAL index's header, as SQLite's readers take it: both copies
+ * equal (a writer puts the second, then the first), initialized, of the
+ * version we know, and naming a WAL generation (salts not zero), unless
+ * the WAL is empty ('empty'): an index rebuilt from an empty WAL names
+ * none, and its next commit grows the WAL. The change counter is left
+ * out: the first connection to open rebuilds the index and restarts it
+ * from 0, which says nothing of the data; frames and salts do.
+ */
+static int
+walidx(const char *db_path, size_t len, int empty, struct pgn_quiet_snap *s)
+{
+	unsigned char h[2 * WALIDX_COPY];
+	char shm[PGN_MAX_PATH + 8];
+	static const unsigned char zero[8];
+	struct stat sb;
+	uint32_t version;
+	ssize_t n;
+	int fd;
+
+	memcpy(shm, db_path, len);
+	memcpy(shm + len, "-shm", 5);
+	fd = open(shm, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	n = -1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = pread(fd, h, sizeof(h), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(h) ||
+	    memcmp(h, h + WALIDX_COPY, WALIDX_COPY) != 0)
+		return 0;
+	memcpy(&version, h, sizeof(version));
+	if (version != WALIDX_VERSION || h[WALIDX_INIT] != 1 ||
+	    (!empty && memcmp(h + WALIDX_SALTS, zero, sizeof(zero)) == 0))
+		return 0;
+	memset(h + WALIDX_CHANGE, 0, 4);
+	memcpy(s->walidx, h + WALIDX_FROM, sizeof(s->walidx));
+	return 1;
+}
+
 /* A database in WAL mode: its header's read and write versions are 2. */
 static int
 in_wal_mode(const char *db_path, struct stat *sb)
@@ -110,25 +168,23 @@ pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s)
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
 		goto out;
 	file_id(&sb, &s->wal);
-	if (sb.st_size == 0) {
-		/*
-		 * Emptied by a checkpoint: the next commit writes a header
-		 * and frames, so it grows. Only a database in WAL mode
-		 * writes there; one in rollback mode writes in place.
-		 */
-		ok = in_wal_mode(db_path, &sb);
-		if (ok)
-			file_id(&sb, &s->db);
-		goto out;
+	if (sb.st_size > 0) {
+		n = pread(fd, s->walhdr, sizeof(s->walhdr), 0);
+		if (n != (ssize_t)sizeof(s->walhdr))
+			goto out;
+		magic = (uint32_t)s->walhdr[0] << 24 |
+		    (uint32_t)s->walhdr[1] << 16 | (uint32_t)s->walhdr[2] << 8 |
+		    s->walhdr[3];
+		if (magic != WAL_MAGIC_LE && magic != WAL_MAGIC_BE)
+			goto out; /* not a WAL SQLite wrote: no claim */
 	}
-	n = pread(fd, s->walhdr, sizeof(s->walhdr), 0);
-	if (n != (ssize_t)sizeof(s->walhdr))
-		goto out;
-	magic = (uint32_t)s->walhdr[0] << 24 | (uint32_t)s->walhdr[1] << 16 |
-	    (uint32_t)s->walhdr[2] << 8 | s->walhdr[3];
-	if (magic != WAL_MAGIC_LE && magic != WAL_MAGIC_BE)
-		goto out; /* not a WAL SQLite wrote: no claim about it */
-	if (lstat(db_path, &sb) != 0 || !S_ISREG(sb.st_mode))
+	/*
+	 * An empty WAL (emptied by a checkpoint) grows with the next
+	 * commit. Either way only a database in WAL mode writes there:
+	 * one in rollback mode writes in place and keeps no index.
+	 */
+	if (!walidx(db_path, len, sb.st_size == 0, s) ||
+	    !in_wal_mode(db_path, &sb))
 		goto out;
 	file_id(&sb, &s->db);
 	ok = 1;
