@@ -55,14 +55,18 @@ struct slot {
 	char key[PGN_MAX_SESSION_KEY];
 	struct pgn_quiet_snap snap;
 	int64_t seen_ms;
+	int64_t remind_ms;   /* -1: none */
+	uint64_t scope_hash; /* of the scope root */
+	uint32_t prompt;     /* a prompt may answer from it (0230) */
+	char agent[PGN_MAX_NAME + 1];
 	uint64_t sum; /* FNV-1a of everything before it: a torn slot misses */
 };
 
 _Static_assert(sizeof(struct slot) <= PGN_QUIET_SLOT_SIZE,
     "a quiet slot fits its place in the file");
 
-static uint64_t
-fnv1a(const void *p, size_t n)
+uint64_t
+pgn_quiet_hash(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	uint64_t h = 1469598103934665603ULL;
@@ -198,10 +202,13 @@ out:
 static size_t
 slot_of(const char *session, size_t len)
 {
-	return (size_t)(fnv1a(session, len) % PGN_QUIET_SLOTS);
+	return (size_t)(pgn_quiet_hash(session, len) % PGN_QUIET_SLOTS);
 }
 
-/* Open the stamp file, ours and private (decision 0042), or -1. */
+/*
+ * Open the stamp file, ours and private (decision 0042), or -1; 'write'
+ * 2 makes it when missing.
+ */
 static int
 open_stamps(const char *home, int write)
 {
@@ -214,8 +221,10 @@ open_stamps(const char *home, int write)
 	memcpy(path, home, strlen(home));
 	memcpy(path + strlen(home), "/quiet", 7);
 	fd = open(path,
-	    (write ? O_WRONLY | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC |
-	        O_NONBLOCK,
+	    (write == 2   ? O_WRONLY | O_CREAT :
+	            write ? O_WRONLY :
+	                    O_RDONLY) |
+	        O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
 	    0600);
 	if (fd < 0)
 		return -1;
@@ -228,11 +237,11 @@ open_stamps(const char *home, int write)
 	return fd;
 }
 
-int
-pgn_quiet_hit(const char *home, const char *session,
-    const struct pgn_quiet_snap *s, int64_t now_ms)
+/* The slot of 'session' if it holds a stamp of snapshot 's', or 0. */
+static int
+read_slot(const char *home, const char *session, const struct pgn_quiet_snap *s,
+    struct slot *sl)
 {
-	struct slot sl;
 	size_t len;
 	ssize_t n;
 	int fd;
@@ -245,24 +254,60 @@ pgn_quiet_hit(const char *home, const char *session,
 	fd = open_stamps(home, 0);
 	if (fd < 0)
 		return 0;
-	n = pread(fd, &sl, sizeof(sl),
+	n = pread(fd, sl, sizeof(*sl),
 	    (off_t)(slot_of(session, len) * PGN_QUIET_SLOT_SIZE));
 	close(fd);
-	if (n != (ssize_t)sizeof(sl) || sl.magic != QUIET_MAGIC ||
-	    sl.sum != fnv1a(&sl, offsetof(struct slot, sum)))
+	if (n != (ssize_t)sizeof(*sl) || sl->magic != QUIET_MAGIC ||
+	    sl->sum != pgn_quiet_hash(sl, offsetof(struct slot, sum)))
 		return 0;
-	if (sl.keylen != len || memcmp(sl.key, session, len) != 0)
+	if (sl->keylen != len || memcmp(sl->key, session, len) != 0)
 		return 0;
-	if (memcmp(&sl.snap, s, sizeof(*s)) != 0)
+	if (memcmp(&sl->snap, s, sizeof(*s)) != 0)
+		return 0;
+	return 1;
+}
+
+int
+pgn_quiet_hit(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t now_ms)
+{
+	struct slot sl;
+
+	if (!read_slot(home, session, s, &sl))
 		return 0;
 	/* The full run writes last-seen times once they are this old. */
 	return now_ms >= sl.seen_ms &&
 	    now_ms - sl.seen_ms < PGN_SEEN_REFRESH_MS;
 }
 
+int
+pgn_quiet_hit_prompt(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t now_ms, struct pgn_quiet_facts *f)
+{
+	struct slot sl;
+
+	memset(f, 0, sizeof(*f));
+	if (!read_slot(home, session, s, &sl) || sl.prompt != 1 ||
+	    !(now_ms >= sl.seen_ms &&
+	        now_ms - sl.seen_ms < PGN_SEEN_REFRESH_MS))
+		return 0;
+	/* The peek's reminder is due once remind_ms < now: never here. */
+	if (sl.remind_ms >= 0 && now_ms >= sl.remind_ms)
+		return 0;
+	if (memchr(sl.agent, '\0', sizeof(sl.agent)) == NULL ||
+	    sl.agent[0] == '\0')
+		return 0;
+	f->seen_ms = sl.seen_ms;
+	f->remind_ms = sl.remind_ms;
+	f->prompt = 1;
+	f->scope_hash = sl.scope_hash;
+	memcpy(f->agent, sl.agent, sizeof(f->agent));
+	return 1;
+}
+
 void
 pgn_quiet_record(const char *home, const char *session,
-    const struct pgn_quiet_snap *s, int64_t seen_ms)
+    const struct pgn_quiet_snap *s, const struct pgn_quiet_facts *f, int create)
 {
 	struct slot sl;
 	size_t len;
@@ -278,9 +323,14 @@ pgn_quiet_record(const char *home, const char *session,
 	sl.keylen = (uint32_t)len;
 	memcpy(sl.key, session, len);
 	sl.snap = *s;
-	sl.seen_ms = seen_ms;
-	sl.sum = fnv1a(&sl, offsetof(struct slot, sum));
-	fd = open_stamps(home, 1);
+	sl.seen_ms = f->seen_ms;
+	sl.remind_ms = f->remind_ms;
+	sl.scope_hash = f->scope_hash;
+	sl.prompt = f->prompt ? 1 : 0;
+	memcpy(sl.agent, f->agent, sizeof(sl.agent));
+	sl.agent[sizeof(sl.agent) - 1] = '\0';
+	sl.sum = pgn_quiet_hash(&sl, offsetof(struct slot, sum));
+	fd = open_stamps(home, create ? 2 : 1);
 	if (fd < 0)
 		return;
 	/* Best effort, never synced: a lost stamp costs one full run. */
