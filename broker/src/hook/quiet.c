@@ -95,14 +95,13 @@ file_id(const struct stat *sb, struct pgn_quiet_file *f)
 /*
  * The WAL index's header, as SQLite's readers take it: both copies
  * equal (a writer puts the second, then the first), initialized, of the
- * version we know, and naming a WAL generation (salts not zero), unless
- * the WAL is empty ('empty'): an index rebuilt from an empty WAL names
- * none, and its next commit grows the WAL. The change counter is left
- * out: the first connection to open rebuilds the index and restarts it
- * from 0, which says nothing of the data; frames and salts do.
+ * version we know, and naming a WAL generation (salts not zero). The
+ * change counter is left out: the first connection to open rebuilds
+ * the index and restarts it from 0, which says nothing of the data;
+ * frames and salts do.
  */
 static int
-walidx(const char *db_path, size_t len, int empty, struct pgn_quiet_snap *s)
+walidx(const char *db_path, size_t len, struct pgn_quiet_snap *s)
 {
 	unsigned char h[2 * WALIDX_COPY];
 	char shm[PGN_MAX_PATH + 8];
@@ -126,7 +125,7 @@ walidx(const char *db_path, size_t len, int empty, struct pgn_quiet_snap *s)
 		return 0;
 	memcpy(&version, h, sizeof(version));
 	if (version != WALIDX_VERSION || h[WALIDX_INIT] != 1 ||
-	    (!empty && memcmp(h + WALIDX_SALTS, zero, sizeof(zero)) == 0))
+	    memcmp(h + WALIDX_SALTS, zero, sizeof(zero)) == 0)
 		return 0;
 	memset(h + WALIDX_CHANGE, 0, 4);
 	memcpy(s->walidx, h + WALIDX_FROM, sizeof(s->walidx));
@@ -181,14 +180,16 @@ pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s)
 		    s->walhdr[3];
 		if (magic != WAL_MAGIC_LE && magic != WAL_MAGIC_BE)
 			goto out; /* not a WAL SQLite wrote: no claim */
+		if (!walidx(db_path, len, s))
+			goto out;
 	}
 	/*
 	 * An empty WAL (emptied by a checkpoint) grows with the next
-	 * commit. Either way only a database in WAL mode writes there:
-	 * one in rollback mode writes in place and keeps no index.
+	 * commit: its index, which a checkpoint or a rebuild rewrites with
+	 * no commit, is not kept then. Either way only a database in WAL
+	 * mode writes there: one in rollback mode writes in place.
 	 */
-	if (!walidx(db_path, len, sb.st_size == 0, s) ||
-	    !in_wal_mode(db_path, &sb))
+	if (!in_wal_mode(db_path, &sb))
 		goto out;
 	file_id(&sb, &s->db);
 	ok = 1;
