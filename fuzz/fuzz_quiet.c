@@ -55,13 +55,15 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(home, sizeof(home), "%s/home", dir);
 	snprintf(quiet, sizeof(quiet), "%s/home/quiet", dir);
 	check(mkdir(home, 0700) == 0);
-	/* A database header in WAL mode, and an empty WAL. */
+	/* A database header in WAL mode, and a WAL header: its magic. */
 	memset(h, 0, sizeof(h));
 	memcpy(h, "SQLite format 3", 16);
 	h[18] = 2;
 	h[19] = 2;
 	put(db, h, sizeof(h));
-	put(wal, "", 0);
+	memset(h, 0, sizeof(h));
+	memcpy(h, "\x37\x7f\x06\x82", 4);
+	put(wal, h, 32);
 	return 0;
 }
 
