@@ -1650,14 +1650,20 @@ hook_once(int host, const char *db)
 	spawn(&pr);
 }
 
+/*
+ * One callgrind run; 'queued' < 0: the database left as the run before
+ * left it (no checkpoint, nothing queued: the quiet stamp's case).
+ */
 static long long
 ir_run(int host, const char *db, int queued)
 {
 	char *argv[8], buf[2048];
 	const char *p;
 
-	empty_wal(db);
-	queue_for_target(db, queued);
+	if (queued >= 0) {
+		empty_wal(db);
+		queue_for_target(db, queued);
+	}
 	set_env(db);
 	argv[0] = g.valgrind;
 	argv[1] = (char *)"--tool=callgrind";
@@ -1669,7 +1675,7 @@ ir_run(int host, const char *db, int queued)
 	pr.inlen = payload(host, buf, sizeof(buf));
 	pr.in = buf;
 	spawn(&pr);
-	if (!output_ok(host, queued, pr.out))
+	if (!output_ok(host, queued < 0 ? 0 : queued, pr.out))
 		note("  unexpected output under callgrind: '%.200s'", pr.out);
 	p = strstr(pr.err, "Collected :");
 	if (p == NULL)
@@ -1739,6 +1745,22 @@ bench_ir(const struct opts *o, const struct dbset *d)
 		}
 	pathf(v->measured, sizeof(v->measured), "%.4f (worst case)", worst);
 	v->met = worst <= T_IR_RATIO;
+	/*
+	 * A no-mail prompt after a read that found the session quiet, the
+	 * database unchanged since (decision 0230): a tool call (it makes
+	 * the stamp file a prompt writes), a prompt that begins a turn
+	 * after the one that had mail above, one that finds it quiet.
+	 */
+	hook_once(HOST_TOOL, d->hist10);
+	hook_once(HOST_CLAUDE, d->hist10);
+	hook_once(HOST_CLAUDE, d->hist10);
+	ie = ir_run(HOST_CLAUDE, d->hist10, -1);
+	say("\nA no-mail `claude UserPromptSubmit`, 1M history, the "
+	    "database unchanged since a read that found the session quiet "
+	    "(no checkpoint between): %lld (the quiet stamp, decision "
+	    "0230).\n",
+	    ie);
+	cJSON_AddNumberToObject(results, "ir_prompt_unchanged", (double)ie);
 }
 
 /* ---- syscalls (strace) and files (inotify) -------------------------- */

@@ -6,6 +6,7 @@
  * pgn_turn_claim on a temp database (binding, duplicate turn keys, the
  * budget).
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -872,6 +873,19 @@ quiet_setup(char *root, size_t rootlen)
 	pgn_hook_out_release(&o);
 }
 
+/* Stamp 'session' quiet after 's', seen at 'seen_ms', for tool calls. */
+static void
+record_seen(const char *session, const struct pgn_quiet_snap *s,
+    int64_t seen_ms)
+{
+	struct pgn_quiet_facts f;
+
+	memset(&f, 0, sizeof(f));
+	f.seen_ms = seen_ms;
+	f.remind_ms = -1;
+	pgn_quiet_record(home, session, s, &f, 1);
+}
+
 /* Would the stamp answer for 'session' now? */
 static int
 stamp_hits(const char *session)
@@ -1078,7 +1092,7 @@ test_a_send_racing_the_read_is_never_stamped_away(void)
 	REQUIRE(pgn_quiet_snapshot(dbpath, &before));
 	queue(root, "alice", "bob", "sent during the read");
 	/* The read found nothing (it ran before the send's commit). */
-	pgn_quiet_record(home, "claude:s1", &before, pgn_now_ms());
+	record_seen("claude:s1", &before, pgn_now_ms());
 	REQUIRE(pgn_quiet_snapshot(dbpath, &now));
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &now, pgn_now_ms()));
 	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o);
@@ -1150,6 +1164,398 @@ test_a_restarted_wal_of_the_same_size_is_seen(void)
 	pgn_hook_out_release(&o);
 }
 
+/*
+ * A restarted WAL is written over in place: after its first commit the
+ * next ones keep its size and its header, and on a kernel whose file
+ * times keep their clock tick (before fine-grained times) the time too.
+ * The WAL index's frame count and checksum tell (decision 0230).
+ */
+static void
+test_a_second_commit_into_a_restarted_wal_is_seen_within_a_tick(void)
+{
+	char root[PATH_MAX], wal[PATH_MAX + 8], body[32], *ctx;
+	const char *to = "bob";
+	struct pgn_quiet_snap s, old;
+	struct pgn_hook_out o;
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	struct stat a, b;
+	sqlite3 *raw;
+	pgn_db *db;
+	size_t n;
+	int i;
+
+	quiet_setup(root, sizeof(root));
+	for (i = 0; i < 20; i++) {
+		snprintf(body, sizeof(body), "filler %d", i);
+		queue(root, "alice", "carol", body);
+	}
+	raw = raw_keeping_wal();
+	REQUIRE(sqlite3_exec(raw, "PRAGMA wal_checkpoint(FULL)", NULL, NULL,
+	            NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	queue(root, "alice", "carol", "the restart's first commit");
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 1, &o));
+	pgn_hook_out_release(&o);
+	REQUIRE(stamp_hits("claude:s1"));
+	snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+	REQUIRE(stat(wal, &a) == 0);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &old));
+	/*
+	 * A sender that does not checkpoint first (as a hook's write, or
+	 * one whose checkpoint a reader held back) appends to the
+	 * generation the restart began.
+	 */
+	REQUIRE(pgn_db_open(dbpath, PGN_OPEN_LATENCY, 5000, &db) == PGN_OK);
+	REQUIRE(pgn_db_set_scope(db, root) == PGN_OK);
+	memset(&rq, 0, sizeof(rq));
+	rq.from = "alice";
+	rq.to = &to;
+	rq.nto = 1;
+	rq.body = "the second commit";
+	rq.body_len = strlen(rq.body);
+	REQUIRE(pgn_send(db, &rq, sent, 1, &n) == PGN_OK);
+	pgn_db_close(db);
+	REQUIRE(stat(wal, &b) == 0);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	/* the case: the same size, the same WAL header */
+	CHECK(a.st_size == b.st_size);
+	CHECK(memcmp(old.walhdr, s.walhdr, sizeof(s.walhdr)) == 0);
+	CHECK(memcmp(old.walidx, s.walidx, sizeof(s.walidx)) != 0);
+	/* the times as a coarse clock would have left them */
+	s.db = old.db;
+	s.wal = old.wal;
+	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, pgn_now_ms()));
+	CHECK(pgn_quiet_hit(home, "claude:s1", &old, pgn_now_ms()));
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK_CONTAINS(ctx, "the second commit");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM message WHERE recipient_id = "
+	              "(SELECT id FROM agent WHERE name = 'bob') AND "
+	              "delivered_ms IS NULL"),
+	    0);
+	sqlite3_close(raw);
+}
+
+/*
+ * Another process sends while the session's tool calls run, each of its
+ * commits appended without a checkpoint (as a hook's writes are): a run
+ * that starts after the sender has finished delivers everything left,
+ * whatever stamps the runs before it made.
+ */
+static void
+test_a_racing_sender_is_never_stamped_away(void)
+{
+	char root[PATH_MAX], body[32];
+	const char *to = "bob";
+	struct pgn_hook_out o;
+	struct pgn_sent sent[1];
+	struct pgn_send rq;
+	sqlite3 *raw;
+	pgn_db *db;
+	pid_t pid;
+	size_t n;
+	int i, status, ok;
+
+	quiet_setup(root, sizeof(root));
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		ok = 1;
+		for (i = 0; ok && i < 40; i++) {
+			ok = pgn_db_open(dbpath, PGN_OPEN_LATENCY, 30000,
+			         &db) == PGN_OK;
+			if (ok)
+				ok = pgn_db_set_scope(db, root) == PGN_OK;
+			memset(&rq, 0, sizeof(rq));
+			snprintf(body, sizeof(body), "raced %d", i);
+			rq.from = "alice";
+			rq.to = &to;
+			rq.nto = 1;
+			rq.body = body;
+			rq.body_len = strlen(body);
+			if (ok)
+				ok = pgn_send(db, &rq, sent, 1, &n) == PGN_OK;
+			pgn_db_close(db);
+		}
+		_exit(ok ? 0 : 1);
+	}
+	i = 0;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		free(
+		    run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i++, &o));
+		pgn_hook_out_release(&o);
+	}
+	REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The sender is done: the next run must see all of it. */
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, i, &o));
+	pgn_hook_out_release(&o);
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery d JOIN message m "
+	              "ON m.id = d.message_id WHERE m.body LIKE 'raced %'"),
+	    40);
+	sqlite3_close(raw);
+}
+
+/* Would the stamp answer a prompt of 'session' now? */
+static int
+prompt_hits(const char *session)
+{
+	struct pgn_quiet_facts f;
+	struct pgn_quiet_snap s;
+
+	return pgn_quiet_snapshot(dbpath, &s) &&
+	    pgn_quiet_hit_prompt(home, session, &s, pgn_now_ms(), &f);
+}
+
+/* ---- a prompt from the quiet stamp (decision 0230) ----------------- */
+
+static void
+test_an_unchanged_database_answers_the_next_prompt_from_the_stamp(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+
+	quiet_setup(root, sizeof(root));
+	CHECK(prompt_hits("claude:s1"));
+	CHECK(!prompt_hits("claude:s2"));
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 2, &o);
+	CHECK_STR(ctx, "");
+	CHECK_INT(o.nlog, 0);
+	CHECK(o.line == NULL);
+	CHECK_STR(o.agent, "bob");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	/* a prompt's hit writes nothing: the stamp still answers */
+	CHECK(prompt_hits("claude:s1"));
+}
+
+static void
+test_mail_of_any_priority_sent_after_a_stamp_reaches_the_next_prompt(void)
+{
+	static const int prio[3] = {PGN_PRIORITY_LOW, PGN_PRIORITY_NORMAL,
+	    PGN_PRIORITY_URGENT};
+	char root[PATH_MAX], body[32], *ctx;
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+	int i;
+
+	quiet_setup(root, sizeof(root));
+	for (i = 0; i < 9; i++) {
+		CHECK(prompt_hits("claude:s1"));
+		snprintf(body, sizeof(body), "prompt ping %d", i);
+		queue_p(root, body, prio[i % 3]);
+		CHECK(!prompt_hits("claude:s1"));
+		ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 10 + i, &o);
+		CHECK_CONTAINS(ctx, body);
+		free(ctx);
+		pgn_hook_out_release(&o);
+		/* a tool call reads after the claim, and stamps again */
+		free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 10 + i,
+		    &o));
+		pgn_hook_out_release(&o);
+		/* the next prompt after one that had mail reads: a new turn */
+		free(run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 30 + i, &o));
+		pgn_hook_out_release(&o);
+		free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 30 + i,
+		    &o));
+		pgn_hook_out_release(&o);
+	}
+	raw = h_raw();
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM message WHERE delivered_ms IS NULL"),
+	    0);
+	CHECK_INT(H_INT(raw,
+	              "SELECT count(*) FROM delivery WHERE route = 'prompt'"),
+	    9);
+	sqlite3_close(raw);
+}
+
+/*
+ * A tool call's read counts only mail it claims (normal and urgent): its
+ * stamp tells a tool call that low mail waits for a prompt, never the
+ * prompt that low mail does not wait.
+ */
+static void
+test_a_tool_calls_stamp_never_hides_low_mail_from_a_prompt(void)
+{
+	char root[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+
+	quiet_setup(root, sizeof(root));
+	queue_p(root, "when you have a moment", PGN_PRIORITY_LOW);
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o);
+	CHECK_STR(ctx, "");
+	free(ctx);
+	pgn_hook_out_release(&o);
+	CHECK(stamp_hits("claude:s1"));
+	CHECK(!prompt_hits("claude:s1"));
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", root, NULL, 3, &o);
+	CHECK_CONTAINS(ctx, "  when you have a moment\n");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+/* A reminder falls due with no commit: the stamp ends before it. */
+static void
+test_a_prompts_stamp_ends_when_a_reminder_falls_due(void)
+{
+	char root[PATH_MAX];
+	struct pgn_quiet_facts f, got;
+	struct pgn_quiet_snap s;
+	int64_t now;
+
+	quiet_setup(root, sizeof(root));
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	now = pgn_now_ms();
+	memset(&f, 0, sizeof(f));
+	f.seen_ms = now;
+	f.prompt = 1;
+	f.remind_ms = now + 1000;
+	snprintf(f.agent, sizeof(f.agent), "bob");
+	pgn_quiet_record(home, "claude:s1", &s, &f, 1);
+	CHECK(pgn_quiet_hit_prompt(home, "claude:s1", &s, now + 999, &got));
+	CHECK_STR(got.agent, "bob");
+	CHECK(!pgn_quiet_hit_prompt(home, "claude:s1", &s, now + 1000, &got));
+	/* a tool call shows no reminder: its stamp does not end there */
+	CHECK(pgn_quiet_hit(home, "claude:s1", &s, now + 1000));
+	/* not ready for a prompt (a continuation counted, mail in its turn) */
+	f.prompt = 0;
+	f.remind_ms = -1;
+	pgn_quiet_record(home, "claude:s1", &s, &f, 1);
+	CHECK(!pgn_quiet_hit_prompt(home, "claude:s1", &s, now, &got));
+	CHECK(pgn_quiet_hit(home, "claude:s1", &s, now));
+	/* no agent named: never */
+	f.prompt = 1;
+	f.agent[0] = '\0';
+	pgn_quiet_record(home, "claude:s1", &s, &f, 1);
+	CHECK(!pgn_quiet_hit_prompt(home, "claude:s1", &s, now, &got));
+}
+
+/* A read that saw a reminder due stamps for tool calls, not a prompt. */
+static void
+test_a_read_that_saw_a_reminder_due_stamps_no_prompt(void)
+{
+	char root[PATH_MAX];
+	struct pgn_hook_out o;
+	sqlite3 *raw;
+
+	quiet_setup(root, sizeof(root));
+	raw = raw_keeping_wal();
+	/* the agent's next reminder due long ago */
+	REQUIRE(sqlite3_exec(raw,
+	            "UPDATE agent SET remind_ms = 1 WHERE name = 'bob'", NULL,
+	            NULL, NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	free(run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 2, &o));
+	pgn_hook_out_release(&o);
+	/* the read saw a reminder due: a tool call may answer, not a prompt */
+	CHECK(stamp_hits("claude:s1"));
+	CHECK(!prompt_hits("claude:s1"));
+}
+
+/* The payload's directory in another scope than the stamp's: a read. */
+static void
+test_a_prompt_from_another_scope_reads(void)
+{
+	char root[PATH_MAX], other[PATH_MAX], *ctx;
+	struct pgn_hook_out o;
+
+	quiet_setup(root, sizeof(root));
+	make_scope(other, sizeof(other), strlen(h_tmp) + 60);
+	REQUIRE(strcmp(root, other) != 0);
+	CHECK(prompt_hits("claude:s1"));
+	ctx = run_event(PGN_EVENT_PROMPT, "s1", other, NULL, 2, &o);
+	CHECK_STR(ctx, "");
+	CHECK_STR(o.agent, "bob");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
+/* Overwrite 'n' bytes of the database's -shm at 'off'. */
+static void
+poke_shm(off_t off, const void *p, size_t n)
+{
+	char shm[PATH_MAX + 8];
+	int fd;
+
+	snprintf(shm, sizeof(shm), "%s-shm", dbpath);
+	fd = open(shm, O_WRONLY);
+	REQUIRE(fd >= 0);
+	REQUIRE(pwrite(fd, p, n, off) == (ssize_t)n);
+	close(fd);
+}
+
+/*
+ * A WAL index SQLite would not read as it is — copies that differ (a
+ * writer between them, or a hostile file), not initialized, of another
+ * version, naming no WAL generation, missing, not a regular file —
+ * gives no snapshot: the run reads the database.
+ */
+static void
+test_a_wal_index_in_doubt_gives_no_snapshot(void)
+{
+	char root[PATH_MAX], shm[PATH_MAX + 8], *ctx;
+	unsigned char h[96], zero[8] = {0}, one = 1;
+	struct pgn_quiet_snap s;
+	struct pgn_hook_out o;
+	int fd;
+
+	quiet_setup(root, sizeof(root));
+	snprintf(shm, sizeof(shm), "%s-shm", dbpath);
+	fd = open(shm, O_RDONLY);
+	REQUIRE(fd >= 0);
+	REQUIRE(pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h));
+	close(fd);
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	/* the copies differ */
+	poke_shm(48 + 16, &one, 1);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	CHECK(!stamp_hits("claude:s1"));
+	poke_shm(0, h, sizeof(h));
+	CHECK(stamp_hits("claude:s1"));
+	/* not initialized, in both copies */
+	poke_shm(12, zero, 1);
+	poke_shm(48 + 12, zero, 1);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	poke_shm(0, h, sizeof(h));
+	/* another version */
+	poke_shm(0, zero, 4);
+	poke_shm(48, zero, 4);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	poke_shm(0, h, sizeof(h));
+	/* no generation named (as rebuilt from an empty WAL) */
+	poke_shm(32, zero, 8);
+	poke_shm(48 + 32, zero, 8);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	poke_shm(0, h, sizeof(h));
+	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
+	/* shorter than both copies */
+	REQUIRE(truncate(shm, 90) == 0);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	/* gone, then a directory in its place */
+	REQUIRE(unlink(shm) == 0);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	REQUIRE(mkdir(shm, 0700) == 0);
+	CHECK(!pgn_quiet_snapshot(dbpath, &s));
+	REQUIRE(rmdir(shm) == 0);
+	/* and the run reads: a ping sent now is delivered */
+	queue(root, "alice", "bob", "past a doubtful index");
+	ctx = run_event(PGN_EVENT_AFTER_TOOL, "s1", root, NULL, 3, &o);
+	CHECK_CONTAINS(ctx, "past a doubtful index");
+	free(ctx);
+	pgn_hook_out_release(&o);
+}
+
 static void
 test_a_stamp_never_outlives_the_last_seen_refresh(void)
 {
@@ -1160,12 +1566,12 @@ test_a_stamp_never_outlives_the_last_seen_refresh(void)
 	quiet_setup(root, sizeof(root));
 	REQUIRE(pgn_quiet_snapshot(dbpath, &s));
 	now = pgn_now_ms();
-	pgn_quiet_record(home, "claude:s1", &s, now - PGN_SEEN_REFRESH_MS + 1);
+	record_seen("claude:s1", &s, now - PGN_SEEN_REFRESH_MS + 1);
 	CHECK(pgn_quiet_hit(home, "claude:s1", &s, now));
-	pgn_quiet_record(home, "claude:s1", &s, now - PGN_SEEN_REFRESH_MS);
+	record_seen("claude:s1", &s, now - PGN_SEEN_REFRESH_MS);
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
 	/* A last-seen time from the future (a clock set back): read. */
-	pgn_quiet_record(home, "claude:s1", &s, now + 1);
+	record_seen("claude:s1", &s, now + 1);
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
 }
 
@@ -1200,11 +1606,11 @@ test_a_foreign_torn_or_loose_stamp_is_never_believed(void)
 		if (slot_for(other) == slot_for("claude:s1"))
 			break;
 	}
-	pgn_quiet_record(home, other, &s, now);
+	record_seen(other, &s, now);
 	CHECK(pgn_quiet_hit(home, other, &s, now));
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
 	/* One flipped byte anywhere in the slot: a torn write. */
-	pgn_quiet_record(home, "claude:s1", &s, now);
+	record_seen("claude:s1", &s, now);
 	REQUIRE(pgn_quiet_hit(home, "claude:s1", &s, now));
 	f = fopen(path, "r+b");
 	REQUIRE(f != NULL);
@@ -1217,7 +1623,7 @@ test_a_foreign_torn_or_loose_stamp_is_never_believed(void)
 	fclose(f);
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
 	/* A file others may write, or bigger than the table: not ours. */
-	pgn_quiet_record(home, "claude:s1", &s, now);
+	record_seen("claude:s1", &s, now);
 	REQUIRE(pgn_quiet_hit(home, "claude:s1", &s, now));
 	REQUIRE(chmod(path, 0622) == 0);
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
@@ -1231,17 +1637,17 @@ test_a_foreign_torn_or_loose_stamp_is_never_believed(void)
 	/* A symbolic link in its place is not followed. */
 	REQUIRE(unlink(path) == 0);
 	REQUIRE(symlink(dbpath, path) == 0);
-	pgn_quiet_record(home, "claude:s1", &s, now);
+	record_seen("claude:s1", &s, now);
 	CHECK(!pgn_quiet_hit(home, "claude:s1", &s, now));
 	REQUIRE(unlink(path) == 0);
 	/* Session keys up to PGN_MAX_SESSION_KEY bytes, not one more. */
 	memset(key, 'k', sizeof(key));
 	key[PGN_MAX_SESSION_KEY] = '\0';
-	pgn_quiet_record(home, key, &s, now);
+	record_seen(key, &s, now);
 	CHECK(pgn_quiet_hit(home, key, &s, now));
 	key[PGN_MAX_SESSION_KEY] = 'k';
 	key[PGN_MAX_SESSION_KEY + 1] = '\0';
-	pgn_quiet_record(home, key, &s, now);
+	record_seen(key, &s, now);
 	CHECK(!pgn_quiet_hit(home, key, &s, now));
 }
 
@@ -1266,7 +1672,7 @@ test_no_stamp_without_a_wal_or_for_a_replaced_database(void)
 	CHECK(pgn_quiet_snapshot(dbpath, &s));
 	CHECK_INT(s.wal.size, 0);
 	/* A copy renamed over the database: another file, a read. */
-	pgn_quiet_record(home, "claude:s1", &s, pgn_now_ms());
+	record_seen("claude:s1", &s, pgn_now_ms());
 	REQUIRE(stamp_hits("claude:s1"));
 	bytes = h_read_file(dbpath, &len);
 	REQUIRE(bytes != NULL);
@@ -1760,6 +2166,16 @@ static const struct h_test tests[] = {
     H_TEST(test_mail_sent_after_a_stamp_is_delivered_by_the_next_tool_call),
     H_TEST(test_a_send_racing_the_read_is_never_stamped_away),
     H_TEST(test_a_restarted_wal_of_the_same_size_is_seen),
+    H_TEST(test_a_second_commit_into_a_restarted_wal_is_seen_within_a_tick),
+    H_TEST(test_a_wal_index_in_doubt_gives_no_snapshot),
+    H_TEST(test_a_racing_sender_is_never_stamped_away),
+    H_TEST(test_an_unchanged_database_answers_the_next_prompt_from_the_stamp),
+    H_TEST(
+        test_mail_of_any_priority_sent_after_a_stamp_reaches_the_next_prompt),
+    H_TEST(test_a_tool_calls_stamp_never_hides_low_mail_from_a_prompt),
+    H_TEST(test_a_prompts_stamp_ends_when_a_reminder_falls_due),
+    H_TEST(test_a_read_that_saw_a_reminder_due_stamps_no_prompt),
+    H_TEST(test_a_prompt_from_another_scope_reads),
     H_TEST(test_a_stamp_never_outlives_the_last_seen_refresh),
     H_TEST(test_a_foreign_torn_or_loose_stamp_is_never_believed),
     H_TEST(test_no_stamp_without_a_wal_or_for_a_replaced_database),

@@ -26,17 +26,42 @@ struct pgn_quiet_file {
 	int64_t mtime_ns;
 };
 
+/* Bytes of the WAL-index header a snapshot keeps (decision 0230). */
+#define PGN_QUIET_WALIDX 32
+
 /* The database files as a moment before a read. */
 struct pgn_quiet_snap {
 	struct pgn_quiet_file db, wal;
 	unsigned char walhdr[32];
+	/*
+	 * The WAL-index header's bytes 8-39 (in -shm), its change counter
+	 * zeroed: the frame count, salts and running checksum of the WAL's
+	 * committed frames, which every commit changes (decision 0230).
+	 */
+	unsigned char walidx[PGN_QUIET_WALIDX];
 };
 
 /*
- * Take the snapshot of 'db_path' and its WAL: 1, or 0 (no WAL with a
- * valid header, not regular files): then no stamp is used or made.
+ * Take the snapshot of 'db_path', its WAL and its WAL index: 1, or 0 (no
+ * WAL with a valid header, no WAL index with a committed frame, not
+ * regular files, not in WAL mode): then no stamp is used or made.
  */
 int pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s);
+/* What a read that found a session quiet knew of it (decision 0230). */
+struct pgn_quiet_facts {
+	int64_t seen_ms;   /* the older of its session's and agent's */
+	int64_t remind_ms; /* its agent's next reminder falls due, -1: none */
+	/*
+	 * A prompt may answer from it: nothing of any priority queued, no
+	 * continuation counted, its turn had no mail.
+	 */
+	int prompt;
+	uint64_t scope_hash; /* pgn_quiet_hash of its scope root */
+	char agent[PGN_MAX_NAME + 1];
+};
+
+/* FNV-1a of 'n' bytes at 'p' (the slots' and the scope's hash). */
+uint64_t pgn_quiet_hash(const void *p, size_t n);
 /*
  * 1 when session 'session' was found quiet by a read made after
  * snapshot 's' — the files unchanged since — and its last-seen time
@@ -44,9 +69,20 @@ int pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s);
  */
 int pgn_quiet_hit(const char *home, const char *session,
     const struct pgn_quiet_snap *s, int64_t now_ms);
-/* Remember that a read after 's' found 'session' quiet (best effort). */
+/*
+ * The same for a prompt: the read also found the session ready for
+ * one (f->prompt), and no reminder of its agent is due at 'now_ms';
+ * then 1, with what the read knew in '*f'.
+ */
+int pgn_quiet_hit_prompt(const char *home, const char *session,
+    const struct pgn_quiet_snap *s, int64_t now_ms, struct pgn_quiet_facts *f);
+/*
+ * Remember that a read after 's' found 'session' quiet (best effort);
+ * the stamp file is made only if 'create' (a prompt makes no file).
+ */
 void pgn_quiet_record(const char *home, const char *session,
-    const struct pgn_quiet_snap *s, int64_t seen_ms);
+    const struct pgn_quiet_snap *s, const struct pgn_quiet_facts *f,
+    int create);
 
 /* ---- the paths a patch names (patch.c) ------------------------------ */
 

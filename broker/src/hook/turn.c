@@ -35,10 +35,12 @@ struct turn {
 	int64_t start;
 	int64_t wait_until; /* a stop waits for mail until then; 0: not */
 	char *context;
-	struct pgn_quiet_snap snap; /* after-tool: the files before the read */
+	/* after a tool call, a prompt: the files before the read */
+	struct pgn_quiet_snap snap;
 	int snapped;
-	char *found;     /* the pigeon beside in->self */
-	size_t reminded; /* the render's: reminders it showed (0157) */
+	const char *cfg_for; /* the project cfg was loaded for, or NULL */
+	char *found;         /* the pigeon beside in->self */
+	size_t reminded;     /* the render's: reminders it showed (0157) */
 };
 
 static const char *
@@ -288,6 +290,13 @@ continues(pgn_event e)
 static void
 load_config(struct turn *t)
 {
+	/* Loaded once a run: a prompt's stamp may have loaded it (0230). */
+	if (t->cfg_for != NULL && strcmp(t->cfg_for, t->project) == 0)
+		return;
+	if (t->cfg_for != NULL)
+		pgn_config_release(&t->cfg);
+	memset(&t->cfg, 0, sizeof(t->cfg));
+	t->cfg_for = t->project;
 	t->cfg.max_auto_continues = PGN_AUTO_CONTINUES_DEFAULT;
 	if ((t->p.event != PGN_EVENT_PROMPT && !continues(t->p.event)) ||
 	    t->project[0] == '\0')
@@ -756,6 +765,58 @@ wake(struct turn *t)
 	return PGN_OK;
 }
 
+/*
+ * A prompt answered from the quiet stamp (decision 0230): the files are
+ * as they were before a read that found the session bound, nothing of
+ * any priority queued, no continuation counted, no mail in its turn,
+ * seen lately and no reminder due by now; the payload's directory is in
+ * the scope that read named. The project's config is read as the full
+ * run reads it, and decides as there: a reminder or a provider to run
+ * means the full run (which keeps the config read here).
+ */
+static int
+quiet_prompt(struct turn *t)
+{
+	struct pgn_quiet_facts f;
+
+	if (woken(t) ||
+	    !pgn_quiet_hit_prompt(t->in->home, t->p.session, &t->snap,
+	        pgn_now_ms(), &f))
+		return 0;
+	if (pgn_scope_find(t->p.dir, &t->dir_scope) != PGN_OK ||
+	    (t->dir_scope[0] != '/' && t->dir_scope[0] != '\0') ||
+	    pgn_quiet_hash(t->dir_scope, strlen(t->dir_scope)) != f.scope_hash)
+		return 0;
+	t->scope = t->dir_scope;
+	t->project = t->dir_scope;
+	load_config(t);
+	if ((t->cfg.reminder != NULL && t->cfg.reminder[0] != '\0') ||
+	    provider_runs(t))
+		return 0;
+	memcpy(t->o->agent, f.agent, sizeof(t->o->agent));
+	return 1;
+}
+
+/* What the read that found the session quiet knew, for the next run. */
+static void
+record_quiet(struct turn *t)
+{
+	struct pgn_quiet_facts f;
+
+	memset(&f, 0, sizeof(f));
+	f.seen_ms = t->peek.seen_ms;
+	f.remind_ms = t->peek.remind_ms;
+	/* A directory or the global scope: not a shared store's key (0117). */
+	f.prompt = !t->peek.queued_any && t->peek.continues == 0 &&
+	    !t->peek.turn_mail &&
+	    (t->peek.scope[0] == '/' || t->peek.scope[0] == '\0');
+	f.scope_hash = pgn_quiet_hash(t->peek.scope, strlen(t->peek.scope));
+	memcpy(f.agent, t->peek.agent, sizeof(f.agent));
+	/* A prompt makes no file (decision 0021): a tool call made it. */
+	pgn_quiet_record(t->in->home, t->p.session, &t->snap, &f,
+	    t->p.event == PGN_EVENT_AFTER_TOOL);
+}
+
 static pgn_status
 run(struct turn *t)
 {
@@ -801,6 +862,11 @@ run(struct turn *t)
 		        pgn_now_ms()))
 			return PGN_OK;
 	}
+	if (t->p.event == PGN_EVENT_PROMPT) {
+		t->snapped = pgn_quiet_snapshot(in->db_path, &t->snap);
+		if (t->snapped && quiet_prompt(t))
+			return PGN_OK;
+	}
 	st = open_db(t);
 	if (st == PGN_OK)
 		st = peek(t);
@@ -808,7 +874,7 @@ run(struct turn *t)
 	 * A session keeps the scope it was bound in: only a new one needs
 	 * the walk up from its directory (not on every tool call).
 	 */
-	if (st == PGN_OK && !t->peek.bound)
+	if (st == PGN_OK && !t->peek.bound && t->dir_scope == NULL)
 		st = pgn_scope_find(t->p.dir, &t->dir_scope);
 	if (st != PGN_OK)
 		goto dberr;
@@ -853,8 +919,7 @@ run(struct turn *t)
 	    !(t->p.event == PGN_EVENT_PROMPT && t->peek.remind)) {
 		memcpy(o->agent, t->peek.agent, sizeof(o->agent));
 		if (t->snapped)
-			pgn_quiet_record(in->home, t->p.session, &t->snap,
-			    t->peek.seen_ms);
+			record_quiet(t);
 		return PGN_OK;
 	}
 	if (t->p.event == PGN_EVENT_IDLE) {

@@ -44,6 +44,15 @@ static const char SQL_SESSION_GET[] =
 #define PEEK_REMIND    "coalesce(a.remind_ms < ?2, 0) "
 #define PEEK_REMIND_PG "coalesce(a.remind_ms < ?2, false) "
 /*
+ * For the quiet stamp (decision 0230): when the agent's next reminder
+ * falls due (-1: none), and whether mail of any priority waits (a
+ * prompt's statement counts all of it already: 0 here, unread).
+ */
+#define PEEK_MORE ", coalesce(a.remind_ms, -1), 0 "
+#define PEEK_MORE_AT                                                           \
+	", coalesce(a.remind_ms, -1), EXISTS (SELECT 1 FROM message m "        \
+	"WHERE m.recipient_id = a.id AND m.delivered_ms IS NULL) "
+/*
  * A turn's first look: the bound session's agent and scope, when it was
  * last seen, whether anything waits for it (the partial index), and
  * whether its turn had mail.
@@ -52,7 +61,7 @@ const char pgn_sql_turn_peek[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND PEEK_MORE
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -61,7 +70,7 @@ static const char SQL_TURN_PEEK_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND_PG
+    "AND m.delivered_ms IS NULL), s.turn_mail, " PEEK_REMIND_PG PEEK_MORE
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -75,7 +84,7 @@ static const char SQL_TURN_PEEK_AT[] =
     "SELECT a.name, c.root, min(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, 0 "
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, 0 " PEEK_MORE_AT
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -83,7 +92,7 @@ static const char SQL_TURN_PEEK_AT_PG[] =
     "SELECT a.name, c.root, least(s.last_seen_ms, coalesce(a.last_seen_ms, 0)), "
     "s.auto_continues, "
     "EXISTS (SELECT 1 FROM message m WHERE m.recipient_id = a.id "
-    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, 0 "
+    "AND m.delivered_ms IS NULL AND m.priority >= ?2), s.turn_mail, 0 " PEEK_MORE_AT
     "FROM session s JOIN agent a ON a.id = s.agent_id "
     "JOIN scope c ON c.id = a.scope_id "
     "WHERE s.key = ?1 AND a.removed_ms IS NULL";
@@ -942,6 +951,10 @@ peek_tx(pgn_db *db, void *arg)
 		p->queued = pgn_col_i64(st, 4) != 0;
 		p->turn_mail = pgn_col_i64(st, 5) != 0;
 		p->remind = pgn_col_i64(st, 6) != 0;
+		p->remind_ms = pgn_col_i64(st, 7);
+		p->queued_any = c->lowest <= PGN_PRIORITY_LOW ?
+		    p->queued :
+		    pgn_col_i64(st, 8) != 0;
 		p->bound = p->agent[0] != '\0';
 	} else if (rc == PGN_ENOTFOUND) {
 		rc = PGN_OK;

@@ -28,8 +28,10 @@ struct pgn_peek {
 	int64_t seen_ms;              /* the older of session's and agent's */
 	int64_t continues;            /* stops that went on in a row */
 	int queued;                   /* something waits for the agent */
-	int turn_mail; /* its turn had mail: a prompt records its own */
-	int remind;    /* a message of the agent is due a reminder (0157) */
+	int turn_mail;     /* its turn had mail: a prompt records its own */
+	int remind;        /* a message of the agent is due a reminder (0157) */
+	int64_t remind_ms; /* the agent's next reminder falls due, -1: none */
+	int queued_any;    /* mail of any priority waits (decision 0230) */
 };
 
 /* One read: is session 'session' bound, where, and does mail wait? */
