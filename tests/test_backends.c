@@ -1376,6 +1376,45 @@ test_the_watch_notifier_wakes_for_a_send_and_not_for_reads(void)
 	teardown();
 }
 
+/*
+ * A handle whose session the server ended between transactions opens a
+ * new one for the next (decision 0245): pigeon web and watch hold one
+ * handle for their life. The transaction that meets the dead session may
+ * fail; the next works, and the notifier listens again on the new one.
+ */
+static void
+test_a_handle_whose_session_was_ended_connects_again(void)
+{
+	struct pgn_notify *n = NULL;
+	struct pgn_watch w;
+	int fd;
+
+	if (!be_have_pg())
+		return;
+	be_on_pg = 1;
+	setup();
+	REQUIRE(pgn_agent_add(db, "bob") == PGN_OK);
+	REQUIRE(pgn_notify_open(db, &n) == PGN_OK);
+	REQUIRE(pgn_exec(chk,
+	            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+	            "WHERE datname = current_database() "
+	            "AND pid <> pg_backend_pid()",
+	            "ending the other sessions", PGN_NONE) == PGN_OK);
+	if (pgn_watch_read(db, 10, &w) == PGN_OK)
+		pgn_watch_release(&w);
+	REQUIRE(pgn_watch_read(db, 10, &w) == PGN_OK);
+	pgn_watch_release(&w);
+	CHECK_INT(send1(db, "alice", "bob", "on the new session"), PGN_OK);
+	CHECK_INT(count("SELECT count(*) FROM message"), 1);
+	fd = pgn_notify_fd(n);
+	CHECK(fd >= 0);
+	CHECK(!readable(fd, 300));
+	REQUIRE(send1(chk, "alice", "bob", "for the new listener") == PGN_OK);
+	CHECK(readable(pgn_notify_fd(n), 5000));
+	pgn_notify_close(n);
+	teardown();
+}
+
 static void
 test_doctor_reports_the_server_and_schema(void)
 {
@@ -1458,6 +1497,7 @@ static const struct h_test tests[] = {
     H_TEST(test_a_read_leaves_no_transaction_open),
     H_TEST(test_a_transaction_the_server_rolled_back_is_not_committed),
     H_TEST(test_the_watch_notifier_wakes_for_a_send_and_not_for_reads),
+    H_TEST(test_a_handle_whose_session_was_ended_connects_again),
     H_TEST(test_doctor_reports_the_server_and_schema),
     H_TEST(test_a_postgres_string_without_the_backend_says_so),
     H_TEST(test_a_string_in_capitals_or_after_blanks_is_not_shown_as_a_path),

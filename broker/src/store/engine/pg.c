@@ -922,6 +922,29 @@ pipe_leave(pgn_db *db, int report, const char *what)
 static pgn_status connect_within(pgn_db *db, const char *conninfo);
 
 /*
+ * A connection lost between transactions (the server ended the session,
+ * or this side lost track of its pipeline) is opened again before the
+ * next use: a long-lived caller (pigeon web, watch, wait, wake --follow,
+ * mcp) must not stay broken for the rest of its life. Its LISTENs went
+ * with it: the waiters listen again (decision 0245).
+ */
+static pgn_status
+reconnect_if_lost(pgn_db *db)
+{
+	struct pgn_pg *pg = pg_of(db);
+
+	if (pg->conn != NULL && PQstatus(pg->conn) == CONNECTION_OK)
+		return PGN_OK;
+	PQfinish(pg->conn);
+	pg->conn = NULL;
+	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = pg->listening =
+	    pg->bell = 0;
+	pg->xid_at = -1;
+	pg->xid = 0;
+	return connect_within(db, pg->conninfo);
+}
+
+/*
  * One statement with one text parameter, its answer awaited under
  * poll() until 'until' (monotonic ms): the result, or NULL when it did
  * not come in time or the connection failed. Only resolve() uses it: a
@@ -1136,6 +1159,9 @@ run_tx(pgn_db *db, int write, pgn_tx_fn *fn, void *arg)
 		left = until - pgn_mono_ms();
 		if (left < 1)
 			left = 1;
+		rc = reconnect_if_lost(db);
+		if (rc != PGN_OK)
+			return rc;
 		rc = tx_begin(db, write, left);
 		pg_of(db)->in_tx = pg_of(db)->pipe;
 		if (rc == PGN_OK)
@@ -1725,7 +1751,7 @@ pg_wait_open(pgn_db *db, const char *extra)
 	struct pgn_waker *w;
 
 	(void)extra;
-	if (!pipe_leave(db, 1, "listening"))
+	if (reconnect_if_lost(db) != PGN_OK || !pipe_leave(db, 1, "listening"))
 		return NULL;
 	if (!pg_of(db)->listening &&
 	    run_simple(db, "LISTEN pigeon", "listening") != PGN_OK)
@@ -1735,6 +1761,18 @@ pg_wait_open(pgn_db *db, const char *extra)
 	if (w != NULL)
 		w->db = db;
 	return w;
+}
+
+/* LISTEN pigeon again after a reconnect; false if it failed. */
+static int
+listen_again(pgn_db *db)
+{
+	if (pg_of(db)->listening)
+		return 1;
+	if (run_simple(db, "LISTEN pigeon", "listening") != PGN_OK)
+		return 0;
+	pg_of(db)->listening = 1;
+	return 1;
 }
 
 /* Take every notification libpq holds; true if there was one. */
@@ -1759,7 +1797,8 @@ pg_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
 	int r;
 
 	(void)w;
-	if (!pipe_leave(db, 1, "waiting"))
+	if (reconnect_if_lost(db) != PGN_OK || !pipe_leave(db, 1, "waiting") ||
+	    !listen_again(db))
 		return 0;
 	conn = pg_of(db)->conn;
 	if (drain(conn))
@@ -1785,7 +1824,8 @@ pg_wait_sleep(pgn_db *db, struct pgn_waker *w, int64_t ms)
 static int
 pg_wait_fd(struct pgn_waker *w)
 {
-	if (!pipe_leave(w->db, 0, "waiting"))
+	if (reconnect_if_lost(w->db) != PGN_OK ||
+	    !pipe_leave(w->db, 0, "waiting") || !listen_again(w->db))
 		return -1;
 	return PQsocket(pg_of(w->db)->conn);
 }
@@ -1831,7 +1871,8 @@ pg_bell_take(pgn_db *db, int64_t ms, int64_t *ids, size_t max)
 	size_t got = 0;
 	int over = 0, r;
 
-	if (!pipe_leave(db, 1, "listening for the doorbell"))
+	if (reconnect_if_lost(db) != PGN_OK ||
+	    !pipe_leave(db, 1, "listening for the doorbell"))
 		return -2;
 	if (!pg->bell &&
 	    run_simple(db, "LISTEN pigeon_bell",
