@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -690,6 +691,60 @@ rule_status_shows_a_fresh_ring_heard(void)
 	pgn_msg_status_release(&s, 1);
 }
 
+/*
+ * A follower whose session the server ended (decision 0245) connects
+ * again and, since rings notified while nobody listened are gone, looks
+ * at every queued message once: the send made meanwhile still rings.
+ */
+static void
+rule_a_follower_that_lost_its_session_rings_what_came_meanwhile(void)
+{
+	static const struct timespec tick = {0, 10000000};
+	pgn_db *b = NULL;
+	size_t rung = 9, total = 0;
+	int i;
+
+	if (!be_on_pg)
+		return; /* one machine on SQLite: no follower (above) */
+	b = h_open_path(be_where, 0);
+	as_machine("machine-b", "state-b");
+	REQUIRE(pgn_exec(chk, "DELETE FROM session", "unbinding", PGN_NONE) ==
+	    PGN_OK);
+	bind_bob_turn("p-b");
+	REQUIRE(pgn_wake_listen(b, &rung) == PGN_OK);
+	CHECK_INT(rung, 0);
+	REQUIRE(pgn_exec(chk,
+	            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+	            "WHERE datname = current_database() "
+	            "AND pid <> pg_backend_pid()",
+	            "ending the other sessions", PGN_NONE) == PGN_OK);
+	for (i = 0; i < 3000 &&
+	     count("SELECT count(*) FROM pg_stat_activity "
+	           "WHERE datname = current_database() "
+	           "AND pid <> pg_backend_pid()") != 0;
+	     i++)
+		(void)nanosleep(&tick, NULL);
+	as_machine("machine-a", "state-a");
+	/* The sender's handle met the same end: its first try may fail. */
+	if (send_p("while B was away", PGN_PRIORITY_NORMAL) != PGN_OK)
+		REQUIRE(
+		    send_p("while B was away", PGN_PRIORITY_NORMAL) == PGN_OK);
+	as_machine("machine-b", "state-b");
+	/* The dead session shows itself (an error, or nothing), the next
+	 * look connects again and rings; without the look at every queued
+	 * message it would wait here for a bell that was lost. */
+	for (i = 0; i < 50 && total == 0; i++) {
+		rung = 0;
+		if (pgn_wake_next(b, 100, &rung) == PGN_OK)
+			total += rung;
+	}
+	CHECK_INT(total, 1);
+	CHECK_INT(count("SELECT count(*) FROM message WHERE woken_ms > 0"), 1);
+	(void)unsetenv("PIGEON_MACHINE");
+	REQUIRE(setenv("PIGEON_HOME", home, 1) == 0);
+	pgn_db_close(b);
+}
+
 static void (*const rules[])(void) = {
     rule_a_send_rings_an_idle_session_once_with_the_fixed_line,
     rule_a_second_send_while_the_ring_is_outstanding_rings_nothing,
@@ -712,6 +767,7 @@ static void (*const rules[])(void) = {
     rule_a_dead_session_is_gone_and_the_send_succeeds,
     rule_a_stale_ring_is_journalled_unheard_and_rings_again,
     rule_status_shows_a_fresh_ring_heard,
+    rule_a_follower_that_lost_its_session_rings_what_came_meanwhile,
 };
 
 static void

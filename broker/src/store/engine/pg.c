@@ -219,6 +219,7 @@ struct pgn_pg {
 	char port[16];
 	int listening; /* LISTEN pigeon done */
 	int bell;      /* LISTEN pigeon_bell done */
+	int bell_lost; /* it was, on a session lost since: rings missed */
 	int pipe;      /* in libpq's pipeline mode (a transaction, or after a
 	                  read until the next statement) */
 	int in_tx;     /* inside run_tx: a write may wait for its answer */
@@ -935,6 +936,7 @@ reconnect_if_lost(pgn_db *db)
 
 	if (pg->conn != NULL && PQstatus(pg->conn) == CONNECTION_OK)
 		return PGN_OK;
+	pg->bell_lost |= pg->bell;
 	PQfinish(pg->conn);
 	pg->conn = NULL;
 	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = pg->listening =
@@ -1020,6 +1022,7 @@ resolve(pgn_db *db)
 	(void)snprintf(pid, sizeof(pid), "%d", pg->pid);
 	PQfinish(pg->conn);
 	pg->conn = NULL;
+	pg->bell_lost |= pg->bell;
 	pg->pipe = pg->in_tx = pg->npend = pg->nsynced = pg->listening =
 	    pg->bell = 0;
 	pg->xid_at = -1;
@@ -1128,6 +1131,7 @@ tx_end(pgn_db *db, int write, pgn_status rc)
 	if (pg->ending) {
 		PQfinish(pg->conn);
 		pg->conn = NULL;
+		pg->bell_lost |= pg->bell;
 		pg->pipe = pg->npend = pg->nsynced = pg->listening = pg->bell =
 		    0;
 		pg->xid_at = -1;
@@ -1879,6 +1883,11 @@ pg_bell_take(pgn_db *db, int64_t ms, int64_t *ids, size_t max)
 	        "listening for the doorbell") != PGN_OK)
 		return -2;
 	pg->bell = 1;
+	if (pg->bell_lost) {
+		/* Rings notified while no session listened: look at all. */
+		pg->bell_lost = 0;
+		return (int)max + 1;
+	}
 	bell_drain(pg->conn, ids, max, &got, &over);
 	if (got == 0 && !over && ms > 0) {
 		p.fd = PQsocket(pg->conn);
