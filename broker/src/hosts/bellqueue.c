@@ -55,8 +55,8 @@ id_ok(const char *id)
 {
 	size_t i, n = strlen(id);
 
-	if (n == 0 || n > ID_MAX)
-		return 0;
+	if (n == 0 || n > ID_MAX || id[0] == '-')
+		return 0; /* a leading '-' would read as an option */
 	for (i = 0; i < n; i++)
 		if (!((id[i] >= '0' && id[i] <= '9') ||
 		        (id[i] >= 'a' && id[i] <= 'z') ||
@@ -197,7 +197,7 @@ watch(const char *prog, char *const argv[], char *const env[], const char *log,
 	sigset_t none;
 	int64_t deadline;
 	pid_t c, w;
-	int st = 0, fd, late = 0;
+	int st = 0, fd, late = 0, waitfail = 0;
 
 	/* Background work: it yields the cores to the send that started
 	 * it and to what the person runs (0234). */
@@ -207,8 +207,14 @@ watch(const char *prog, char *const argv[], char *const env[], const char *log,
 	}
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The caller's handlers (pigeon web's writes to its signal pipe)
+	 * and what it ignored are not the watcher's nor codex's. */
 	(void)signal(SIGPIPE, SIG_DFL);
 	(void)signal(SIGCHLD, SIG_DFL);
+	(void)signal(SIGINT, SIG_DFL);
+	(void)signal(SIGTERM, SIG_DFL);
+	(void)signal(SIGHUP, SIG_DFL);
+	(void)signal(SIGQUIT, SIG_DFL);
 	fd = open("/dev/null", O_RDWR);
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		_exit(1);
@@ -222,14 +228,18 @@ watch(const char *prog, char *const argv[], char *const env[], const char *log,
 		_exit(127);
 	}
 	if (c < 0) {
-		(void)snprintf(line, sizeof(line), "fork: %s", strerror(errno));
+		(void)snprintf(line, sizeof(line), "fork: errno %d", errno);
 		goto say;
 	}
 	(void)setpgid(c, c);
 	for (;;) {
 		w = waitpid(c, &st, WNOHANG);
-		if (w == c || (w < 0 && errno != EINTR))
+		if (w == c)
 			break;
+		if (w < 0 && errno != EINTR) {
+			waitfail = errno;
+			break;
+		}
 		if (pgn_mono_ms() >= deadline) {
 			(void)kill(-c, SIGKILL);
 			(void)waitpid(c, &st, 0);
@@ -241,6 +251,8 @@ watch(const char *prog, char *const argv[], char *const env[], const char *log,
 	if (late)
 		(void)snprintf(line, sizeof(line),
 		    "not done within %d ms: killed", PGN_DOORBELL_QUEUE_MS);
+	else if (waitfail != 0)
+		(void)snprintf(line, sizeof(line), "wait: errno %d", waitfail);
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		(void)snprintf(line, sizeof(line), "exit 0");
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
