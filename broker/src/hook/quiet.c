@@ -160,7 +160,9 @@ pgn_quiet_snapshot(const char *db_path, struct pgn_quiet_snap *s)
 	int fd, ok = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (db_path == NULL || (len = strlen(db_path)) > PGN_MAX_PATH)
+	/* PostgreSQL has no files here: never a snapshot (decision 0230). */
+	if (db_path == NULL || pgn_db_is_postgres(db_path) ||
+	    (len = strlen(db_path)) > PGN_MAX_PATH)
 		return 0;
 	memcpy(wal, db_path, len);
 	memcpy(wal + len, "-wal", 5);
