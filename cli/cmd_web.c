@@ -305,6 +305,9 @@ proven(struct server *s, struct MHD_Connection *con)
 	const union MHD_ConnectionInfo *info;
 	struct conn *c;
 
+	/* First: a connection that was never listed is proven all the same. */
+	(void)MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT,
+	    (unsigned)PGN_WEB_TIMEOUT_S);
 	info = MHD_get_connection_info(con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	c = info != NULL ? info->socket_context : NULL;
 	if (c == NULL)
@@ -312,8 +315,6 @@ proven(struct server *s, struct MHD_Connection *con)
 	pthread_mutex_lock(&s->conns);
 	unlist(s, c);
 	pthread_mutex_unlock(&s->conns);
-	(void)MHD_set_connection_option(con, MHD_CONNECTION_OPTION_TIMEOUT,
-	    (unsigned)PGN_WEB_TIMEOUT_S);
 }
 
 static void
