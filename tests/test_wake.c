@@ -25,6 +25,7 @@
 #include "harness.h"
 #include "backends.h"
 #include "pgn_int.h"
+#include "hosts_int.h"
 #include "store_int.h"
 #include "pigeon/hook.h"
 #include "pigeon/hosts.h"
@@ -770,6 +771,25 @@ static void (*const rules[])(void) = {
     rule_a_follower_that_lost_its_session_rings_what_came_meanwhile,
 };
 
+/* PGN_RING_ID_MAX at its edge; what a frame or a command may name. */
+static void
+test_a_ring_id_is_checked_at_its_edge(void)
+{
+	char id[PGN_RING_ID_MAX + 2];
+
+	memset(id, 'a', PGN_RING_ID_MAX);
+	id[PGN_RING_ID_MAX] = '\0';
+	CHECK(pgn_ring_id_ok(id));
+	id[PGN_RING_ID_MAX] = 'a';
+	id[PGN_RING_ID_MAX + 1] = '\0';
+	CHECK(!pgn_ring_id_ok(id));
+	CHECK(pgn_ring_id_ok("0199a2b3-c4d5_e6"));
+	CHECK(!pgn_ring_id_ok(""));
+	CHECK(!pgn_ring_id_ok("-h"));
+	CHECK(!pgn_ring_id_ok("../x"));
+	CHECK(!pgn_ring_id_ok("a b"));
+}
+
 static void
 test_rules_on_sqlite(void)
 {
@@ -784,6 +804,7 @@ test_rules_on_postgresql(void)
 }
 
 static const struct h_test tests[] = {
+    H_TEST(test_a_ring_id_is_checked_at_its_edge),
     H_TEST(test_rules_on_sqlite),
     H_TEST(test_rules_on_postgresql),
 };

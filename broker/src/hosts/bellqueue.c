@@ -29,42 +29,9 @@
 #include <unistd.h>
 
 #include "pgn_int.h"
-#include "pigeon/hosts.h"
+#include "hosts_int.h"
 
 extern char **environ;
-
-#define ID_MAX 64 /* bytes of a thread id the command may name */
-
-static pgn_ring say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
-
-static pgn_ring
-say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(why, PGN_DOORBELL_WHY, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-/* A UUID or a host's thread id: letters, digits, '-', '_'. */
-static int
-id_ok(const char *id)
-{
-	size_t i, n = strlen(id);
-
-	if (n == 0 || n > ID_MAX || id[0] == '-')
-		return 0; /* a leading '-' would read as an option */
-	for (i = 0; i < n; i++)
-		if (!((id[i] >= '0' && id[i] <= '9') ||
-		        (id[i] >= 'a' && id[i] <= 'z') ||
-		        (id[i] >= 'A' && id[i] <= 'Z') || id[i] == '-' ||
-		        id[i] == '_'))
-			return 0;
-	return 1;
-}
 
 /* The directory 'up' levels above the file 'transcript', into 'out'. */
 static int
@@ -318,30 +285,34 @@ pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
 	size_t n;
 
 	why[0] = '\0';
-	if (d == NULL || d->kind != PGN_BELL_QUEUE || id == NULL || !id_ok(id))
-		return say(why, PGN_RING_REFUSED, "not a session id to ring");
+	if (d == NULL || d->kind != PGN_BELL_QUEUE || id == NULL ||
+	    !pgn_ring_id_ok(id))
+		return pgn_ring_say(why, PGN_RING_REFUSED,
+		    "not a session id to ring");
 	if (transcript == NULL || !home_of(transcript, d->transcript_up, home))
-		return say(why, PGN_RING_GONE,
+		return pgn_ring_say(why, PGN_RING_GONE,
 		    "no transcript path to find its config home by");
 	if (stat(home, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return say(why, PGN_RING_GONE, "no config home %s", home);
+		return pgn_ring_say(why, PGN_RING_GONE, "no config home %s",
+		    home);
 	if (sb.st_uid != geteuid())
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "config home %s belongs to another user (uid %lu)", home,
 		    (unsigned long)sb.st_uid);
 	if (!find_program(d->program, prog))
-		return say(why, PGN_RING_GONE, "%s is not on PATH", d->program);
+		return pgn_ring_say(why, PGN_RING_GONE, "%s is not on PATH",
+		    d->program);
 	if (snprintf(text, sizeof(text), "%s (#%lld).", d->line,
 	        (long long)msg) >= (int)sizeof(text))
-		return say(why, PGN_RING_FAILED, "line too long");
+		return pgn_ring_say(why, PGN_RING_FAILED, "line too long");
 	n = strlen(d->home_env) + 1 + strlen(home) + 1;
 	set = malloc(n);
 	if (set == NULL)
-		return say(why, PGN_RING_FAILED, "out of memory");
+		return pgn_ring_say(why, PGN_RING_FAILED, "out of memory");
 	(void)snprintf(set, n, "%s=%s", d->home_env, home);
 	env = env_for(d->home_env, set);
 	if (env == NULL) {
-		r = say(why, PGN_RING_FAILED, "out of memory");
+		r = pgn_ring_say(why, PGN_RING_FAILED, "out of memory");
 		goto out;
 	}
 	argv[0] = prog;
@@ -366,7 +337,8 @@ pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
 		_exit(b < 0 ? 1 : 0);
 	}
 	if (a < 0) {
-		r = say(why, PGN_RING_FAILED, "fork: %s", strerror(errno));
+		r = pgn_ring_say(why, PGN_RING_FAILED, "fork: %s",
+		    strerror(errno));
 		goto out;
 	}
 	if (slot >= 0) {
@@ -380,7 +352,8 @@ pgn_doorbell_queue(const struct pgn_doorbell *d, const char *id,
 		}
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		r = say(why, PGN_RING_FAILED, "could not start %s", prog);
+		r = pgn_ring_say(why, PGN_RING_FAILED, "could not start %s",
+		    prog);
 out:
 	free(env);
 	free(set);

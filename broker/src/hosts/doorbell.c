@@ -27,9 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "pgn_int.h"
-#include "pigeon/hosts.h"
-
-#define ID_MAX 64 /* bytes of a session id the frame may name */
+#include "hosts_int.h"
 
 static const char *const ring_names[] = {"rung", "busy", "gone", "refused",
     "failed"};
@@ -42,11 +40,8 @@ pgn_ring_name(pgn_ring r)
 	    "?";
 }
 
-static pgn_ring say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
-
-static pgn_ring
-say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt, ...)
+pgn_ring
+pgn_ring_say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -56,14 +51,12 @@ say(char why[PGN_DOORBELL_WHY], pgn_ring r, const char *fmt, ...)
 	return r;
 }
 
-/* Only what a UUID or a host's session id holds: the frame is built
- * with it, and a file's name is never taken from it. */
-static int
-id_ok(const char *id)
+int
+pgn_ring_id_ok(const char *id)
 {
 	size_t i, n = strlen(id);
 
-	if (n == 0 || n > ID_MAX)
+	if (n == 0 || n > PGN_RING_ID_MAX || id[0] == '-')
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((id[i] >= '0' && id[i] <= '9') ||
@@ -248,17 +241,17 @@ find(const struct pgn_doorbell *d, const char *dir, const char *id,
 	(void)d;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
-		return say(why, PGN_RING_GONE, "no sessions directory %s: %s",
-		    dir, strerror(errno));
+		return pgn_ring_say(why, PGN_RING_GONE,
+		    "no sessions directory %s: %s", dir, strerror(errno));
 	if (fstat(dfd, &sb) != 0 || !dir_mine(&sb)) {
 		close(dfd);
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "sessions directory %s is not this user's alone", dir);
 	}
 	ds = fdopendir(dfd);
 	if (ds == NULL) {
 		close(dfd);
-		return say(why, PGN_RING_GONE, "cannot list %s", dir);
+		return pgn_ring_say(why, PGN_RING_GONE, "cannot list %s", dir);
 	}
 	while (!hit && (e = readdir(ds)) != NULL) {
 		pid = json_pid(e->d_name);
@@ -277,11 +270,11 @@ find(const struct pgn_doorbell *d, const char *dir, const char *id,
 	if (hit)
 		return PGN_RING_RUNG;
 	if (seen > PGN_DOORBELL_SCAN_MAX)
-		return say(why, PGN_RING_GONE,
+		return pgn_ring_say(why, PGN_RING_GONE,
 		    "over %d session files in %s: not looked further",
 		    PGN_DOORBELL_SCAN_MAX, dir);
-	return say(why, PGN_RING_GONE, "no live session file for it in %s",
-	    dir);
+	return pgn_ring_say(why, PGN_RING_GONE,
+	    "no live session file for it in %s", dir);
 }
 
 /* The socket path: this user's socket, named "<pid>.sock", in the
@@ -296,12 +289,12 @@ check_socket(const struct pgn_doorbell *d, const struct pgn_doorbell_file *f,
 	size_t n;
 
 	if (f->sock_long || f->sock[0] != '/')
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "socket path is not an absolute path that fits");
 	base = strrchr(f->sock, '/') + 1;
 	(void)snprintf(want, sizeof(want), "%ld.sock", f->pid);
 	if (strcmp(base, want) != 0)
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "socket '%s' is not named for pid %ld", f->sock, f->pid);
 	n = (size_t)(base - 1 - f->sock);
 	memcpy(dir, f->sock, n);
@@ -311,20 +304,20 @@ check_socket(const struct pgn_doorbell *d, const struct pgn_doorbell_file *f,
 	(void)snprintf(mine, sizeof(mine), "%s-%lu", d->socket_dir,
 	    (unsigned long)geteuid());
 	if (strcmp(dbase, d->socket_dir) != 0 && strcmp(dbase, mine) != 0)
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "socket '%s' is outside a %s directory", f->sock,
 		    d->socket_dir);
 	if (lstat(dir, &sb) != 0 || !dir_mine(&sb) || (sb.st_mode & 077) != 0)
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "socket directory '%s' is not this user's alone", dir);
 	if (lstat(f->sock, &sb) != 0)
-		return say(why, PGN_RING_GONE, "socket '%s': %s", f->sock,
-		    strerror(errno));
+		return pgn_ring_say(why, PGN_RING_GONE, "socket '%s': %s",
+		    f->sock, strerror(errno));
 	if (!S_ISSOCK(sb.st_mode))
-		return say(why, PGN_RING_REFUSED, "'%s' is not a socket",
-		    f->sock);
+		return pgn_ring_say(why, PGN_RING_REFUSED,
+		    "'%s' is not a socket", f->sock);
 	if (sb.st_uid != geteuid())
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "socket '%s' belongs to another user (uid %lu)", f->sock,
 		    (unsigned long)sb.st_uid);
 	return PGN_RING_RUNG;
@@ -347,20 +340,21 @@ connect_bounded(const struct pgn_doorbell_file *f, pgn_ring *r,
 	memcpy(sa.sun_path, f->sock, strlen(f->sock) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		*r = say(why, PGN_RING_FAILED, "socket: %s", strerror(errno));
+		*r = pgn_ring_say(why, PGN_RING_FAILED, "socket: %s",
+		    strerror(errno));
 		return -1;
 	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		/* A Unix socket's connect does not wait: a full backlog is
 		 * EAGAIN at once (a session that takes nothing). */
 		if (errno == EAGAIN) {
-			*r = say(why, PGN_RING_FAILED,
+			*r = pgn_ring_say(why, PGN_RING_FAILED,
 			    "connect %s: the socket takes no more connections",
 			    f->sock);
 			goto bad;
 		}
 		if (errno != EINPROGRESS) {
-			*r = say(why,
+			*r = pgn_ring_say(why,
 			    errno == ECONNREFUSED || errno == ENOENT ?
 			        PGN_RING_GONE :
 			        PGN_RING_FAILED,
@@ -371,7 +365,7 @@ connect_bounded(const struct pgn_doorbell_file *f, pgn_ring *r,
 		p.events = POLLOUT;
 		p.revents = 0;
 		if (poll(&p, 1, PGN_DOORBELL_CONNECT_MS) != 1) {
-			*r = say(why, PGN_RING_FAILED,
+			*r = pgn_ring_say(why, PGN_RING_FAILED,
 			    "connect %s: no answer within %d ms", f->sock,
 			    PGN_DOORBELL_CONNECT_MS);
 			goto bad;
@@ -379,15 +373,16 @@ connect_bounded(const struct pgn_doorbell_file *f, pgn_ring *r,
 		len = sizeof(err);
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
 		    err != 0) {
-			*r = say(why, PGN_RING_FAILED, "connect %s: %s",
-			    f->sock, strerror(err != 0 ? err : errno));
+			*r =
+			    pgn_ring_say(why, PGN_RING_FAILED, "connect %s: %s",
+			        f->sock, strerror(err != 0 ? err : errno));
 			goto bad;
 		}
 	}
 	len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
 	    cred.uid != geteuid() || (long)cred.pid != f->pid) {
-		*r = say(why, PGN_RING_REFUSED,
+		*r = pgn_ring_say(why, PGN_RING_REFUSED,
 		    "the process listening on %s is not pid %ld of this user",
 		    f->sock, f->pid);
 		goto bad;
@@ -410,23 +405,24 @@ pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
 	int fd, n;
 
 	why[0] = '\0';
-	if (d == NULL || id == NULL || !id_ok(id))
-		return say(why, PGN_RING_REFUSED, "not a session id to ring");
+	if (d == NULL || id == NULL || !pgn_ring_id_ok(id))
+		return pgn_ring_say(why, PGN_RING_REFUSED,
+		    "not a session id to ring");
 	if (transcript == NULL || !sessions_dir(d, transcript, dir))
-		return say(why, PGN_RING_GONE,
+		return pgn_ring_say(why, PGN_RING_GONE,
 		    "no transcript path to find its sessions directory by");
 	r = find(d, dir, id, &f, why);
 	if (r != PGN_RING_RUNG)
 		return r;
 	if (f.pid == 0 || f.start[0] == '\0')
-		return say(why, PGN_RING_REFUSED,
+		return pgn_ring_say(why, PGN_RING_REFUSED,
 		    "session file for %s names no pid or start time", id);
 	if (!proc_start(f.pid, start) || strcmp(start, f.start) != 0)
-		return say(why, PGN_RING_GONE,
+		return pgn_ring_say(why, PGN_RING_GONE,
 		    "pid %ld is gone or is another process (start time)",
 		    f.pid);
 	if (strcmp(f.status, d->idle) != 0)
-		return say(why, PGN_RING_BUSY, "session is %s, not %s",
+		return pgn_ring_say(why, PGN_RING_BUSY, "session is %s, not %s",
 		    f.status[0] != '\0' ? f.status : "of no status", d->idle);
 	r = check_socket(d, &f, why);
 	if (r != PGN_RING_RUNG)
@@ -436,7 +432,7 @@ pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
 	    "\"message\":{\"role\":\"user\",\"content\":\"%s (#%lld).\"}}\n",
 	    id, d->from, d->line, (long long)msg);
 	if (n < 0 || (size_t)n >= sizeof(frame))
-		return say(why, PGN_RING_FAILED, "frame too long");
+		return pgn_ring_say(why, PGN_RING_FAILED, "frame too long");
 	fd = connect_bounded(&f, &r, why);
 	if (fd < 0)
 		return r;
@@ -448,8 +444,8 @@ pgn_doorbell_ring(const struct pgn_doorbell *d, const char *id,
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			r = say(why, PGN_RING_FAILED, "write %s: %s", f.sock,
-			    got < 0 ? strerror(errno) : "short");
+			r = pgn_ring_say(why, PGN_RING_FAILED, "write %s: %s",
+			    f.sock, got < 0 ? strerror(errno) : "short");
 			close(fd);
 			return r;
 		}
