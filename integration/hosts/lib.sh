@@ -492,6 +492,15 @@ live_prompt() {
 	lp_i=0
 	while [ "$(live_replies)" -lt "$lp_want" ]; do
 		lp_i=$((lp_i + 1))
+		# Under load a terminal UI can take the Enter as part of
+		# the typed text (a paste) and keep it in the input box:
+		# while the prompt has made no model request, press Enter
+		# again every 5 s. An Enter on an empty input box does
+		# nothing in either UI.
+		if [ "$HOST" != claude ] && [ $((lp_i % 50)) -eq 0 ] &&
+		    [ "$(wc -l <"$REQLOG")" -eq "$lp_from" ]; then
+			tmux -S "$TEST_DIR/tmux.sock" send-keys -t live Enter
+		fi
 		if [ "$lp_i" -ge 600 ]; then
 			echo "error: no reply to '$2' from $HOST in 60 s" >&9
 			[ "$HOST" = claude ] && tail -n 5 "$TEST_DIR/live.out" \
