@@ -38,6 +38,13 @@ has_hooks() {
 		# The guarded form: every host runs hooks through a shell
 		# (0225; Cursor, 0243).
 		hh_c="[ -x $HOOK ] || exit 0; exec $HOOK $2 $hh_e"
+		# Cursor's answers JSON even then (0258).
+		case $2/$hh_e in
+		cursor/sessionStart)
+			hh_c="[ -x $HOOK ] || { echo '{}'; exit 0; }; exec $HOOK $2 $hh_e" ;;
+		cursor/beforeSubmitPrompt)
+			hh_c="[ -x $HOOK ] || { echo '{\\\"continue\\\":true}'; exit 0; }; exec $HOOK $2 $hh_e" ;;
+		esac
 		hh_n=$(grep -c -F "\"$hh_c\"" "$1") || return 1
 		[ "$hh_n" -eq 1 ] || {
 			echo "error: $hh_n entries for $2 $hh_e in $1" >&9

@@ -264,8 +264,12 @@ test_case 'pigeon install cursor: absolute hook commands, Cursor loads them' '
 			\"beforeSubmitPrompt\", \"postToolUse\", \"stop\",
 			\"preToolUse\"]) and
 		(.hooks | to_entries | all(.value == [{command:
-			(\"[ -x \" + \$h + \" ] || exit 0; exec \" + \$h +
-			\" cursor \" + .key), timeout: 5}]))" "$f" \
+			(\"[ -x \" + \$h + \" ] || { echo \" +
+			 ({beforeSubmitPrompt: \"{\\\"continue\\\":true}\",
+			   preToolUse: \"{\\\"permission\\\":\\\"allow\\\"}\"}[.key]
+			  // \"{}\" | \"\u0027\" + . + \"\u0027\") +
+			 \"; exit 0; }; exec \" + \$h + \" cursor \" + .key),
+			timeout: 5}]))" "$f" \
 		>/dev/null &&
 	cursor_payload start conv-a >s.json &&
 	sim sessionStart s.json &&
@@ -318,10 +322,12 @@ test_case 'another tool'"'"'s hooks.json: kept, run alongside, restored' '
 	pigeon install cursor >/dev/null &&
 	jq -e --arg b "$B" --arg h "$HOOK_REAL" "
 		.hooks.stop == [{command: \"echo {}\", loop_limit: 2},
-			{command: (\"[ -x \" + \$h + \" ] || exit 0; exec \" +
+			{command: (\"[ -x \" + \$h +
+			\" ] || { echo \u0027{}\u0027; exit 0; }; exec \" +
 			\$h + \" cursor stop\"), timeout: 5}] and
 		.hooks.postToolUse == [{command: \"echo {}\"},
-			{command: (\"[ -x \" + \$h + \" ] || exit 0; exec \" +
+			{command: (\"[ -x \" + \$h +
+			\" ] || { echo \u0027{}\u0027; exit 0; }; exec \" +
 			\$h + \" cursor postToolUse\"), timeout: 5}] and
 		(.hooks.sessionStart | length == 1) and
 		(.hooks.beforeSubmitPrompt | length == 2) and
@@ -490,14 +496,15 @@ test_case 'user and project installs: both run, the ping comes once' '
 
 # Cursor runs a hook's command as a shell string (its hooks docs; decision
 # 0243): the guarded form, with pigeon-hook gone, answers every event with
-# exit 0 and nothing, where the bare command failed (sh: exit 127).
-test_case 'a hook whose binary is gone: every event exits 0 quietly, the prompt goes on' '
+# exit 0 and the event's neutral JSON (0258), where the bare command failed
+# (sh: exit 127).
+test_case 'a hook whose binary is gone: every event exits 0 with its neutral answer, the prompt goes on' '
 	HOME=$TEST_DIR/home-gone && export HOME && mkdir "$HOME" bin-g &&
 	cp "$PGN_BIN/hookcli/pigeon-hook" bin-g/ &&
 	PIGEON_HOOK=$TEST_DIR/bin-g/pigeon-hook pigeon install cursor \
 	    --no-mcp >/dev/null &&
 	test "$(jq -r ".hooks.stop[0].command" "$HOME/.cursor/hooks.json")" = \
-	    "[ -x $TEST_DIR/bin-g/pigeon-hook ] || exit 0; exec $TEST_DIR/bin-g/pigeon-hook cursor stop" &&
+	    "[ -x $TEST_DIR/bin-g/pigeon-hook ] || { echo '"'"'{}'"'"'; exit 0; }; exec $TEST_DIR/bin-g/pigeon-hook cursor stop" &&
 	cursor_payload start conv-g >s.json &&
 	sim sessionStart s.json &&
 	jq -r .additional_context sim.json | grep -q "you are agent" &&

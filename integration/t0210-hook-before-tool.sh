@@ -85,7 +85,7 @@ hook_lines() {
 	wc -l <"$PIGEON_HOME/hook.log" 2>/dev/null || echo 0
 }
 
-test_case 'the simulator: a deny of each form stops the tool, anything else runs it' '
+test_case 'the simulator: a deny of each form stops the tool, and in Cursor an answer without a permission; anything else runs it' '
 	mkdir -p simh && echo old >simh/f &&
 	printf "#!/bin/sh\ncat >/dev/null\necho \"\$1\"\n" >simh/say &&
 	chmod +x simh/say &&
@@ -99,6 +99,18 @@ test_case 'the simulator: a deny of each form stops the tool, anything else runs
 	    >simh/c2.json &&
 	$SIM cursor simh/c2.json payload.json simh/f new >sim.json &&
 	simq ".denied" &&
+	for out in "" nonsense "{}" "{\\\"continue\\\":true}"; do
+		jq -n --arg c "simh/say \"$out\"" \
+		    "{version: 1, hooks: {preToolUse: [{command: \$c}]}}" \
+		    >simh/c3.json &&
+		$SIM cursor simh/c3.json payload.json simh/f new >sim.json &&
+		simq ".denied and (.ran | not)" || exit 1
+	done &&
+	jq -n --arg c "simh/say {\\\"permission\\\":\\\"allow\\\"}" \
+	    "{version: 1, hooks: {preToolUse: [{command: \$c}]}}" >simh/c4.json &&
+	$SIM cursor simh/c4.json payload.json simh/f new >sim.json &&
+	simq "(.denied | not) and .ran" &&
+	test "$(cat simh/f)" = new && echo old >simh/f &&
 	jq -n "{version: 1, hooks: {preToolUse: [{command: \"exit 2\"}]}}" \
 	    >simh/p2.json &&
 	$SIM copilot simh/p2.json payload.json simh/f new >sim.json &&
@@ -114,7 +126,7 @@ test_case 'pigeon install cursor and copilot register preToolUse' '
 	pigeon install cursor >/dev/null &&
 	pigeon install copilot >/dev/null &&
 	test "$(jq -r ".hooks.preToolUse[0].command" "$(config cursor)")" = \
-	    "[ -x $HOOK ] || exit 0; exec $HOOK cursor preToolUse" &&
+	    "[ -x $HOOK ] || { echo '"'"'{\"permission\":\"allow\"}'"'"'; exit 0; }; exec $HOOK cursor preToolUse" &&
 	test "$(jq -r ".hooks.preToolUse[0].command" "$(config copilot)")" = \
 	    "[ -x $HOOK ] || exit 0; exec $HOOK copilot preToolUse" &&
 	pigeon doctor --json >doc.json ; test $? -le 1 &&

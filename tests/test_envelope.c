@@ -32,8 +32,8 @@ test_envelopes_golden(void)
 {
 	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_SESSION_START, "hi",
 	    "{\"additional_context\":\"hi\"}");
-	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_SESSION_START, NULL, NULL);
-	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_SESSION_START, "", NULL);
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_SESSION_START, NULL, "{}");
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_SESSION_START, "", "{}");
 	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_PROMPT, "hi",
 	    "{\"continue\":true,\"additional_context\":\"hi\"}");
 	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_PROMPT, NULL,
@@ -73,7 +73,7 @@ test_envelopes_of_tool_and_stop_events(void)
 {
 	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_AFTER_TOOL, "hi",
 	    "{\"additional_context\":\"hi\"}");
-	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_AFTER_TOOL, NULL, NULL);
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_AFTER_TOOL, NULL, "{}");
 	check_envelope(PGN_HOST_CLAUDE, PGN_EVENT_AFTER_TOOL, "hi",
 	    "{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"hi\"}}");
 	check_envelope(PGN_HOST_CODEX, PGN_EVENT_AFTER_TOOL, "hi",
@@ -89,7 +89,7 @@ test_envelopes_of_tool_and_stop_events(void)
 	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_STOP, "go",
 	    "{\"decision\":\"deny\",\"reason\":\"go\"}");
 	/* Any answer at a stop makes the host go on: with none, nothing. */
-	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_STOP, NULL, NULL);
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_STOP, NULL, "{}");
 	check_envelope(PGN_HOST_CLAUDE, PGN_EVENT_STOP, "", NULL);
 	check_envelope(PGN_HOST_CODEX, PGN_EVENT_STOP, NULL, NULL);
 	check_envelope(PGN_HOST_GEMINI, PGN_EVENT_STOP, NULL, NULL);
@@ -234,16 +234,26 @@ test_denials_take_each_hosts_own_form(void)
 		    rows[i].want);
 }
 
-/* An explicit allow is not neutral (it skips Claude's own prompt). */
+/*
+ * An explicit allow is not neutral where it skips the host's own prompt
+ * (Claude's): nothing is printed. Cursor fails an answer without a
+ * permission closed, so its allow is explicit (decision 0258).
+ */
 static void
-test_nothing_to_deny_prints_nothing(void)
+test_nothing_to_deny_prints_nothing_but_for_cursor(void)
 {
 	int h;
 
 	for (h = 0; h < PGN_NHOSTS; h++) {
+		if (h == PGN_HOST_CURSOR)
+			continue;
 		check_envelope((pgn_host)h, PGN_EVENT_BEFORE_TOOL, NULL, NULL);
 		check_envelope((pgn_host)h, PGN_EVENT_BEFORE_TOOL, "", NULL);
 	}
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_BEFORE_TOOL, NULL,
+	    "{\"permission\":\"allow\"}");
+	check_envelope(PGN_HOST_CURSOR, PGN_EVENT_BEFORE_TOOL, "",
+	    "{\"permission\":\"allow\"}");
 }
 
 static void
@@ -269,7 +279,7 @@ test_a_denial_is_one_escaped_line(void)
 
 static const struct h_test tests[] = {
     H_TEST(test_denials_take_each_hosts_own_form),
-    H_TEST(test_nothing_to_deny_prints_nothing),
+    H_TEST(test_nothing_to_deny_prints_nothing_but_for_cursor),
     H_TEST(test_a_denial_is_one_escaped_line),
     H_TEST(test_envelopes_golden),
     H_TEST(test_envelopes_of_tool_and_stop_events),

@@ -27,6 +27,9 @@
 #define OTHER_HOOK "/usr/local/lib/pigeon/pigeon-hook"
 /* The guarded command of a host that runs hooks through /bin/sh (0225). */
 #define GUARDED(hook, rest) "[ -x " hook " ] || exit 0; exec " hook " " rest
+/* The same where the event's neutral answer is not empty (0258). */
+#define GUARDED_SAYING(hook, answer, rest)                                     \
+	"[ -x " hook " ] || { echo '" answer "'; exit 0; }; exec " hook " " rest
 
 /* How often a command names its hook: twice in the guarded form. */
 static size_t
@@ -341,6 +344,8 @@ test_guarded_command_is_pigeon_and_names_its_program(void)
 	    ("[ -x '/opt/my dir/pigeon-hook' ] || exit 0; "
 	     "exec '/opt/my dir/pigeon-hook' codex Stop"),
 	    "  [  -x /a/pigeon-hook ]||exit 0 ;exec /a/pigeon-hook gemini x",
+	    GUARDED_SAYING("/a/pigeon-hook", "{}", "cursor stop"),
+	    "[ -x /a/pigeon-hook ]||{ echo x;exit 0;};exec /a/pigeon-hook cursor x",
 	};
 	static const char *const no[] = {
 	    "[ -x /a/pigeon-hook ] || exit 0; exec /b/pigeon-hook claude x",
@@ -352,6 +357,11 @@ test_guarded_command_is_pigeon_and_names_its_program(void)
 	    "[ -x /a/pigeon-hook ] || exit 0; exec /a/pigeon-hook 'x",
 	    "[ -x /a/pigeon-hook ] || exit 0",
 	    "[ -x",
+	    "[ -x /a/pigeon-hook ] || { echo x; exit 1; }; exec /a/pigeon-hook cursor x",
+	    "[ -x /a/pigeon-hook ] || { echo x; exit 0; } exec /a/pigeon-hook cursor x",
+	    "[ -x /a/pigeon-hook ] || { echo x y; exit 0; }; exec /a/pigeon-hook cursor x",
+	    "[ -x /a/pigeon-hook ] || { echo x; }; exec /a/pigeon-hook cursor x",
+	    "[ -x /a/pigeon-hook ] || { echo x; exit 0; }; exec /b/pigeon-hook cursor x",
 	};
 	char *hook;
 	size_t i;
@@ -391,10 +401,16 @@ test_install_guards_every_command_host(void)
 	    "\"[ -x '/opt/my dir/pigeon-hook' ] || exit 0; exec "
 	    "'/opt/my dir/pigeon-hook' claude SessionStart\"");
 	free(out);
+	/* Cursor's: a gone binary still answers its JSON (0258). */
 	out = merge_in(PGN_HOST_CURSOR, NULL, HOOK, &changed);
-	CHECK_CONTAINS(out, "\"" GUARDED(HOOK, "cursor sessionStart") "\"");
 	CHECK_CONTAINS(out,
-	    "\"" GUARDED(HOOK, "cursor beforeSubmitPrompt") "\"");
+	    "\"" GUARDED_SAYING(HOOK, "{}", "cursor sessionStart") "\"");
+	CHECK_CONTAINS(out,
+	    "\"" GUARDED_SAYING(HOOK, "{\\\"continue\\\":true}",
+	        "cursor beforeSubmitPrompt") "\"");
+	CHECK_CONTAINS(out,
+	    "\"" GUARDED_SAYING(HOOK, "{\\\"permission\\\":\\\"allow\\\"}",
+	        "cursor preToolUse") "\"");
 	free(out);
 	for (h = 0; h < PGN_NHOSTS; h++)
 		if (pgn_host_get((pgn_host)h)->mechanism == PGN_MECH_COMMAND &&
@@ -556,13 +572,16 @@ test_second_install_keeps_bytes_even_if_reformatted(void)
 }
 
 /* Cursor's up-to-date entries, as install writes them. */
-#define CUR_ENTRY(ev)                                                          \
-	"{\"command\":\"" GUARDED(HOOK, "cursor " ev) "\",\"timeout\":5}"
-#define CUR_START  CUR_ENTRY("sessionStart")
-#define CUR_PROMPT CUR_ENTRY("beforeSubmitPrompt")
-#define CUR_STOP   CUR_ENTRY("stop")
-#define CUR_TOOL   CUR_ENTRY("postToolUse")
-#define CUR_PRE    CUR_ENTRY("preToolUse")
+#define CUR_ENTRY(answer, ev)                                                  \
+	"{\"command\":\"" GUARDED_SAYING(HOOK, answer, "cursor " ev)           \
+	"\",\"timeout\":5}"
+#define CUR_START CUR_ENTRY("{}", "sessionStart")
+#define CUR_PROMPT                                                             \
+	CUR_ENTRY("{\\\"continue\\\":true}", "beforeSubmitPrompt")
+#define CUR_STOP CUR_ENTRY("{}", "stop")
+#define CUR_TOOL CUR_ENTRY("{}", "postToolUse")
+#define CUR_PRE                                                                \
+	CUR_ENTRY("{\\\"permission\\\":\\\"allow\\\"}", "preToolUse")
 
 static void
 test_up_to_date_entry_keeps_its_place_after_a_reorder(void)
@@ -645,7 +664,8 @@ test_install_writes_only_the_hosts_five_events(void)
 	cJSON *root, *hooks, *ev, *cmd;
 	char want[PATH_MAX + 64];
 	int h, e, changed, n;
-	char *out;
+	char *out, *answer;
+	pgn_status st;
 
 	EACH_COMMAND_HOST(h)
 	{
@@ -681,7 +701,15 @@ test_install_writes_only_the_hosts_five_events(void)
 				    cJSON_GetObjectItemCaseSensitive(cmd,
 				        "hooks"),
 				    0);
-			if (hi->shell_guard)
+			answer = pgn_envelope((pgn_host)h, (pgn_event)e,
+			    NULL, &st);
+			if (hi->shell_guard && answer != NULL)
+				snprintf(want, sizeof(want),
+				    "[ -x %s ] || { echo '%s'; exit 0; }; "
+				    "exec %s %s %s",
+				    HOOK, answer, HOOK, hi->name,
+				    hi->events[e]);
+			else if (hi->shell_guard)
 				snprintf(want, sizeof(want),
 				    "[ -x %s ] || exit 0; exec %s %s %s", HOOK,
 				    HOOK, hi->name, hi->events[e]);
@@ -692,6 +720,7 @@ test_install_writes_only_the_hosts_five_events(void)
 			              cJSON_GetObjectItemCaseSensitive(cmd,
 			                  "command")),
 			    want);
+			free(answer);
 		}
 		CHECK_INT(n, pgn_host_nevents((pgn_host)h));
 		check_one_entry_per_event((pgn_host)h, out, HOOK);

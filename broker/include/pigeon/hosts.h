@@ -461,6 +461,13 @@ struct pgn_host_info {
 	struct pgn_tool_keys tool;
 	struct pgn_tool_map tools[PGN_HOST_TOOLS]; /* ends at PGN_TOOL_NONE */
 	pgn_deny_form deny;
+	/*
+	 * What its before-tool hook prints to let a call run; NULL: nothing
+	 * (an explicit allow would skip the host's own permission prompt
+	 * where that is what it means). Cursor fails a preToolUse answer
+	 * without a permission closed (decision 0258).
+	 */
+	const char *allow;
 	/* -- pigeon hosts: a cell per facet -- */
 	struct pgn_cell cells[PGN_NEVENTS];
 	/* -- waking an idle session (0175-0177) -- */
@@ -534,8 +541,7 @@ const struct pgn_tool_map *pgn_host_tool(pgn_host h, const char *name);
  * envelope around 'context', or the neutral output when 'context' is
  * NULL or empty. For PGN_EVENT_BEFORE_TOOL 'context' is the reason of a
  * denial, put in the host's deny form (the row's 'deny'); the neutral
- * output prints nothing (an explicit allow would skip the host's own
- * permission prompt). Returns a string the caller frees, or NULL when the
+ * output is the row's 'allow'. Returns a string the caller frees, or NULL when the
  * host's neutral output is to print nothing; '*st' gets PGN_ENOMEM on
  * failure, PGN_EINVAL for a host or event out of range.
  */

@@ -156,6 +156,7 @@ static const struct pgn_host_info hosts[PGN_NHOSTS] = {
                         {"patch", "input", "command"}},
                 },
             .deny = PGN_DENY_PERMISSION,
+            .allow = "{\"permission\":\"allow\"}",
             .cells =
                 {
                     {PGN_CAP_YES, DOC_CURSOR "; " T_CURSOR},
@@ -985,7 +986,8 @@ pgn_host_detect(const char *event, int (*has)(const char *key, void *arg),
  * Cursor's envelope: {"additional_context"} for context, with
  * "continue":true on its prompt hook, which must always let the prompt
  * through (its neutral output too); a stop with mail
- * {"followup_message":TEXT}.
+ * {"followup_message":TEXT}. Nothing to say: {} (Cursor reads every
+ * hook's stdout as one JSON object, decision 0258).
  */
 static char *
 envelope_cursor(const struct pgn_host_info *hi, pgn_event e,
@@ -997,13 +999,12 @@ envelope_cursor(const struct pgn_host_info *hi, pgn_event e,
 
 	(void)hi;
 	*st = PGN_OK;
-	if (empty && e != PGN_EVENT_PROMPT)
-		return NULL;
 	root = cJSON_CreateObject();
 	if (root == NULL)
 		goto nomem;
 	if (e == PGN_EVENT_STOP || e == PGN_EVENT_IDLE) {
-		if (cJSON_AddStringToObject(root, "followup_message",
+		if (!empty &&
+		    cJSON_AddStringToObject(root, "followup_message",
 		        context) == NULL)
 			goto nomem;
 	} else {
@@ -1214,6 +1215,7 @@ char *
 pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 {
 	const struct pgn_host_info *hi = pgn_host_get(h);
+	char *out;
 
 	*st = PGN_OK;
 	if (hi == NULL || e < 0 || e >= PGN_NEVENTS || hi->envelope == NULL ||
@@ -1221,10 +1223,16 @@ pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 		*st = PGN_EINVAL;
 		return NULL;
 	}
+	if (e == PGN_EVENT_BEFORE_TOOL && (context == NULL || *context == '\0')) {
+		if (hi->allow == NULL)
+			return NULL;
+		out = pgn_strdup(hi->allow);
+		if (out == NULL)
+			*st = PGN_ENOMEM;
+		return out;
+	}
 	if (e == PGN_EVENT_BEFORE_TOOL)
-		return context == NULL || *context == '\0' ?
-		    NULL :
-		    envelope_deny(hi, context, st);
+		return envelope_deny(hi, context, st);
 	return hi->envelope(hi, e, context, st);
 }
 

@@ -143,9 +143,37 @@ next_is(const char **pp, enum token kind, const char *text)
 }
 
 /*
+ * After the guard's "||": "exit 0;", or "{ echo ANSWER; exit 0; };"
+ * where the event's neutral answer is not empty (decision 0258).
+ */
+static int
+guard_exit(const char **pp)
+{
+	struct word answer;
+	const char *p = *pp;
+
+	if (next_is(&p, TOK_WORD, "{") && next_is(&p, TOK_WORD, "echo") &&
+	    next_token(&p, &answer) == TOK_WORD &&
+	    next_is(&p, TOK_OP, ";") && next_is(&p, TOK_WORD, "exit") &&
+	    next_is(&p, TOK_WORD, "0") && next_is(&p, TOK_OP, ";") &&
+	    next_is(&p, TOK_WORD, "}") && next_is(&p, TOK_OP, ";")) {
+		*pp = p;
+		return 1;
+	}
+	p = *pp;
+	if (next_is(&p, TOK_WORD, "exit") && next_is(&p, TOK_WORD, "0") &&
+	    next_is(&p, TOK_OP, ";")) {
+		*pp = p;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The guarded form install writes for a host that runs hooks through a
- * shell (decisions 0225, 0243): "[ -x P ] || exit 0; exec P ARGS...", P the
- * same word twice. '*pp' is left after the second P.
+ * shell (decisions 0225, 0243, 0258): "[ -x P ] || exit 0; exec P
+ * ARGS...", or with "{ echo ANSWER; exit 0; }" for "exit 0", P the same
+ * word twice. '*pp' is left after the second P.
  */
 static int
 guarded_word(const char **pp, const char *name, struct word *w)
@@ -156,8 +184,7 @@ guarded_word(const char **pp, const char *name, struct word *w)
 	if (!next_is(&p, TOK_WORD, "[") || !next_is(&p, TOK_WORD, "-x") ||
 	    next_token(&p, w) != TOK_WORD || !word_is(w, name) ||
 	    !next_is(&p, TOK_WORD, "]") || !next_is(&p, TOK_OP, "|") ||
-	    !next_is(&p, TOK_OP, "|") || !next_is(&p, TOK_WORD, "exit") ||
-	    !next_is(&p, TOK_WORD, "0") || !next_is(&p, TOK_OP, ";") ||
+	    !next_is(&p, TOK_OP, "|") || !guard_exit(&p) ||
 	    !next_is(&p, TOK_WORD, "exec") ||
 	    next_token(&p, &again) != TOK_WORD || again.len != w->len ||
 	    memcmp(again.buf, w->buf, w->len) != 0)
@@ -264,24 +291,37 @@ add_quoted(struct pgn_buf *b, const char *hook)
 /*
  * "<hook> <host> <event>"; for a host that runs it through a shell,
  * "[ -x <hook> ] || exit 0; exec <hook> <host> <event>": a binary that
- * is gone makes no output and exit 0, the neutral answer of every
- * event; one that is there is the hook itself, its output and exit
- * code unchanged (decision 0225).
+ * is gone exits 0 with the event's neutral answer, which pigeon-hook
+ * would print with nothing to say (nothing for most; "{ echo ANSWER;
+ * exit 0; }" where it is not empty, decision 0258); one that is there
+ * is the hook itself, its output and exit code unchanged (0225).
  */
 static char *
-hook_command(const char *hook, const char *host, const char *event)
+hook_command(const char *hook, pgn_host h, pgn_event e)
 {
-	const struct pgn_host_info *hi = pgn_host_get(pgn_host_by_name(host));
+	const struct pgn_host_info *hi = pgn_host_get(h);
 	struct pgn_buf b;
+	pgn_status st;
+	char *answer = NULL;
 
-	pgn_buf_init(&b, PGN_MAX_PATH * 8 + 160);
-	if (hi != NULL && hi->shell_guard) {
+	pgn_buf_init(&b, PGN_MAX_PATH * 8 + 240);
+	if (hi->shell_guard) {
+		answer = pgn_envelope(h, e, NULL, &st);
+		if (answer == NULL && st != PGN_OK)
+			return NULL;
 		pgn_buf_adds(&b, "[ -x ");
 		add_quoted(&b, hook);
-		pgn_buf_adds(&b, " ] || exit 0; exec ");
+		if (answer != NULL) {
+			pgn_buf_adds(&b, " ] || { echo ");
+			add_quoted(&b, answer);
+			pgn_buf_adds(&b, "; exit 0; }; exec ");
+		} else {
+			pgn_buf_adds(&b, " ] || exit 0; exec ");
+		}
+		free(answer);
 	}
 	add_quoted(&b, hook);
-	pgn_buf_addf(&b, " %s %s", host, event);
+	pgn_buf_addf(&b, " %s %s", hi->name, hi->events[e]);
 	return pgn_buf_take(&b, NULL);
 }
 
@@ -293,7 +333,7 @@ ins_make_entry(pgn_host h, const char *hook, pgn_event e)
 	cJSON *entry = NULL, *handler = NULL, *arr;
 	char *cmd = NULL, timeout[16];
 
-	cmd = hook_command(hook, hi->name, hi->events[e]);
+	cmd = hook_command(hook, h, e);
 	if (cmd == NULL)
 		goto fail;
 	/* Raw, like the numbers read from a file, so the two compare. */
@@ -339,7 +379,7 @@ ins_make_rewake_entry(const char *hook)
 	char *cmd = NULL, *full = NULL, timeout[16];
 	struct pgn_buf b;
 
-	cmd = hook_command(hook, "claude", "Stop");
+	cmd = hook_command(hook, PGN_HOST_CLAUDE, PGN_EVENT_STOP);
 	if (cmd == NULL)
 		goto fail;
 	pgn_buf_init(&b, strlen(cmd) + sizeof(REWAKE_FLAG) + 1);
