@@ -139,14 +139,16 @@ envelope() {
 	return 1
 }
 
-# neutral HOST EVENT: ./out is exactly the neutral output
-# (Cursor beforeSubmitPrompt: {"continue":true}; else nothing).
+# neutral HOST EVENT: ./out is exactly the neutral output (Cursor
+# beforeSubmitPrompt: {"continue":true}; Cursor's other events: {},
+# decision 0258; else nothing).
 neutral() {
-	if [ "$1 $2" = "cursor beforeSubmitPrompt" ]; then
-		echo '{"continue":true}' >neutral.want
-	else
-		: >neutral.want
-	fi
+	case "$1 $2" in
+	"cursor beforeSubmitPrompt") echo '{"continue":true}' >neutral.want ;;
+	"cursor preToolUse") echo '{"permission":"allow"}' >neutral.want ;;
+	cursor*) echo '{}' >neutral.want ;;
+	*) : >neutral.want ;;
+	esac
 	cmp -s neutral.want out && return 0
 	echo "error: want the neutral output of $1 $2, got:" >&9
 	cat out >&9

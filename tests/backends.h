@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "claim.h"
 #include "harness.h"
 #include "schema_int.h"
 #include "store_int.h"
@@ -146,6 +147,49 @@ be_close_pair(pgn_db **db, pgn_db **chk)
 	pgn_db_close(*chk);
 	*db = *chk = NULL;
 	return be_drop();
+}
+
+/* One message from 'from' to the one agent 'to', at 'priority'. */
+static H_UNUSED pgn_status
+be_send_one(pgn_db *db, const char *from, const char *to, const char *body,
+    int priority)
+{
+	struct pgn_send req;
+	struct pgn_sent sent[4];
+	size_t n;
+
+	memset(&req, 0, sizeof(req));
+	req.from = from;
+	req.to = &to;
+	req.nto = 1;
+	req.body = body;
+	req.body_len = strlen(body);
+	req.priority = priority;
+	return pgn_send(db, &req, sent, 4, &n);
+}
+
+/*
+ * A prompt turn 'turn' of 'host' session 'session' (a session key)
+ * claimed for 'agent': binds the session and takes what is queued.
+ */
+static H_UNUSED void
+be_claim_turn(pgn_db *db, const char *host, const char *session,
+    const char *agent, const char *turn, const char *transcript)
+{
+	struct pgn_turn t;
+	struct pgn_turn_out out;
+
+	memset(&t, 0, sizeof(t));
+	t.host = host;
+	t.session = session;
+	t.agent = agent;
+	t.turn = turn;
+	t.route = "prompt";
+	t.transcript = transcript;
+	t.max_continues = 3;
+	memset(&out, 0, sizeof(out));
+	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
+	pgn_msgs_release(&out.msgs);
 }
 
 /* One number read through 'chk' (a second connection); -1 on error. */

@@ -73,20 +73,7 @@ fake_codex(const char *mode)
 static void
 bind_bob_turn(const char *turn)
 {
-	struct pgn_turn t;
-	struct pgn_turn_out out;
-
-	memset(&t, 0, sizeof(t));
-	t.host = "codex";
-	t.session = KEY;
-	t.agent = "bob";
-	t.turn = turn;
-	t.route = "prompt";
-	t.transcript = transcript;
-	t.max_continues = 3;
-	memset(&out, 0, sizeof(out));
-	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
-	pgn_msgs_release(&out.msgs);
+	be_claim_turn(db, "codex", KEY, "bob", turn, transcript);
 }
 
 static void
@@ -135,19 +122,7 @@ count(const char *sql)
 static pgn_status
 send_p(const char *body, int priority)
 {
-	static const char *to = "bob";
-	struct pgn_send req;
-	struct pgn_sent sent[4];
-	size_t n;
-
-	memset(&req, 0, sizeof(req));
-	req.from = "alice";
-	req.to = &to;
-	req.nto = 1;
-	req.body = body;
-	req.body_len = strlen(body);
-	req.priority = priority;
-	return pgn_send(db, &req, sent, 4, &n);
+	return be_send_one(db, "alice", "bob", body, priority);
 }
 
 static void
