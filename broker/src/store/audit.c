@@ -35,26 +35,24 @@ static const char SQL_DELIVERY_ADD[] =
     "created_ms, reply_to, delivered_ms, session, host, route, bytes, hash) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10, ?11, ?12, "
     "?13, ?14)";
-#define DELIVERY_COLS                                                          \
-	"id, message_id, scope, sender, recipient, body, created_ms, "         \
-	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
-	"hash"
 /*
  * A listing's rows also show the message's thread (decision 0157),
- * priority and group, read from its row: none is chained (0158).
+ * priority and group, read from its row: none is chained (0158). One
+ * join, one lookup of the message a row (decision 0255); none when the
+ * message row is gone (0, 0, NULL as before).
  */
-#define DELIVERY_MSG_COLS                                                      \
-	", (SELECT coalesce(m.thread, m.id) FROM message m "                   \
-	"WHERE m.id = delivery.message_id), "                                  \
-	"coalesce((SELECT m.priority FROM message m "                          \
-	"WHERE m.id = delivery.message_id), 0), (SELECT m.grp FROM message m " \
-	"WHERE m.id = delivery.message_id)"
+#define DELIVERY_LIST_COLS                                                     \
+	"d.id, d.message_id, d.scope, d.sender, d.recipient, d.body, "         \
+	"d.created_ms, coalesce(d.reply_to, 0), d.delivered_ms, d.session, "   \
+	"d.host, d.route, d.bytes, d.hash, coalesce(m.thread, m.id), "         \
+	"coalesce(m.priority, 0), m.grp FROM delivery d LEFT JOIN message m "  \
+	"ON m.id = d.message_id"
 static const char SQL_DELIVERY_LIST[] =
-    "SELECT " DELIVERY_COLS DELIVERY_MSG_COLS " FROM delivery WHERE scope = ?1 "
-    "AND (?2 IS NULL OR recipient = ?2) AND (?3 IS NULL OR sender = ?3) "
-    "AND delivered_ms >= ?4 ORDER BY id DESC LIMIT ?5";
+    "SELECT " DELIVERY_LIST_COLS " WHERE d.scope = ?1 "
+    "AND (?2 IS NULL OR d.recipient = ?2) AND (?3 IS NULL OR d.sender = ?3) "
+    "AND d.delivered_ms >= ?4 ORDER BY d.id DESC LIMIT ?5";
 static const char SQL_DELIVERY_GET[] =
-    "SELECT " DELIVERY_COLS DELIVERY_MSG_COLS " FROM delivery WHERE id = ?1";
+    "SELECT " DELIVERY_LIST_COLS " WHERE d.id = ?1";
 static const char SQL_DELIVERED_COUNT[] =
     "SELECT count(*) FROM message WHERE delivered_ms IS NOT NULL";
 /*
@@ -174,7 +172,10 @@ pgn_deliveries_release(struct pgn_deliveries *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Read a DELIVERY_COLS row into 'x' (caller releases strings). */
+/*
+ * Read a delivery's first 14 columns (id to hash, as DELIVERY_LIST_COLS
+ * and SQL_VERIFY_ALL give them) into 'x' (caller releases strings).
+ */
 static int
 delivery_row(pgn_stmt *st, struct pgn_delivery *x)
 {
