@@ -482,14 +482,41 @@ view_state(struct pgn_web *w, struct pgn_web_resp *out)
 	json(out, o);
 }
 
+/* One audit row, written into the answer as the store reads it (0255). */
+struct audit_out {
+	struct pgn_buf b;
+	size_t start;
+	size_t n;
+};
+
+static pgn_status
+audit_row(void *arg, const struct pgn_delivery *d)
+{
+	struct audit_out *o = arg;
+
+	if (d == NULL) { /* the read starts (again): no row yet */
+		pgn_buf_truncate(&o->b, o->start);
+		o->n = 0;
+		return PGN_OK;
+	}
+	jw_int(&o->b, o->n++ > 0 ? ",{\"id\":" : "{\"id\":", d->id);
+	jw_int(&o->b, ",\"message\":", d->message_id);
+	jw_key_str(&o->b, ",\"from\":", d->sender);
+	jw_key_str(&o->b, ",\"to\":", d->recipient);
+	jw_key_str(&o->b, ",\"route\":", d->route);
+	jw_key_str(&o->b, ",\"host\":", d->host);
+	jw_int(&o->b, ",\"delivered\":", d->delivered_ms);
+	jw_key_str(&o->b, ",\"body\":", d->body);
+	PGN_BUF_LIT(&o->b, "}");
+	return PGN_OK; /* the buffer's error, if any, shows at the answer */
+}
+
 static void
 view_audit(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 {
 	struct pgn_audit_filter f;
-	struct pgn_deliveries d;
+	struct audit_out o;
 	int64_t limit;
-	struct pgn_buf b;
-	size_t i;
 	pgn_status st;
 
 	if (!num(p, "limit", 1, PGN_WEB_MAX_PAGE, PGN_WEB_PAGE, &limit)) {
@@ -498,28 +525,19 @@ view_audit(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 	}
 	memset(&f, 0, sizeof(f));
 	f.limit = (size_t)limit;
-	st = pgn_audit_list(w->db, &f, &d);
+	memset(&o, 0, sizeof(o));
+	pgn_buf_init(&o.b, PGN_WEB_MAX_ANSWER);
+	pgn_buf_presize(&o.b, 32 + (size_t)limit * HIT_JSON_GUESS);
+	PGN_BUF_LIT(&o.b, "{\"deliveries\":[");
+	o.start = o.b.len;
+	st = pgn_audit_list_each(w->db, &f, audit_row, &o);
 	if (st != PGN_OK) {
+		pgn_buf_release(&o.b);
 		fail_db(w, out, st);
 		return;
 	}
-	pgn_buf_init(&b, PGN_WEB_MAX_ANSWER);
-	pgn_buf_presize(&b, 32 + d.n * HIT_JSON_GUESS);
-	PGN_BUF_LIT(&b, "{\"deliveries\":[");
-	for (i = 0; i < d.n; i++) {
-		jw_int(&b, i > 0 ? ",{\"id\":" : "{\"id\":", d.v[i].id);
-		jw_int(&b, ",\"message\":", d.v[i].message_id);
-		jw_key_str(&b, ",\"from\":", d.v[i].sender);
-		jw_key_str(&b, ",\"to\":", d.v[i].recipient);
-		jw_key_str(&b, ",\"route\":", d.v[i].route);
-		jw_key_str(&b, ",\"host\":", d.v[i].host);
-		jw_int(&b, ",\"delivered\":", d.v[i].delivered_ms);
-		jw_key_str(&b, ",\"body\":", d.v[i].body);
-		pgn_buf_add(&b, "}", 1);
-	}
-	pgn_buf_adds(&b, "]}");
-	pgn_deliveries_release(&d);
-	jw_answer(out, &b);
+	PGN_BUF_LIT(&o.b, "]}");
+	jw_answer(out, &o.b);
 }
 
 static void
