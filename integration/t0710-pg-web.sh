@@ -37,7 +37,7 @@ test_case 'the page and every data endpoint answer' '
 src/**" &&
 	get w "/api/messages?token=$(tok w)" && code_is 200 &&
 	test "$(jq -r ".messages | map(.id) | join(\",\")" body)" = "4,3,2,1" &&
-	test "$(jq -r ".messages[3].acked > 0, .messages[3].ack_asked > 0, .messages[2].thread" body)" = "true
+	test "$(jq -r ".messages[3].acknowledged > 0, .messages[3].ack_within_ms > 0, .messages[2].thread" body)" = "true
 true
 1" &&
 	get w "/api/messages?token=$(tok w)&limit=2&before=3" && code_is 200 &&

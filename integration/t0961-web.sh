@@ -65,6 +65,15 @@ test_case 'messages: newest first, by thread, with delivery state, paged by id' 
 	get w "/api/messages?token=$(tok w)&before=x" && code_is 400
 '
 
+test_case 'a message is the object pigeon search --json prints, times in ms, no other name' '
+	get w "/api/messages?token=$(tok w)" && code_is 200 &&
+	pigeon search --json first >cli.json &&
+	test "$(jq -c ".messages[1] | keys_unsorted" body)" = "$(jq -c ".[0] | keys_unsorted" cli.json)" &&
+	test "$(jq -c ".messages[1] | del(.created, .delivered)" body)" = \
+	    "$(jq -c ".[0] | del(.created, .delivered)" cli.json)" &&
+	jq -e ".messages[1].created > 0 and .messages[1].ack_within_ms == null and .messages[1].acknowledged == null" body >/dev/null
+'
+
 test_case 'search, audit and the chain verified' '
 	get w "/api/search?token=$(tok w)&q=first" && code_is 200 &&
 	test "$(jq -r ".messages[0].id" body)" = 1 &&

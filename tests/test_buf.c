@@ -1,7 +1,10 @@
 /* Unit tests of struct pgn_buf, the bounded string builder, and size maths. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "harness.h"
 #include "pgn_int.h"
@@ -279,7 +282,109 @@ test_vec_grow_makes_room_for_one_more(void)
 	free(v);
 }
 
+/* cJSON's own print of the string 's' (the bytes pigeon's JSON keeps). */
+static int
+json_str_is_cjsons(const char *s)
+{
+	struct pgn_buf b;
+	cJSON *o = cJSON_CreateString(s);
+	char *want = cJSON_PrintUnformatted(o);
+	int same;
+
+	pgn_buf_init(&b, 1 << 16);
+	pgn_buf_json_str(&b, s);
+	same = want != NULL && b.err == PGN_OK && strcmp(b.data, want) == 0;
+	cJSON_free(want);
+	cJSON_Delete(o);
+	pgn_buf_release(&b);
+	return same;
+}
+
+/*
+ * Decision 0254: pigeon web's answers, `pigeon search --json` and the
+ * MCP tools' messages are written by pgn_buf_json_str, not cJSON, and
+ * must stay byte for byte what cJSON printed: every byte alone, and
+ * runs mixing quotes, backslashes, control bytes, DEL and UTF-8.
+ */
+static void
+test_json_strings_are_escaped_as_cjson_escapes_them(void)
+{
+	char one[2] = {0, 0}, big[4097];
+	struct pgn_buf b;
+	int c, all = 1;
+
+	for (c = 1; c < 256; c++) {
+		one[0] = (char)c;
+		if (!json_str_is_cjsons(one))
+			all = 0;
+	}
+	CHECK(all);
+	CHECK(json_str_is_cjsons(""));
+	CHECK(json_str_is_cjsons("plain text, no escape"));
+	CHECK(json_str_is_cjsons("a \"quote\" and a \\ back\tslash\r\n"
+				 "\x01\x1f\x7f caf\xc3\xa9 \xe2\x80\xae"
+				 "</script><img onerror=x>"));
+	memset(big, '\x01', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK(json_str_is_cjsons(big));
+	/* NULL is null; an escaped string past the bound is refused. */
+	pgn_buf_init(&b, 16);
+	pgn_buf_json_str(&b, NULL);
+	CHECK_STR(b.data, "null");
+	pgn_buf_json_str(&b, "\n\n\n\n\n\n"); /* 4 + 14 > 16 */
+	CHECK_INT(b.err, PGN_ETOOBIG);
+	pgn_buf_release(&b);
+	pgn_buf_init(&b, 14);
+	pgn_buf_json_str(&b, "ab\n\x01"); /* "ab\n\u0001": exactly 14 */
+	CHECK_INT(b.err, PGN_OK);
+	CHECK_STR(b.data, "\"ab\\n\\u0001\"");
+	pgn_buf_release(&b);
+}
+
+static void
+test_json_integers_are_their_digits(void)
+{
+	static const int64_t v[] = {0, 7, 9, 10, 42, 99, 100, 101, 999, 1000,
+	    1700000000123, -1, -10, -99, -100, INT64_MAX, INT64_MIN};
+	char want[32];
+	struct pgn_buf b;
+	size_t i;
+	int all = 1;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		pgn_buf_init(&b, 64);
+		pgn_buf_json_i64(&b, v[i]);
+		(void)snprintf(want, sizeof(want), "%lld", (long long)v[i]);
+		if (b.err != PGN_OK || strcmp(b.data, want) != 0)
+			all = 0;
+		pgn_buf_release(&b);
+	}
+	CHECK(all);
+}
+
+static void
+test_buf_presize_and_truncate(void)
+{
+	struct pgn_buf b;
+
+	pgn_buf_init(&b, 100);
+	pgn_buf_presize(&b, 1000); /* only as far as the bound */
+	CHECK_INT(b.err, PGN_OK);
+	CHECK(b.cap >= 101);
+	PGN_BUF_LIT(&b, "abcdef");
+	pgn_buf_truncate(&b, 3);
+	CHECK_STR(b.data, "abc");
+	pgn_buf_truncate(&b, 10); /* no longer than it is */
+	CHECK_INT(b.len, 3);
+	PGN_BUF_LIT(&b, "d");
+	CHECK_STR(b.data, "abcd");
+	pgn_buf_release(&b);
+}
+
 static const struct h_test tests[] = {
+    H_TEST(test_json_strings_are_escaped_as_cjson_escapes_them),
+    H_TEST(test_json_integers_are_their_digits),
+    H_TEST(test_buf_presize_and_truncate),
     H_TEST(test_buf_appends_bytes_strings_and_formats),
     H_TEST(test_buf_add_of_zero_bytes_keeps_it_empty),
     H_TEST(test_buf_grows_across_many_appends),

@@ -645,8 +645,59 @@ test_a_database_from_before_is_indexed_on_postgresql(void)
 	    check_migrated);
 }
 
+/*
+ * Decision 0254: pgn_hit_json and pgn_msg_json parse what the one
+ * writer wrote, within PGN_MAX_MSG_JSON bytes: a hit whose JSON is
+ * exactly that long is an object, one byte more is NULL (as out of
+ * memory); the worst real body (4096 control bytes, 6 bytes each) fits.
+ */
+static void
+test_a_hits_json_is_bounded_at_its_edge(void)
+{
+	char alice[] = "alice", bob[] = "bob", none[] = "";
+	struct pgn_hit h;
+	struct pgn_buf b;
+	size_t fixed;
+	char *body;
+	cJSON *o;
+
+	memset(&h, 0, sizeof(h));
+	h.id = 7;
+	h.sender = alice;
+	h.recipient = bob;
+	h.body = none;
+	h.created_ms = 1700000000000;
+	pgn_buf_init(&b, 2 * PGN_MAX_MSG_JSON);
+	pgn_hit_write(&b, &h, 0);
+	fixed = b.len;
+	pgn_buf_release(&b);
+	body = malloc(PGN_MAX_MSG_JSON + 1);
+	CHECK(body != NULL);
+	if (body == NULL)
+		return;
+	memset(body, 'x', PGN_MAX_MSG_JSON - fixed);
+	body[PGN_MAX_MSG_JSON - fixed] = '\0';
+	h.body = body;
+	o = pgn_hit_json(&h, 0);
+	CHECK(o != NULL);
+	CHECK(cJSON_IsString(cJSON_GetObjectItem(o, "body")) &&
+	    strlen(cJSON_GetObjectItem(o, "body")->valuestring) ==
+	        PGN_MAX_MSG_JSON - fixed);
+	cJSON_Delete(o);
+	memset(body, 'x', PGN_MAX_MSG_JSON - fixed + 1);
+	body[PGN_MAX_MSG_JSON - fixed + 1] = '\0';
+	CHECK(pgn_hit_json(&h, 0) == NULL);
+	memset(body, '\x01', PGN_MAX_BODY);
+	body[PGN_MAX_BODY] = '\0';
+	o = pgn_hit_json(&h, PGN_HIT_JSON_MS);
+	CHECK(o != NULL);
+	cJSON_Delete(o);
+	free(body);
+}
+
 static const struct h_test tests[] = {
     H_TEST(test_the_fts5_query_quotes_each_word),
+    H_TEST(test_a_hits_json_is_bounded_at_its_edge),
     H_TEST(test_rules_on_sqlite),
     H_TEST(test_rules_on_postgresql),
     H_TEST(test_a_database_from_before_is_indexed_on_sqlite),

@@ -850,6 +850,17 @@ struct pgn_audit_filter {
 /* Deliveries of the current scope, newest first. */
 PGN_NODISCARD pgn_status pgn_audit_list(pgn_db *db,
     const struct pgn_audit_filter *f, struct pgn_deliveries *out);
+/*
+ * pgn_audit_list handing each delivery to 'fn' as it is read, copying
+ * nothing (pigeon web writes it straight into its answer, decision
+ * 0255): its strings are borrowed, valid during the call only.
+ * fn(arg, NULL) comes first and again whenever the read starts over:
+ * forget the rows given so far. A status other than PGN_OK from 'fn'
+ * ends the read with it.
+ */
+typedef pgn_status pgn_delivery_fn(void *arg, const struct pgn_delivery *d);
+PGN_NODISCARD pgn_status pgn_audit_list_each(pgn_db *db,
+    const struct pgn_audit_filter *f, pgn_delivery_fn *fn, void *arg);
 
 /* One delivery by id, any scope. PGN_ENOTFOUND. */
 PGN_NODISCARD pgn_status pgn_audit_get(pgn_db *db, int64_t id,

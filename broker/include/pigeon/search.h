@@ -73,6 +73,21 @@ PGN_NODISCARD pgn_status pgn_messages_page(pgn_db *db, int64_t before_id,
     int64_t thread, size_t limit, struct pgn_hits *out);
 
 /*
+ * pgn_search and pgn_messages_page handing each hit to 'fn' as it is
+ * read, copying nothing (pigeon web writes it straight into its answer,
+ * decision 0254): the hit's strings are borrowed, valid during the call
+ * only. fn(arg, NULL) comes first and again whenever the read starts
+ * over (a retried snapshot): forget the hits given so far. A status
+ * other than PGN_OK from 'fn' ends the read with it.
+ */
+typedef pgn_status pgn_hit_fn(void *arg, const struct pgn_hit *h);
+PGN_NODISCARD pgn_status pgn_search_each(pgn_db *db,
+    const struct pgn_search *q, pgn_hit_fn *fn, void *arg);
+PGN_NODISCARD pgn_status pgn_messages_page_each(pgn_db *db,
+    int64_t before_id, int64_t thread, size_t limit, pgn_hit_fn *fn,
+    void *arg);
+
+/*
  * The FTS5 query for 'text' into 'out' (malloc'd, the caller frees):
  * each word a string, quoted, '"' doubled, separated by spaces (all
  * required). Errors as pgn_search's, in 'err'. Pure: fuzz/fuzz_search.c.

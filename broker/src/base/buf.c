@@ -64,6 +64,22 @@ reserve(struct pgn_buf *b, size_t n)
 }
 
 void
+pgn_buf_presize(struct pgn_buf *b, size_t n)
+{
+	if (b->err == PGN_OK && b->len <= b->max)
+		(void)reserve(b, n < b->max - b->len ? n : b->max - b->len);
+}
+
+void
+pgn_buf_truncate(struct pgn_buf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->data[len] = '\0';
+	}
+}
+
+void
 pgn_buf_add(struct pgn_buf *b, const void *p, size_t n)
 {
 	if (!reserve(b, n))
@@ -131,6 +147,117 @@ pgn_buf_take(struct pgn_buf *b, size_t *len)
 		*len = b->len;
 	pgn_buf_init(b, b->max);
 	return s;
+}
+
+/*
+ * The bytes a JSON string's byte takes past its own: 1 for \" \\ \b \f
+ * \n \r \t, 5 for another control byte (\u00xx), else 0. A table: the
+ * measuring pass is one load and one add a byte.
+ */
+static const unsigned char json_extra[256] = {
+    5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5, /* 0x00-0x0f */
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, /* 0x10-0x1f */
+    ['"'] = 1,
+    ['\\'] = 1,
+};
+
+/*
+ * One pass to measure (most strings escape nothing: one copy then),
+ * one room reserved, then written in place: no append per byte run.
+ */
+void
+pgn_buf_json_str(struct pgn_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p;
+	size_t n, extra = 0;
+	char *o;
+
+	if (s == NULL) {
+		PGN_BUF_LIT(b, "null");
+		return;
+	}
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		extra += json_extra[*p];
+	n = (size_t)(p - (const unsigned char *)s);
+	if (!pgn_size_add(n, extra + 2, &n) || !reserve(b, n))
+		return;
+	o = b->data + b->len;
+	*o++ = '"';
+	if (extra == 0) {
+		memcpy(o, s, n - 2);
+		o += n - 2;
+	} else
+		for (p = (const unsigned char *)s; *p != '\0'; p++) {
+			if (json_extra[*p] == 0) {
+				*o++ = (char)*p;
+				continue;
+			}
+			*o++ = '\\';
+			switch (*p) {
+			case '\b':
+				*o++ = 'b';
+				break;
+			case '\f':
+				*o++ = 'f';
+				break;
+			case '\n':
+				*o++ = 'n';
+				break;
+			case '\r':
+				*o++ = 'r';
+				break;
+			case '\t':
+				*o++ = 't';
+				break;
+			case '"':
+			case '\\':
+				*o++ = (char)*p;
+				break;
+			default:
+				*o++ = 'u';
+				*o++ = '0';
+				*o++ = '0';
+				*o++ = hex[*p >> 4];
+				*o++ = hex[*p & 15];
+			}
+		}
+	*o++ = '"';
+	b->len += n;
+	*o = '\0';
+}
+
+void
+pgn_buf_json_i64(struct pgn_buf *b, int64_t v)
+{
+	static const char pairs[] = "00010203040506070809"
+				    "10111213141516171819"
+				    "20212223242526272829"
+				    "30313233343536373839"
+				    "40414243444546474849"
+				    "50515253545556575859"
+				    "60616263646566676869"
+				    "70717273747576777879"
+				    "80818283848586878889"
+				    "90919293949596979899";
+	char d[24];
+	size_t n = sizeof(d);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	/* Two digits a division: a time in ms has 13. */
+	while (u >= 100) {
+		n -= 2;
+		memcpy(d + n, pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		n -= 2;
+		memcpy(d + n, pairs + 2 * u, 2);
+	} else
+		d[--n] = (char)('0' + u);
+	if (v < 0)
+		d[--n] = '-';
+	pgn_buf_put(b, d + n, sizeof(d) - n);
 }
 
 int

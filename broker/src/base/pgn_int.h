@@ -6,6 +6,7 @@
 #define PGN_INT_H
 
 #include <stdarg.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sodium.h>
 
@@ -131,6 +132,52 @@ void pgn_buf_vaddf(struct pgn_buf *b, const char *fmt, va_list ap)
     PGN_PRINTF(2, 0);
 /* Hand the string to the caller ("" if empty); NULL after an error. */
 char *pgn_buf_take(struct pgn_buf *b, size_t *len);
+/*
+ * Room for 'n' more bytes now, as far as the bound allows (a hint: a
+ * failure shows at the next append), so that a large answer grows once.
+ */
+void pgn_buf_presize(struct pgn_buf *b, size_t n);
+/* Back to its first 'len' bytes (no more than it has); its error kept. */
+void pgn_buf_truncate(struct pgn_buf *b, size_t len);
+/*
+ * pgn_buf_add, inline when the room is there (the most appends to an
+ * answer): a literal's copy is then a few moves (decision 0254).
+ */
+static inline void
+pgn_buf_put(struct pgn_buf *b, const void *p, size_t n)
+{
+	if (b->err == PGN_OK && n < b->cap - b->len && b->len + n <= b->max) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+	} else
+		pgn_buf_add(b, p, n);
+}
+/* A literal's bytes (no strlen): PGN_BUF_LIT(b, ",\"id\":"). */
+#define PGN_BUF_LIT(b, s) pgn_buf_put((b), (s), sizeof(s) - 1)
+/*
+ * JSON values straight into a buffer, as cJSON prints them (decision
+ * 0240): a string quoted, with '"', '\\', \b \f \n \r \t escaped and
+ * other bytes under 0x20 as \u00xx, every other byte as is (NULL writes
+ * null); an integer in decimal.
+ */
+void pgn_buf_json_str(struct pgn_buf *b, const char *s);
+void pgn_buf_json_i64(struct pgn_buf *b, int64_t v);
+
+/*
+ * A search hit's JSON object (store/msgjson.c, decisions 0238, 0254):
+ * pgn_hit_json's shape and bytes, written at the end of 'b'. The one
+ * writer of that shape: pgn_hit_json and pgn_msg_json parse what it
+ * writes; pigeon web's pages write it straight into their answer.
+ */
+struct pgn_hit;
+void pgn_hit_write(struct pgn_buf *b, const struct pgn_hit *h, int flags);
+/*
+ * Bytes of one message's or hit's JSON that pgn_msg_json and
+ * pgn_hit_json write before parsing it (a body of PGN_MAX_BODY escaped
+ * at the worst is 24 KiB): over it, NULL, as out of memory.
+ */
+#define PGN_MAX_MSG_JSON (1 << 20)
 
 /* Overflow-checked size maths: 0 on overflow. */
 int pgn_size_add(size_t a, size_t b, size_t *out);

@@ -35,26 +35,24 @@ static const char SQL_DELIVERY_ADD[] =
     "created_ms, reply_to, delivered_ms, session, host, route, bytes, hash) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10, ?11, ?12, "
     "?13, ?14)";
-#define DELIVERY_COLS                                                          \
-	"id, message_id, scope, sender, recipient, body, created_ms, "         \
-	"coalesce(reply_to, 0), delivered_ms, session, host, route, bytes, "   \
-	"hash"
 /*
  * A listing's rows also show the message's thread (decision 0157),
- * priority and group, read from its row: none is chained (0158).
+ * priority and group, read from its row: none is chained (0158). One
+ * join, one lookup of the message a row (decision 0255); none when the
+ * message row is gone (0, 0, NULL as before).
  */
-#define DELIVERY_MSG_COLS                                                      \
-	", (SELECT coalesce(m.thread, m.id) FROM message m "                   \
-	"WHERE m.id = delivery.message_id), "                                  \
-	"coalesce((SELECT m.priority FROM message m "                          \
-	"WHERE m.id = delivery.message_id), 0), (SELECT m.grp FROM message m " \
-	"WHERE m.id = delivery.message_id)"
+#define DELIVERY_LIST_COLS                                                     \
+	"d.id, d.message_id, d.scope, d.sender, d.recipient, d.body, "         \
+	"d.created_ms, coalesce(d.reply_to, 0), d.delivered_ms, d.session, "   \
+	"d.host, d.route, d.bytes, d.hash, coalesce(m.thread, m.id), "         \
+	"coalesce(m.priority, 0), m.grp FROM delivery d LEFT JOIN message m "  \
+	"ON m.id = d.message_id"
 static const char SQL_DELIVERY_LIST[] =
-    "SELECT " DELIVERY_COLS DELIVERY_MSG_COLS " FROM delivery WHERE scope = ?1 "
-    "AND (?2 IS NULL OR recipient = ?2) AND (?3 IS NULL OR sender = ?3) "
-    "AND delivered_ms >= ?4 ORDER BY id DESC LIMIT ?5";
+    "SELECT " DELIVERY_LIST_COLS " WHERE d.scope = ?1 "
+    "AND (?2 IS NULL OR d.recipient = ?2) AND (?3 IS NULL OR d.sender = ?3) "
+    "AND d.delivered_ms >= ?4 ORDER BY d.id DESC LIMIT ?5";
 static const char SQL_DELIVERY_GET[] =
-    "SELECT " DELIVERY_COLS DELIVERY_MSG_COLS " FROM delivery WHERE id = ?1";
+    "SELECT " DELIVERY_LIST_COLS " WHERE d.id = ?1";
 static const char SQL_DELIVERED_COUNT[] =
     "SELECT count(*) FROM message WHERE delivered_ms IS NOT NULL";
 /*
@@ -174,9 +172,22 @@ pgn_deliveries_release(struct pgn_deliveries *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Read a DELIVERY_COLS row into 'x' (caller releases strings). */
-static int
-delivery_row(pgn_stmt *st, struct pgn_delivery *x)
+/* Text of column 'col', borrowed from the row; "" for NULL. */
+static const char *
+col_str(pgn_stmt *st, int col)
+{
+	const char *s = pgn_col_str(st, col, NULL);
+
+	return s != NULL ? s : "";
+}
+
+/*
+ * A delivery's first 14 columns (id to hash, as DELIVERY_LIST_COLS and
+ * SQL_VERIFY_ALL give them) into 'x', its strings borrowed from the row
+ * until the next step.
+ */
+static void
+delivery_borrow(pgn_stmt *st, struct pgn_delivery *x)
 {
 	const void *p;
 	size_t len;
@@ -184,22 +195,47 @@ delivery_row(pgn_stmt *st, struct pgn_delivery *x)
 	memset(x, 0, sizeof(*x));
 	x->id = pgn_col_i64(st, 0);
 	x->message_id = pgn_col_i64(st, 1);
-	x->scope = pgn_col_text(st, 2);
-	x->sender = pgn_col_text(st, 3);
-	x->recipient = pgn_col_text(st, 4);
-	x->body = pgn_col_text(st, 5);
+	x->scope = (char *)col_str(st, 2);
+	x->sender = (char *)col_str(st, 3);
+	x->recipient = (char *)col_str(st, 4);
+	x->body = (char *)col_str(st, 5);
 	x->created_ms = pgn_col_i64(st, 6);
 	x->reply_to = pgn_col_i64(st, 7);
 	x->delivered_ms = pgn_col_i64(st, 8);
-	x->session = pgn_col_text(st, 9);
-	x->host = pgn_col_text(st, 10);
-	x->route = pgn_col_text(st, 11);
+	x->session = (char *)col_str(st, 9);
+	x->host = (char *)col_str(st, 10);
+	x->route = (char *)col_str(st, 11);
 	x->bytes = pgn_col_i64(st, 12);
 	p = pgn_col_bytes(st, 13, &len);
 	if (len == PGN_HASH_BYTES)
 		memcpy(x->hash, p, PGN_HASH_BYTES);
+}
+
+/* 'b' with its strings copied into 'x' (the caller releases them). */
+static int
+delivery_copy(const struct pgn_delivery *b, struct pgn_delivery *x)
+{
+	*x = *b;
+	x->scope = pgn_strdup(b->scope);
+	x->sender = pgn_strdup(b->sender);
+	x->recipient = pgn_strdup(b->recipient);
+	x->body = pgn_strdup(b->body);
+	x->session = pgn_strdup(b->session);
+	x->host = pgn_strdup(b->host);
+	x->route = pgn_strdup(b->route);
+	x->group = b->group != NULL ? pgn_strdup(b->group) : NULL;
 	return x->scope && x->sender && x->recipient && x->body && x->session &&
-	    x->host && x->route;
+	    x->host && x->route && (b->group == NULL || x->group != NULL);
+}
+
+/* Read a delivery's first 14 columns, copied (the caller releases). */
+static int
+delivery_row(pgn_stmt *st, struct pgn_delivery *x)
+{
+	struct pgn_delivery b;
+
+	delivery_borrow(st, &b);
+	return delivery_copy(&b, x);
 }
 
 struct audit_ctx {
@@ -208,34 +244,54 @@ struct audit_ctx {
 	char sender[PGN_MAX_NAME + 1];
 	int64_t id;
 	struct pgn_deliveries *out;
+	pgn_delivery_fn *fn;
+	void *arg;
 	int64_t *checked;
 	int64_t *bad;
 };
 
+/* Each listed row of 'st' to 'fn', its strings borrowed. */
 static pgn_status
-collect(pgn_db *db, pgn_stmt *st, struct pgn_deliveries *out)
+each_delivery(pgn_db *db, pgn_stmt *st, pgn_delivery_fn *fn, void *arg)
 {
-	struct pgn_delivery *x;
+	struct pgn_delivery x;
 	pgn_status rc = PGN_OK;
 
 	while (pgn_next_row(db, st, &rc, "reading the audit")) {
-		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
-		        sizeof(*out->v)))
-			return pgn_fail(db, PGN_ENOMEM, "out of memory");
-		x = &out->v[out->n++];
-		if (!delivery_row(st, x))
-			return pgn_fail(db, PGN_ENOMEM, "out of memory");
-		x->thread = pgn_col_i64(st, 14); /* decision 0157 */
-		x->priority = (int)pgn_col_i64(st, 15);
-		x->group = pgn_col_text(st, 16); /* "" for NULL: none */
-		if (x->group == NULL)
-			return pgn_fail(db, PGN_ENOMEM, "out of memory");
-		if (x->group[0] == '\0') {
-			free(x->group);
-			x->group = NULL;
-		}
+		delivery_borrow(st, &x);
+		x.thread = pgn_col_i64(st, 14); /* decision 0157 */
+		x.priority = (int)pgn_col_i64(st, 15);
+		x.group = (char *)pgn_col_str(st, 16, NULL); /* NULL: none */
+		if (x.group != NULL && x.group[0] == '\0')
+			x.group = NULL;
+		rc = fn(arg, &x);
+		if (rc != PGN_OK)
+			return rc;
 	}
 	return rc;
+}
+
+/* pgn_audit_list's and pgn_audit_get's 'fn': each row kept, copied. */
+struct keep {
+	pgn_db *db;
+	struct pgn_deliveries *out;
+};
+
+static pgn_status
+keep_delivery(void *arg, const struct pgn_delivery *d)
+{
+	struct keep *k = arg;
+
+	if (d == NULL) {
+		pgn_deliveries_release(k->out);
+		return PGN_OK;
+	}
+	if (!pgn_vec_grow((void **)&k->out->v, &k->out->cap, k->out->n,
+	        sizeof(*k->out->v)))
+		return pgn_fail(k->db, PGN_ENOMEM, "out of memory");
+	if (!delivery_copy(d, &k->out->v[k->out->n++]))
+		return pgn_fail(k->db, PGN_ENOMEM, "out of memory");
+	return PGN_OK;
 }
 
 static pgn_status
@@ -247,7 +303,9 @@ audit_list_tx(pgn_db *db, void *arg)
 	pgn_status rc;
 	size_t limit;
 
-	pgn_deliveries_release(c->out);
+	rc = c->fn(c->arg, NULL);
+	if (rc != PGN_OK)
+		return rc;
 	limit = f->limit ? f->limit : PGN_DEFAULT_LIST;
 	rc = pgn_prepare(db, SQL_DELIVERY_LIST, &st);
 	if (rc == PGN_OK)
@@ -256,22 +314,22 @@ audit_list_tx(pgn_db *db, void *arg)
 		    PGN_T(f->sender ? c->sender : NULL), PGN_I(f->since_ms),
 		    PGN_I((int64_t)limit));
 	if (rc == PGN_OK)
-		rc = collect(db, st, c->out);
+		rc = each_delivery(db, st, c->fn, c->arg);
 	pgn_finish(db, st);
 	return rc;
 }
 
 pgn_status
-pgn_audit_list(pgn_db *db, const struct pgn_audit_filter *f,
-    struct pgn_deliveries *out)
+pgn_audit_list_each(pgn_db *db, const struct pgn_audit_filter *f,
+    pgn_delivery_fn *fn, void *arg)
 {
 	struct audit_ctx c;
 	pgn_status rc;
 
-	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
 	c.f = f;
-	c.out = out;
+	c.fn = fn;
+	c.arg = arg;
 	if (f->limit > PGN_MAX_LIST)
 		return pgn_fail(db, PGN_ETOOBIG,
 		    "a listing of %zu deliveries: at most %d", f->limit,
@@ -286,7 +344,18 @@ pgn_audit_list(pgn_db *db, const struct pgn_audit_filter *f,
 		if (rc != PGN_OK)
 			return rc;
 	}
-	rc = pgn_read(db, audit_list_tx, &c);
+	return pgn_read(db, audit_list_tx, &c);
+}
+
+pgn_status
+pgn_audit_list(pgn_db *db, const struct pgn_audit_filter *f,
+    struct pgn_deliveries *out)
+{
+	struct keep k = {db, out};
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = pgn_audit_list_each(db, f, keep_delivery, &k);
 	if (rc != PGN_OK)
 		pgn_deliveries_release(out);
 	return rc;
@@ -296,6 +365,7 @@ static pgn_status
 audit_get_tx(pgn_db *db, void *arg)
 {
 	struct audit_ctx *c = arg;
+	struct keep k = {db, c->out};
 	pgn_stmt *st = NULL;
 	pgn_status rc;
 
@@ -304,7 +374,7 @@ audit_get_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(c->id));
 	if (rc == PGN_OK)
-		rc = collect(db, st, c->out);
+		rc = each_delivery(db, st, keep_delivery, &k);
 	pgn_finish(db, st);
 	if (rc == PGN_OK && c->out->n == 0)
 		rc = pgn_fail_hint(db, PGN_ENOTFOUND, PGN_HINT_AUDIT, NULL,

@@ -152,46 +152,75 @@ struct search_ctx {
 	const struct pgn_search *q;
 	const char *match; /* FTS5's query, or the text for PostgreSQL */
 	char agent[PGN_MAX_NAME + 1];
-	struct pgn_hits *out;
+	pgn_hit_fn *fn;
+	void *arg;
 };
 
+/* Each row of 'st' as a hit to 'fn', its strings borrowed. */
 static pgn_status
-collect(pgn_db *db, pgn_stmt *st, struct pgn_hits *out)
+each_hit(pgn_db *db, pgn_stmt *st, pgn_hit_fn *fn, void *arg)
 {
-	struct pgn_hit *x;
+	struct pgn_hit x;
 	pgn_status rc = PGN_OK;
 	int64_t now = pgn_now_ms();
 
 	while (pgn_next_row(db, st, &rc, "reading search results")) {
-		if (!pgn_vec_grow((void **)&out->v, &out->cap, out->n,
-		        sizeof(*out->v)))
-			return pgn_fail(db, PGN_ENOMEM, "out of memory");
-		x = &out->v[out->n++];
-		memset(x, 0, sizeof(*x));
-		x->id = pgn_col_i64(st, 0);
-		x->thread = pgn_col_i64(st, 1);
-		x->reply_to = pgn_col_i64(st, 2);
-		x->sender = pgn_col_text(st, 3);
-		x->recipient = pgn_col_text(st, 4);
-		x->body = pgn_col_text(st, 5);
-		x->created_ms = pgn_col_i64(st, 6);
-		x->delivered_ms = pgn_col_i64(st, 7);
-		x->ack_ms = pgn_col_i64(st, 8);
-		x->acked_ms = pgn_col_i64(st, 9);
-		x->priority = (int)pgn_col_i64(st, 10);
+		memset(&x, 0, sizeof(x));
+		x.id = pgn_col_i64(st, 0);
+		x.thread = pgn_col_i64(st, 1);
+		x.reply_to = pgn_col_i64(st, 2);
+		/* Borrowed: the row's, until the next step. */
+		x.sender = (char *)pgn_col_str(st, 3, NULL);
+		x.recipient = (char *)pgn_col_str(st, 4, NULL);
+		x.body = (char *)pgn_col_str(st, 5, NULL);
+		x.created_ms = pgn_col_i64(st, 6);
+		x.delivered_ms = pgn_col_i64(st, 7);
+		x.ack_ms = pgn_col_i64(st, 8);
+		x.acked_ms = pgn_col_i64(st, 9);
+		x.priority = (int)pgn_col_i64(st, 10);
 		/* The doorbell, as pigeon status tells it (decision 0177). */
-		x->woken_ms = pgn_col_i64(st, 11);
-		pgn_col_copy(x->woken_via, sizeof(x->woken_via), st, 12);
-		pgn_col_copy(x->group, sizeof(x->group), st, 13);
-		x->unheard = x->woken_ms != 0 &&
-		    (x->delivered_ms != 0 ?
-		            x->delivered_ms - x->woken_ms > PGN_WAKE_HEARD_MS :
-		            now - x->woken_ms > PGN_WAKE_HEARD_MS);
-		if (x->sender == NULL || x->recipient == NULL ||
-		    x->body == NULL)
-			return pgn_fail(db, PGN_ENOMEM, "out of memory");
+		x.woken_ms = pgn_col_i64(st, 11);
+		pgn_col_copy(x.woken_via, sizeof(x.woken_via), st, 12);
+		pgn_col_copy(x.group, sizeof(x.group), st, 13);
+		x.unheard = x.woken_ms != 0 &&
+		    (x.delivered_ms != 0 ?
+		            x.delivered_ms - x.woken_ms > PGN_WAKE_HEARD_MS :
+		            now - x.woken_ms > PGN_WAKE_HEARD_MS);
+		rc = fn(arg, &x);
+		if (rc != PGN_OK)
+			return rc;
 	}
 	return rc;
+}
+
+/* pgn_search's and pgn_messages_page's 'fn': each hit kept, copied. */
+struct keep {
+	pgn_db *db;
+	struct pgn_hits *out;
+};
+
+static pgn_status
+keep_hit(void *arg, const struct pgn_hit *h)
+{
+	struct keep *k = arg;
+	struct pgn_hit *x;
+
+	if (h == NULL) {
+		pgn_hits_release(k->out);
+		return PGN_OK;
+	}
+	if (!pgn_vec_grow((void **)&k->out->v, &k->out->cap, k->out->n,
+	        sizeof(*k->out->v)))
+		return pgn_fail(k->db, PGN_ENOMEM, "out of memory");
+	x = &k->out->v[k->out->n];
+	*x = *h;
+	x->sender = pgn_strdup(h->sender != NULL ? h->sender : "");
+	x->recipient = pgn_strdup(h->recipient != NULL ? h->recipient : "");
+	x->body = pgn_strdup(h->body != NULL ? h->body : "");
+	k->out->n++;
+	if (x->sender == NULL || x->recipient == NULL || x->body == NULL)
+		return pgn_fail(k->db, PGN_ENOMEM, "out of memory");
+	return PGN_OK;
 }
 
 static pgn_status
@@ -203,7 +232,9 @@ search_tx(pgn_db *db, void *arg)
 	int64_t sid;
 	pgn_status rc;
 
-	pgn_hits_release(c->out);
+	rc = c->fn(c->arg, NULL);
+	if (rc != PGN_OK)
+		return rc;
 	rc = pgn_scope_id(db, 0, &sid);
 	if (rc == PGN_ENOTFOUND)
 		return PGN_OK; /* a scope nothing was sent in */
@@ -217,23 +248,24 @@ search_tx(pgn_db *db, void *arg)
 		    PGN_I(q->before_id > 0 ? q->before_id : INT64_MAX),
 		    PGN_I((int64_t)(q->limit ? q->limit : PGN_DEFAULT_LIST)));
 	if (rc == PGN_OK)
-		rc = collect(db, st, c->out);
+		rc = each_hit(db, st, c->fn, c->arg);
 	pgn_finish(db, st);
 	return rc;
 }
 
 pgn_status
-pgn_search(pgn_db *db, const struct pgn_search *q, struct pgn_hits *out)
+pgn_search_each(pgn_db *db, const struct pgn_search *q, pgn_hit_fn *fn,
+    void *arg)
 {
 	struct search_ctx c;
 	char *fts = NULL;
 	size_t words;
 	pgn_status rc;
 
-	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
 	c.q = q;
-	c.out = out;
+	c.fn = fn;
+	c.arg = arg;
 	if (q->limit > PGN_MAX_LIST)
 		return pgn_fail(db, PGN_ETOOBIG,
 		    "a search of %zu results: at most %d", q->limit,
@@ -251,9 +283,20 @@ pgn_search(pgn_db *db, const struct pgn_search *q, struct pgn_hits *out)
 		return rc;
 	c.match = fts != NULL ? fts : q->text;
 	rc = pgn_read(db, search_tx, &c);
+	free(fts);
+	return rc;
+}
+
+pgn_status
+pgn_search(pgn_db *db, const struct pgn_search *q, struct pgn_hits *out)
+{
+	struct keep k = {db, out};
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = pgn_search_each(db, q, keep_hit, &k);
 	if (rc != PGN_OK)
 		pgn_hits_release(out);
-	free(fts);
 	return rc;
 }
 
@@ -261,7 +304,8 @@ struct page_ctx {
 	int64_t before_id;
 	int64_t thread;
 	size_t limit;
-	struct pgn_hits *out;
+	pgn_hit_fn *fn;
+	void *arg;
 };
 
 static pgn_status
@@ -272,7 +316,9 @@ page_tx(pgn_db *db, void *arg)
 	int64_t sid;
 	pgn_status rc;
 
-	pgn_hits_release(c->out);
+	rc = c->fn(c->arg, NULL);
+	if (rc != PGN_OK)
+		return rc;
 	rc = pgn_scope_id(db, 0, &sid);
 	if (rc == PGN_ENOTFOUND)
 		return PGN_OK;
@@ -283,27 +329,37 @@ page_tx(pgn_db *db, void *arg)
 		    PGN_I(c->before_id > 0 ? c->before_id : INT64_MAX),
 		    PGN_I(c->thread), PGN_I((int64_t)c->limit));
 	if (rc == PGN_OK)
-		rc = collect(db, st, c->out);
+		rc = each_hit(db, st, c->fn, c->arg);
 	pgn_finish(db, st);
 	return rc;
 }
 
 pgn_status
-pgn_messages_page(pgn_db *db, int64_t before_id, int64_t thread, size_t limit,
-    struct pgn_hits *out)
+pgn_messages_page_each(pgn_db *db, int64_t before_id, int64_t thread,
+    size_t limit, pgn_hit_fn *fn, void *arg)
 {
 	struct page_ctx c;
-	pgn_status rc;
 
-	memset(out, 0, sizeof(*out));
 	if (limit > PGN_MAX_LIST)
 		return pgn_fail(db, PGN_ETOOBIG,
 		    "a page of %zu messages: at most %d", limit, PGN_MAX_LIST);
 	c.before_id = before_id;
 	c.thread = thread < 0 ? 0 : thread;
 	c.limit = limit ? limit : PGN_DEFAULT_LIST;
-	c.out = out;
-	rc = pgn_read(db, page_tx, &c);
+	c.fn = fn;
+	c.arg = arg;
+	return pgn_read(db, page_tx, &c);
+}
+
+pgn_status
+pgn_messages_page(pgn_db *db, int64_t before_id, int64_t thread, size_t limit,
+    struct pgn_hits *out)
+{
+	struct keep k = {db, out};
+	pgn_status rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = pgn_messages_page_each(db, before_id, thread, limit, keep_hit, &k);
 	if (rc != PGN_OK)
 		pgn_hits_release(out);
 	return rc;

@@ -282,82 +282,24 @@ num(const struct params *p, const char *name, int64_t min, int64_t max,
  * The lists' JSON is written straight into one buffer, not built as a
  * cJSON tree and printed: a tree costs a malloc per member, key and
  * string and a copy of each at the print, the most of a 50-row page's
- * time (decision 0240). Strings are escaped as cJSON escapes them; the
- * key order and the values are those of the tree it replaces.
+ * time (decision 0240). Strings are escaped as cJSON escapes them
+ * (pgn_buf_json_str); the key order and the values are those of the
+ * tree it replaces.
  */
-static void
-jw_str(struct pgn_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p, *run;
-	char esc[6] = {'\\', 'u', '0', '0', 0, 0};
-
-	if (s == NULL) {
-		pgn_buf_add(b, "null", 4);
-		return;
-	}
-	pgn_buf_add(b, "\"", 1);
-	for (p = run = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p >= 0x20 && *p != '"' && *p != '\\')
-			continue;
-		pgn_buf_add(b, run, (size_t)(p - run));
-		run = p + 1;
-		switch (*p) {
-		case '"':
-			pgn_buf_add(b, "\\\"", 2);
-			break;
-		case '\\':
-			pgn_buf_add(b, "\\\\", 2);
-			break;
-		case '\b':
-			pgn_buf_add(b, "\\b", 2);
-			break;
-		case '\f':
-			pgn_buf_add(b, "\\f", 2);
-			break;
-		case '\n':
-			pgn_buf_add(b, "\\n", 2);
-			break;
-		case '\r':
-			pgn_buf_add(b, "\\r", 2);
-			break;
-		case '\t':
-			pgn_buf_add(b, "\\t", 2);
-			break;
-		default:
-			esc[4] = hex[*p >> 4];
-			esc[5] = hex[*p & 15];
-			pgn_buf_add(b, esc, sizeof(esc));
-		}
-	}
-	pgn_buf_add(b, run, (size_t)(p - run));
-	pgn_buf_add(b, "\"", 1);
-}
-
 /* KEY (its quotes, colon and any comma before it) and a string. */
 static void
 jw_key_str(struct pgn_buf *b, const char *key, const char *s)
 {
 	pgn_buf_adds(b, key);
-	jw_str(b, s);
+	pgn_buf_json_str(b, s);
 }
 
 /* KEY and an integer, in decimal. */
 static void
 jw_int(struct pgn_buf *b, const char *key, int64_t v)
 {
-	char d[24];
-	size_t n = sizeof(d);
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		d[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
-	if (v < 0)
-		d[--n] = '-';
 	pgn_buf_adds(b, key);
-	pgn_buf_add(b, d + n, sizeof(d) - n);
+	pgn_buf_json_i64(b, v);
 }
 
 /* The buffer as the answer (taken), or a 500 if it could not grow. */
@@ -385,58 +327,68 @@ jw_answer(struct pgn_web_resp *out, struct pgn_buf *b)
 }
 
 /*
- * A hit: the library's one shape (pgn_hit_json, decision 0238), times in
- * milliseconds, which the page computes with; "ack_asked" and "acked"
- * repeat "ack_within_ms" and "acknowledged" under the names app.js reads.
+ * A page of hits: {"messages": [...], "next": ID or 0}, each hit the
+ * library's one shape (decisions 0238, 0254), times in milliseconds,
+ * which the page computes with. Each is written into the answer as the
+ * store reads it: no copy of its strings, no tree (decision 0254).
  */
-static cJSON *
-hit_json(const struct pgn_hit *h)
-{
-	cJSON *o = pgn_hit_json(h, PGN_HIT_JSON_MS);
+struct hits_out {
+	struct pgn_buf b;
+	size_t start; /* the answer's length before the first hit */
+	size_t n;
+	int64_t last;
+};
 
-	if (o == NULL)
-		return NULL;
-	add_int(o, "ack_asked", h->ack_ms);
-	add_int(o, "acked", h->acked_ms);
-	return o;
+/* Rows of about 250 bytes: the answer grows once, not at each doubling. */
+#define HIT_JSON_GUESS 256
+
+static pgn_status
+hit_out(void *arg, const struct pgn_hit *h)
+{
+	struct hits_out *o = arg;
+
+	if (h == NULL) { /* the read starts (again): no hit yet */
+		pgn_buf_truncate(&o->b, o->start);
+		o->n = 0;
+		o->last = 0;
+		return PGN_OK;
+	}
+	if (o->n++ > 0)
+		PGN_BUF_LIT(&o->b, ",");
+	pgn_hit_write(&o->b, h, PGN_HIT_JSON_MS);
+	o->last = h->id;
+	return PGN_OK; /* the buffer's error, if any, shows at the answer */
 }
 
-/* A page of hits: {"messages": [...], "next": ID or 0}. */
 static void
-hits_json(struct pgn_web_resp *out, const struct pgn_hits *h, size_t limit)
+hits_start(struct hits_out *o, size_t limit)
 {
-	struct pgn_buf b;
-	cJSON *o;
-	char *s;
-	size_t i;
+	memset(o, 0, sizeof(*o));
+	pgn_buf_init(&o->b, PGN_WEB_MAX_ANSWER);
+	pgn_buf_presize(&o->b, 32 + limit * HIT_JSON_GUESS);
+	PGN_BUF_LIT(&o->b, "{\"messages\":[");
+	o->start = o->b.len;
+}
 
-	pgn_buf_init(&b, PGN_WEB_MAX_ANSWER);
-	pgn_buf_adds(&b, "{\"messages\":[");
-	for (i = 0; i < h->n; i++) {
-		o = hit_json(&h->v[i]);
-		s = o != NULL ? cJSON_PrintUnformatted(o) : NULL;
-		cJSON_Delete(o);
-		if (s == NULL) {
-			pgn_buf_release(&b);
-			fail(out, 500, "out of memory");
-			return;
-		}
-		if (i > 0)
-			pgn_buf_add(&b, ",", 1);
-		pgn_buf_adds(&b, s);
-		cJSON_free(s);
+static void
+hits_end(struct pgn_web *w, struct pgn_web_resp *out, struct hits_out *o,
+    size_t limit, pgn_status st)
+{
+	if (st != PGN_OK) {
+		pgn_buf_release(&o->b);
+		fail_db(w, out, st);
+		return;
 	}
-	jw_int(&b,
-	    "],\"next\":", h->n == limit && h->n > 0 ? h->v[h->n - 1].id : 0);
-	pgn_buf_add(&b, "}", 1);
-	jw_answer(out, &b);
+	jw_int(&o->b, "],\"next\":", o->n == limit ? o->last : 0);
+	PGN_BUF_LIT(&o->b, "}");
+	jw_answer(out, &o->b);
 }
 
 static void
 view_messages(struct pgn_web *w, const struct params *p,
     struct pgn_web_resp *out)
 {
-	struct pgn_hits h;
+	struct hits_out o;
 	int64_t before, thread, limit;
 	pgn_status st;
 
@@ -446,12 +398,10 @@ view_messages(struct pgn_web *w, const struct params *p,
 		fail(out, 400, "before, thread: ids; limit: 1 to 200");
 		return;
 	}
-	st = pgn_messages_page(w->db, before, thread, (size_t)limit, &h);
-	if (st != PGN_OK)
-		fail_db(w, out, st);
-	else
-		hits_json(out, &h, (size_t)limit);
-	pgn_hits_release(&h);
+	hits_start(&o, (size_t)limit);
+	st = pgn_messages_page_each(w->db, before, thread, (size_t)limit,
+	    hit_out, &o);
+	hits_end(w, out, &o, (size_t)limit, st);
 }
 
 static void
@@ -459,7 +409,7 @@ view_search(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 {
 	char q[PGN_MAX_SEARCH_TEXT + 1];
 	struct pgn_search s;
-	struct pgn_hits h;
+	struct hits_out o;
 	int64_t before, limit;
 	pgn_status st;
 
@@ -477,12 +427,9 @@ view_search(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 	s.text = q;
 	s.before_id = before;
 	s.limit = (size_t)limit;
-	st = pgn_search(w->db, &s, &h);
-	if (st != PGN_OK)
-		fail_db(w, out, st);
-	else
-		hits_json(out, &h, (size_t)limit);
-	pgn_hits_release(&h);
+	hits_start(&o, (size_t)limit);
+	st = pgn_search_each(w->db, &s, hit_out, &o);
+	hits_end(w, out, &o, (size_t)limit, st);
 }
 
 static void
@@ -535,14 +482,41 @@ view_state(struct pgn_web *w, struct pgn_web_resp *out)
 	json(out, o);
 }
 
+/* One audit row, written into the answer as the store reads it (0255). */
+struct audit_out {
+	struct pgn_buf b;
+	size_t start;
+	size_t n;
+};
+
+static pgn_status
+audit_row(void *arg, const struct pgn_delivery *d)
+{
+	struct audit_out *o = arg;
+
+	if (d == NULL) { /* the read starts (again): no row yet */
+		pgn_buf_truncate(&o->b, o->start);
+		o->n = 0;
+		return PGN_OK;
+	}
+	jw_int(&o->b, o->n++ > 0 ? ",{\"id\":" : "{\"id\":", d->id);
+	jw_int(&o->b, ",\"message\":", d->message_id);
+	jw_key_str(&o->b, ",\"from\":", d->sender);
+	jw_key_str(&o->b, ",\"to\":", d->recipient);
+	jw_key_str(&o->b, ",\"route\":", d->route);
+	jw_key_str(&o->b, ",\"host\":", d->host);
+	jw_int(&o->b, ",\"delivered\":", d->delivered_ms);
+	jw_key_str(&o->b, ",\"body\":", d->body);
+	PGN_BUF_LIT(&o->b, "}");
+	return PGN_OK; /* the buffer's error, if any, shows at the answer */
+}
+
 static void
 view_audit(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 {
 	struct pgn_audit_filter f;
-	struct pgn_deliveries d;
+	struct audit_out o;
 	int64_t limit;
-	struct pgn_buf b;
-	size_t i;
 	pgn_status st;
 
 	if (!num(p, "limit", 1, PGN_WEB_MAX_PAGE, PGN_WEB_PAGE, &limit)) {
@@ -551,27 +525,19 @@ view_audit(struct pgn_web *w, const struct params *p, struct pgn_web_resp *out)
 	}
 	memset(&f, 0, sizeof(f));
 	f.limit = (size_t)limit;
-	st = pgn_audit_list(w->db, &f, &d);
+	memset(&o, 0, sizeof(o));
+	pgn_buf_init(&o.b, PGN_WEB_MAX_ANSWER);
+	pgn_buf_presize(&o.b, 32 + (size_t)limit * HIT_JSON_GUESS);
+	PGN_BUF_LIT(&o.b, "{\"deliveries\":[");
+	o.start = o.b.len;
+	st = pgn_audit_list_each(w->db, &f, audit_row, &o);
 	if (st != PGN_OK) {
+		pgn_buf_release(&o.b);
 		fail_db(w, out, st);
 		return;
 	}
-	pgn_buf_init(&b, PGN_WEB_MAX_ANSWER);
-	pgn_buf_adds(&b, "{\"deliveries\":[");
-	for (i = 0; i < d.n; i++) {
-		jw_int(&b, i > 0 ? ",{\"id\":" : "{\"id\":", d.v[i].id);
-		jw_int(&b, ",\"message\":", d.v[i].message_id);
-		jw_key_str(&b, ",\"from\":", d.v[i].sender);
-		jw_key_str(&b, ",\"to\":", d.v[i].recipient);
-		jw_key_str(&b, ",\"route\":", d.v[i].route);
-		jw_key_str(&b, ",\"host\":", d.v[i].host);
-		jw_int(&b, ",\"delivered\":", d.v[i].delivered_ms);
-		jw_key_str(&b, ",\"body\":", d.v[i].body);
-		pgn_buf_add(&b, "}", 1);
-	}
-	pgn_buf_adds(&b, "]}");
-	pgn_deliveries_release(&d);
-	jw_answer(out, &b);
+	PGN_BUF_LIT(&o.b, "]}");
+	jw_answer(out, &o.b);
 }
 
 static void

@@ -66,12 +66,13 @@
     if (m.heard) return ['woken', 'woken ' + when(m.woken) + ' by ' + m.woken_via];
     return ['unheard', 'rung ' + when(m.woken) + ' by ' + m.woken_via + ', unheard'];
   }
+  // The library's names (decision 0254): null where none.
   function ack(m) {
-    if (m.acked) return ['acked', 'acknowledged ' + when(m.acked)];
-    if (!m.ack_asked) return null;
-    if (m.delivered && Date.now() > m.delivered + m.ack_asked)
-      return ['overdue', 'ack overdue since ' + when(m.delivered + m.ack_asked)];
-    return ['asked', 'ack asked within ' + Math.round(m.ack_asked / 1000) + 's'];
+    if (m.acknowledged) return ['acked', 'acknowledged ' + when(m.acknowledged)];
+    if (!m.ack_within_ms) return null;
+    if (m.delivered && Date.now() > m.delivered + m.ack_within_ms)
+      return ['overdue', 'ack overdue since ' + when(m.delivered + m.ack_within_ms)];
+    return ['asked', 'ack asked within ' + Math.round(m.ack_within_ms / 1000) + 's'];
   }
   function message(m) {
     var d = el('div', 'msg');
