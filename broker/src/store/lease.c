@@ -66,11 +66,17 @@ static const char SQL_LEASE_DEL[] = "DELETE FROM lease WHERE id = ?1";
 static const char SQL_STAMP[] =
     "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
     "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1";
-/* The same but scope ?2's, which a change has in hand. */
+/*
+ * The same but scope ?2's, which a change has in hand: each other scope,
+ * then its leases by the index. The join's order fixed (CROSS JOIN) and
+ * no OR of two ranges for the planner to weigh: 59,000 fewer
+ * instructions to prepare, about 450 more for each scope of the
+ * database (decision 0253). SQLite only: PostgreSQL keeps no stamp.
+ */
 static const char SQL_STAMP_OTHERS[] =
-    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
-    "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1 "
-    "AND (l.scope_id < ?2 OR l.scope_id > ?2)";
+    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM scope s "
+    "CROSS JOIN lease l ON l.scope_id = s.id WHERE s.id <> ?2 "
+    "AND l.expires_ms > ?1";
 /* The agent session ?1 is bound to, in whatever scope (0134). */
 static const char SQL_SESSION_AGENT[] =
     "SELECT a.name FROM session s JOIN agent a ON a.id = s.agent_id "
