@@ -910,7 +910,7 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 }
 
 /*
- * A change puts its stamp where the old one was (decision 0253: the two
+ * A change puts its stamp where the old one was (decision 0252: the two
  * exchanged, then the old removed): a new file, no temporary left; and
  * where a directory stands in the stamp's place the take fails and the
  * directory stays, as a rename over it would refuse.

@@ -54,7 +54,7 @@ pgn_home_ensure(const char *dir, struct pgn_err *err)
 	/*
 	 * Missing parents too are made private (the XDG state rule). A home
 	 * that is there already needs no mkdir of each parent: one stat
-	 * instead of one call per component, on every hook run (0252).
+	 * instead of one call per component, on every hook run (0251).
 	 */
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 		rc = pgn_mkdir_p(dir, 0700, err);

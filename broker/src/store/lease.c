@@ -71,7 +71,7 @@ static const char SQL_STAMP[] =
  * then its leases by the index. The join's order fixed (CROSS JOIN) and
  * no OR of two ranges for the planner to weigh: 59,000 fewer
  * instructions to prepare, about 450 more for each scope of the
- * database (decision 0253). SQLite only: PostgreSQL keeps no stamp.
+ * database (decision 0252). SQLite only: PostgreSQL keeps no stamp.
  */
 static const char SQL_STAMP_OTHERS[] =
     "SELECT s.root, l.norm, l.shared, l.expires_ms FROM scope s "

@@ -283,7 +283,7 @@ encode(const struct pgn_stamp_set *s, uint64_t dev, uint64_t ino,
  * two are exchanged and 'tmp' (the old stamp by then) removed: ext4
  * writes out the data of a file renamed over another (its
  * auto_da_alloc), measured at 1.5 to 2.3 ms a rename here, but not of
- * files exchanged (33 to 85 us with the unlink; decision 0253). Where
+ * files exchanged (33 to 85 us with the unlink; decision 0252). Where
  * there is none, or the system cannot exchange, a plain rename. A crash
  * may then leave a stamp whose bytes never reached the disk: it fails
  * its size or checksum, which means ask, as any torn stamp does.
