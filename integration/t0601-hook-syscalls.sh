@@ -57,7 +57,8 @@ fsyncs() {
 
 # The loader binds every symbol at start (full RELRO), searching the
 # shared libraries in the order they are needed: libc first, where all
-# but the math functions and cJSON's are (decision 0154). A sanitizer's
+# but cJSON's are (decision 0154; libm is opened only by SQLite's first
+# math call, 0250). A sanitizer's
 # runtime comes first instead, and the build leaves the order alone.
 needed() {
 	readelf -d "$(command -v pigeon-hook)" |

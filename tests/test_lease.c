@@ -910,6 +910,41 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 }
 
 /*
+ * A change puts its stamp where the old one was (decision 0252: the two
+ * exchanged, then the old removed): a new file, no temporary left; and
+ * where a directory stands in the stamp's place the take fails and the
+ * directory stays, as a rename over it would refuse.
+ */
+static void
+test_a_take_puts_its_stamp_in_the_old_ones_place(void)
+{
+	char tmp[sizeof(dbpath) + 32];
+	struct pgn_lease_taken t;
+	const char *p[1] = {"lib/"};
+	struct stat before, after, dir;
+
+	stamp_setup();
+	(void)snprintf(tmp, sizeof(tmp), "%s-leases.tmp", dbpath);
+	REQUIRE(stat(stamp, &before) == 0);
+	CHECK(take1("alice", 0, "src/"));
+	REQUIRE(stat(stamp, &after) == 0);
+	CHECK(S_ISREG(after.st_mode) && (after.st_mode & 0777) == 0600);
+	CHECK(after.st_ino != before.st_ino); /* replaced whole */
+	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	/* a directory in the stamp's place */
+	REQUIRE(unlink(stamp) == 0);
+	REQUIRE(mkdir(stamp, 0700) == 0);
+	CHECK_INT(take_on(db, "alice", 0, 0, NULL, p, 1, &t), PGN_EIO);
+	pgn_lease_taken_release(&t);
+	CHECK(stat(stamp, &dir) == 0 && S_ISDIR(dir.st_mode));
+	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
+	REQUIRE(rmdir(stamp) == 0);
+	teardown();
+}
+
+/*
  * The states a crash can leave are wider than the database, never
  * narrower: the stamp is written before the commit that adds a lease,
  * and narrowed only after the commit that removes one. Both only ask.
@@ -1221,6 +1256,7 @@ static const struct h_test tests[] = {
     H_TEST(test_a_missing_stamp_is_made_from_the_database_never_replaced),
     H_TEST(test_the_stamp_prefilter_never_refuses_a_match),
     H_TEST(test_a_take_whose_stamp_cannot_be_written_stores_nothing),
+    H_TEST(test_a_take_puts_its_stamp_in_the_old_ones_place),
     H_TEST(test_a_crash_between_commit_and_stamp_leaves_it_wider_only),
     H_TEST(test_an_old_or_oversized_stamp_means_ask),
     H_TEST(test_the_stamp_holds_leases_up_to_its_bound),

@@ -17,6 +17,18 @@
 #define PGN_STR_(x)     #x
 #define PGN_STR(x)      PGN_STR_(x)
 
+/*
+ * A function kept out of its caller: its frame (large buffers) is
+ * pushed only when it runs, not by every run of a hot path that rarely
+ * calls it; each stack page a run touches is a page fault
+ * (docs/decisions/0251).
+ */
+#if defined(__GNUC__)
+#define PGN_NOINLINE __attribute__((noinline))
+#else
+#define PGN_NOINLINE
+#endif
+
 /* ---- the quiet stamp (quiet.c, decision 0085) ----------------------- */
 
 #define PGN_QUIET_SLOTS     256 /* sessions remembered; more share slots */

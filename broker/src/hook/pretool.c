@@ -406,9 +406,10 @@ open_db(struct pretool *t)
 /*
  * The call's paths made relative to the scope root, as the leases name
  * them (no "./": it anchors), into 't->rels'; those outside the scope
- * are not Pigeon's to judge and are left out.
+ * are not Pigeon's to judge and are left out. Not inlined: its two
+ * path buffers leave the stack before the stamp is read (0251).
  */
-static pgn_status
+static PGN_NOINLINE pgn_status
 relative_paths(struct pretool *t)
 {
 	const struct pgn_tool_call *c = &t->p->call;
@@ -431,14 +432,44 @@ relative_paths(struct pretool *t)
 	return PGN_OK;
 }
 
+/*
+ * The stamp could not clear the call ('v': ask, or no stamp): the
+ * database names the leases in the way, and a denial is written. Not
+ * inlined into check: its room for the blocking leases is pushed only
+ * by a run that opens the database (0251).
+ */
+static PGN_NOINLINE pgn_status
+ask_db(struct pretool *t, pgn_lease_verdict v)
+{
+	struct pgn_lease_block blk[PGN_HOOK_DENY_LEASES];
+	pgn_status st;
+	size_t n, more;
+
+	st = open_db(t);
+	if (st == PGN_ENOTFOUND)
+		return PGN_OK; /* no database: no lease */
+	if (st == PGN_OK)
+		st = pgn_db_set_scope(t->db, t->root);
+	/* No stamp (a copied database, one removed): made for next time. */
+	if (st == PGN_OK && v == PGN_LEASE_NO_STAMP &&
+	    pgn_lease_stamp_make(t->db) != PGN_OK)
+		logf_pre(t, "pass", "the lease stamp was not made (%s)",
+		    pgn_errmsg(t->db));
+	if (st == PGN_OK)
+		st = pgn_lease_blockers(t->db, NULL, t->p->session,
+		    (const char *const *)t->rels, t->nrels, blk,
+		    PGN_HOOK_DENY_LEASES, &n, &more);
+	if (st == PGN_OK && n > 0)
+		return deny(t, t->rels, blk, n, more);
+	return st;
+}
+
 static pgn_status
 check(struct pretool *t)
 {
 	const struct pgn_tool_call *c = &t->p->call;
-	struct pgn_lease_block blk[PGN_HOOK_DENY_LEASES];
 	pgn_lease_verdict v;
 	pgn_status st;
-	size_t n, more;
 
 	memcpy(t->o->session, t->p->session, sizeof(t->o->session));
 	/* A tool Pigeon knows that writes no path here (a plain command). */
@@ -478,23 +509,7 @@ check(struct pretool *t)
 	}
 	if (v == PGN_LEASE_CLEAR)
 		return PGN_OK;
-	st = open_db(t);
-	if (st == PGN_ENOTFOUND)
-		return PGN_OK; /* no database: no lease */
-	if (st == PGN_OK)
-		st = pgn_db_set_scope(t->db, t->root);
-	/* No stamp (a copied database, one removed): made for next time. */
-	if (st == PGN_OK && v == PGN_LEASE_NO_STAMP &&
-	    pgn_lease_stamp_make(t->db) != PGN_OK)
-		logf_pre(t, "pass", "the lease stamp was not made (%s)",
-		    pgn_errmsg(t->db));
-	if (st == PGN_OK)
-		st = pgn_lease_blockers(t->db, NULL, t->p->session,
-		    (const char *const *)t->rels, t->nrels, blk,
-		    PGN_HOOK_DENY_LEASES, &n, &more);
-	if (st == PGN_OK && n > 0)
-		return deny(t, t->rels, blk, n, more);
-	return st;
+	return ask_db(t, v);
 }
 
 pgn_status

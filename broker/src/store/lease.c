@@ -66,11 +66,17 @@ static const char SQL_LEASE_DEL[] = "DELETE FROM lease WHERE id = ?1";
 static const char SQL_STAMP[] =
     "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
     "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1";
-/* The same but scope ?2's, which a change has in hand. */
+/*
+ * The same but scope ?2's, which a change has in hand: each other scope,
+ * then its leases by the index. The join's order fixed (CROSS JOIN) and
+ * no OR of two ranges for the planner to weigh: 59,000 fewer
+ * instructions to prepare, about 450 more for each scope of the
+ * database (decision 0252). SQLite only: PostgreSQL keeps no stamp.
+ */
 static const char SQL_STAMP_OTHERS[] =
-    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM lease l "
-    "JOIN scope s ON s.id = l.scope_id WHERE l.expires_ms > ?1 "
-    "AND (l.scope_id < ?2 OR l.scope_id > ?2)";
+    "SELECT s.root, l.norm, l.shared, l.expires_ms FROM scope s "
+    "CROSS JOIN lease l ON l.scope_id = s.id WHERE s.id <> ?2 "
+    "AND l.expires_ms > ?1";
 /* The agent session ?1 is bound to, in whatever scope (0134). */
 static const char SQL_SESSION_AGENT[] =
     "SELECT a.name FROM session s JOIN agent a ON a.id = s.agent_id "
@@ -384,13 +390,16 @@ stamp_write(pgn_db *db, const struct pgn_stamp_set *set)
 }
 
 /*
- * Read the stamp of 'db_path' into 'buf' (PGN_LEASE_STAMP_MAX bytes) and
- * parse it into 'v': 1 when it is there and to be trusted, 0 to ask the
- * database; '*none' 1 when there is no database at all, '*missing' 1
- * when there is no stamp.
+ * Read the stamp of 'db_path' into '*buf' (allocated to its size, the
+ * caller's to free, NULL when nothing was read) and parse it into 'v':
+ * 1 when it is there and to be trusted, 0 to ask the database; '*none'
+ * 1 when there is no database at all, '*missing' 1 when there is no
+ * stamp. On the heap, not the stack: a stamp is a few hundred bytes,
+ * and a frame of PGN_LEASE_STAMP_MAX would spread every before-tool
+ * run's stack over pages each costing a fault (decision 0251).
  */
 static int
-stamp_read(const char *db_path, unsigned char *buf, struct pgn_stamp_view *v,
+stamp_read(const char *db_path, unsigned char **buf, struct pgn_stamp_view *v,
     int *none, int *missing)
 {
 	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
@@ -398,6 +407,7 @@ stamp_read(const char *db_path, unsigned char *buf, struct pgn_stamp_view *v,
 	ssize_t n = -1;
 	int fd;
 
+	*buf = NULL;
 	*none = 0;
 	*missing = 0;
 	if (db_path == NULL || pgn_db_is_postgres(db_path) ||
@@ -415,11 +425,12 @@ stamp_read(const char *db_path, unsigned char *buf, struct pgn_stamp_view *v,
 	}
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0 &&
-	    sb.st_size <= (off_t)PGN_LEASE_STAMP_MAX)
-		n = pread(fd, buf, (size_t)sb.st_size, 0);
+	    sb.st_size <= (off_t)PGN_LEASE_STAMP_MAX &&
+	    (*buf = malloc(sb.st_size > 0 ? (size_t)sb.st_size : 1)) != NULL)
+		n = pread(fd, *buf, (size_t)sb.st_size, 0);
 	close(fd);
 	if (n < 0 || n != (ssize_t)sb.st_size ||
-	    !pgn_stamp_parse(buf, (size_t)n, v))
+	    !pgn_stamp_parse(*buf, (size_t)n, v))
 		return 0;
 	/* of this very database file, not one replaced or restored */
 	return v->dev == (uint64_t)db.st_dev && v->ino == (uint64_t)db.st_ino;
@@ -429,36 +440,47 @@ pgn_lease_verdict
 pgn_lease_stamp_judge(const char *db_path, const char *scope,
     const char *const *paths, size_t npaths, int64_t now_ms)
 {
-	unsigned char buf[PGN_LEASE_STAMP_MAX];
+	unsigned char *buf = NULL;
 	char clean[PGN_MAX_PATH];
 	struct pgn_stamp_view v;
 	struct pgn_stamp_entry e;
+	pgn_lease_verdict r = PGN_LEASE_CLEAR;
 	uint64_t h;
 	size_t off, i;
 	int none, missing;
 
 	if (scope == NULL)
 		return PGN_LEASE_ASK;
-	if (!stamp_read(db_path, buf, &v, &none, &missing))
-		return none ? PGN_LEASE_NONE :
+	if (!stamp_read(db_path, &buf, &v, &none, &missing)) {
+		r = none    ? PGN_LEASE_NONE :
 		    missing ? PGN_LEASE_NO_STAMP :
 		              PGN_LEASE_ASK;
-	if (v.slot[pgn_stamp_slot(scope)] <= now_ms)
-		return PGN_LEASE_NONE;
-	if (v.flags & PGN_STAMP_OVERFLOW)
-		return PGN_LEASE_ASK;
+		goto done;
+	}
+	if (v.slot[pgn_stamp_slot(scope)] <= now_ms) {
+		r = PGN_LEASE_NONE;
+		goto done;
+	}
+	if (v.flags & PGN_STAMP_OVERFLOW) {
+		r = PGN_LEASE_ASK;
+		goto done;
+	}
 	h = pgn_stamp_hash(scope, strlen(scope));
-	for (i = 0; i < npaths; i++) {
+	for (i = 0; i < npaths && r == PGN_LEASE_CLEAR; i++) {
 		if (paths[i] == NULL ||
 		    !clean_path(paths[i], clean, sizeof(clean)))
 			continue; /* covered by no lease */
 		for (off = 0; pgn_stamp_next(&v, &off, &e);)
 			if (e.scope == h && e.expires_ms > now_ms &&
 			    pgn_stamp_may_match(e.norm, clean) &&
-			    pgn_glob_match(e.norm, clean))
-				return PGN_LEASE_ASK; /* the database says */
+			    pgn_glob_match(e.norm, clean)) {
+				r = PGN_LEASE_ASK; /* the database says */
+				break;
+			}
 	}
-	return PGN_LEASE_CLEAR;
+done:
+	free(buf);
+	return r;
 }
 
 int

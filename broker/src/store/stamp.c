@@ -4,6 +4,7 @@
  * parsed by the before-tool hook's reader. Nothing here opens the
  * database.
  */
+#define _GNU_SOURCE /* renameat2 and RENAME_EXCHANGE (glibc 2.28) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -277,7 +278,34 @@ encode(const struct pgn_stamp_set *s, uint64_t dev, uint64_t ino,
 }
 
 /*
- * 's' into the file 'tmp', then renamed over 'path' ('make' 0) or linked
+ * 'tmp' put in the place of 'path', atomically: a reader opening 'path'
+ * finds the old file or the new one. Where 'path' is a regular file the
+ * two are exchanged and 'tmp' (the old stamp by then) removed: ext4
+ * writes out the data of a file renamed over another (its
+ * auto_da_alloc), measured at 1.5 to 2.3 ms a rename here, but not of
+ * files exchanged (33 to 85 us with the unlink; decision 0252). Where
+ * there is none, or the system cannot exchange, a plain rename. A crash
+ * may then leave a stamp whose bytes never reached the disk: it fails
+ * its size or checksum, which means ask, as any torn stamp does.
+ */
+static int
+replace(const char *tmp, const char *path)
+{
+#ifdef RENAME_EXCHANGE
+	struct stat sb;
+
+	/* only a regular file: rename's own refusals stay as they were */
+	if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+		(void)unlink(tmp);
+		return 0;
+	}
+#endif
+	return rename(tmp, path) != 0 ? errno : 0;
+}
+
+/*
+ * 's' into the file 'tmp', then put over 'path' ('make' 0) or linked
  * to it only if there is none ('make' 1: EEXIST when there is).
  */
 static int
@@ -318,8 +346,10 @@ put_file(const char *db_path, const char *tmp, const char *path,
 		goto out;
 	}
 	fd = -1;
-	if (make ? link(tmp, path) != 0 : rename(tmp, path) != 0)
-		e = errno;
+	if (make)
+		e = link(tmp, path) != 0 ? errno : 0;
+	else
+		e = replace(tmp, path);
 out:
 	if (fd >= 0)
 		close(fd);
