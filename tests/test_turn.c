@@ -2116,8 +2116,9 @@ test_a_claim_reads_the_session_again_after_its_first_look(void)
 	pgn_msgs_release(&out.msgs);
 	/* A prompt from a person ended the continuations. */
 	CHECK_INT(H_INT(raw, "SELECT auto_continues FROM session"), 0);
-	CHECK_INT(H_INT(raw,
-	              "SELECT count(*) FROM delivery WHERE recipient = 'alina'"),
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM delivery WHERE recipient = 'alina'"),
 	    1);
 
 	/* Removed in between: the claim binds the session afresh. */

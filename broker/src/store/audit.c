@@ -161,8 +161,8 @@ pgn_audit_append(pgn_db *db, const struct pgn_claim *req,
 	    PGN_B(d.hash, PGN_HASH_BYTES));
 	if (rc == PGN_OK)
 		rc = pgn_exec(db, head ? SQL_HEAD_SET : SQL_HEAD_ADD,
-		    "writing the audit head",
-		    PGN_I(n + 1), PGN_B(d.hash, PGN_HASH_BYTES));
+		    "writing the audit head", PGN_I(n + 1),
+		    PGN_B(d.hash, PGN_HASH_BYTES));
 	return rc;
 }
 

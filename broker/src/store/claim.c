@@ -403,8 +403,7 @@ share_fits(pgn_db *db, struct shares *sh, const struct pgn_msg *m, int *fits)
  */
 static pgn_status
 select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
-    const char *name, int queued_hint, struct shares *sh,
-    struct pgn_msgs *out)
+    const char *name, int queued_hint, struct shares *sh, struct pgn_msgs *out)
 {
 	pgn_stmt *st = NULL;
 	size_t spent = 0, cost, seen = 0, limit;
@@ -430,8 +429,8 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 	/* A filter (pgn_wait): only matching mail, the rest stays queued. */
 	filtered = req->from != NULL || req->reply_to != 0;
 	lowest = route_lowest(route_of(req->route));
-	limit = req->max != 0 && req->max < PGN_MAX_LIST ? req->max :
-	                                                   PGN_MAX_LIST;
+	limit =
+	    req->max != 0 && req->max < PGN_MAX_LIST ? req->max : PGN_MAX_LIST;
 	if (req->from != NULL)
 		rc = pgn_check_name(db, "sender", req->from, from);
 	if (rc == PGN_OK)
@@ -623,8 +622,7 @@ static pgn_status peek_row(pgn_db *db, const char *session, int lowest,
  */
 static pgn_status
 bind_in_tx(pgn_db *db, const char *host, const char *key, const char *agent,
-    int lowest, int64_t now, char here[PGN_MAX_MACHINE + 1],
-    struct bound *out)
+    int lowest, int64_t now, char here[PGN_MAX_MACHINE + 1], struct bound *out)
 {
 	struct pgn_peek p;
 	pgn_stmt *st = NULL;
@@ -651,8 +649,8 @@ bind_in_tx(pgn_db *db, const char *host, const char *key, const char *agent,
 		if (rc == PGN_OK) {
 			out->session = pgn_col_i64(st, 0);
 			out->agent = pgn_col_i64(st, 1);
-			pgn_col_copy(out->last_turn, sizeof(out->last_turn),
-			    st, 2);
+			pgn_col_copy(out->last_turn, sizeof(out->last_turn), st,
+			    2);
 			out->last_turn_ms = pgn_col_i64(st, 3);
 			pgn_col_copy(out->transcript, sizeof(out->transcript),
 			    st, 4);
