@@ -37,7 +37,7 @@ const char pgn_sql_queued_match[] =
  * NULL) is set to the id by select_in_tx. The plan is the same
  * (message_queued, then a sort).
  */
-static const char SQL_QUEUED_OF[] =
+const char pgn_sql_queued_of[] =
     "SELECT m.id, m.sender, ?4, m.body, m.created_ms, m.reply_to, "
     "m.thread, m.ack_ms, m.priority, m.grp FROM message m "
     "WHERE m.recipient_id = ?1 AND m.delivered_ms IS NULL "
@@ -435,7 +435,7 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		rc = pgn_check_name(db, "sender", req->from, from);
 	if (rc == PGN_OK)
 		rc = pgn_prepare(db,
-		    filtered ? pgn_sql_queued_match : SQL_QUEUED_OF, &st);
+		    filtered ? pgn_sql_queued_match : pgn_sql_queued_of, &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(aid), PGN_I((int64_t)limit),
 		    filtered ? PGN_T(req->from != NULL ? from : NULL) :
@@ -448,7 +448,8 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		if (rc != PGN_OK)
 			break;
 		m = &out->v[out->n - 1];
-		if (m->thread == 0) /* SQL_QUEUED_OF: coalesce(thread, id) */
+		/* pgn_sql_queued_of's coalesce(thread, id), in C */
+		if (m->thread == 0)
 			m->thread = m->id;
 		if (sh != NULL) {
 			rc = share_fits(db, sh, m, &fits);
