@@ -881,6 +881,7 @@ test_claim_query_uses_partial_index_with_small_history(void)
 	fill_history(raw, 10);
 	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message"), 11);
 	H_QUEUE_PLAN(raw, pgn_sql_queued, NULL, "10 delivered");
+	H_QUEUE_PLAN(raw, pgn_sql_queued_of, NULL, "10 delivered, claim");
 	sqlite3_close(raw);
 	pgn_db_close(db);
 }
@@ -897,9 +898,12 @@ test_claim_query_uses_partial_index_with_large_history(void)
 	fill_history(raw, 20000);
 	CHECK_INT(H_INT(raw, "SELECT count(*) FROM message"), 20001);
 	H_QUEUE_PLAN(raw, pgn_sql_queued, NULL, "20000 delivered");
+	H_QUEUE_PLAN(raw, pgn_sql_queued_of, NULL, "20000 delivered, claim");
 	/* with statistics too, the planner keeps the index */
 	REQUIRE(H_EXEC(raw, "ANALYZE"));
 	H_QUEUE_PLAN(raw, pgn_sql_queued, NULL, "20000 delivered, analyzed");
+	H_QUEUE_PLAN(raw, pgn_sql_queued_of, NULL,
+	    "20000 delivered, analyzed, claim");
 	sqlite3_close(raw);
 	/* and the library sees just the one queued message */
 	CHECK_INT(pgn_inbox(db, "bob", &in), PGN_OK);

@@ -2082,6 +2082,59 @@ test_turn_hashed_key_expires_after_its_window(void)
 	close_store();
 }
 
+/*
+ * The claim binds with the first look's statement, run again in its
+ * own transaction (decision 0246): what changed between the look and
+ * the claim is what the claim sees, and the queue's name is the
+ * agent's in that transaction.
+ */
+static void
+test_a_claim_reads_the_session_again_after_its_first_look(void)
+{
+	struct pgn_turn_out out;
+	struct pgn_peek p;
+
+	open_store();
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p0", 0, 0, &out),
+	    PGN_OK);
+	pgn_msgs_release(&out.msgs);
+	send_to("alice", "renamed in between");
+	CHECK_INT(pgn_turn_peek(db, "claude:s1", &p), PGN_OK);
+	CHECK_STR(p.agent, "alice");
+	CHECK_INT(p.continues, 0);
+	H_EXEC(raw, "UPDATE agent SET name = 'alina' WHERE name = 'alice'");
+	H_EXEC(raw, "UPDATE session SET auto_continues = 2");
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p1", 0, 0, &out),
+	    PGN_OK);
+	CHECK_STR(out.agent, "alina");
+	CHECK_INT(out.continues, 2);
+	CHECK_INT(out.bound, 0);
+	REQUIRE(out.msgs.n == 1);
+	CHECK_STR(out.msgs.v[0].recipient, "alina");
+	CHECK_INT(out.msgs.v[0].thread, out.msgs.v[0].id);
+	CHECK_INT(out.msgs.left, 0);
+	pgn_msgs_release(&out.msgs);
+	/* A prompt from a person ended the continuations. */
+	CHECK_INT(H_INT(raw, "SELECT auto_continues FROM session"), 0);
+	CHECK_INT(
+	    H_INT(raw,
+	        "SELECT count(*) FROM delivery WHERE recipient = 'alina'"),
+	    1);
+
+	/* Removed in between: the claim binds the session afresh. */
+	send_to("alina", "after the removal");
+	CHECK_INT(pgn_turn_peek(db, "claude:s1", &p), PGN_OK);
+	CHECK_INT(p.bound, 1);
+	H_EXEC(raw, "UPDATE agent SET removed_ms = 1 WHERE name = 'alina'");
+	CHECK_INT(turn("claude:s1", "alice", "UserPromptSubmit:p2", 0, 0, &out),
+	    PGN_OK);
+	CHECK_INT(out.bound, 1);
+	CHECK_STR(out.agent, "alice");
+	CHECK_INT(out.msgs.n, 0);
+	pgn_msgs_release(&out.msgs);
+	close_store();
+}
+
 static void
 test_turn_claim_respects_the_budget(void)
 {
@@ -2187,6 +2240,7 @@ static const struct h_test tests[] = {
     H_TEST(test_turn_binds_wanted_or_generated_agent),
     H_TEST(test_turn_repeated_key_is_a_duplicate),
     H_TEST(test_turn_hashed_key_expires_after_its_window),
+    H_TEST(test_a_claim_reads_the_session_again_after_its_first_look),
     H_TEST(test_turn_claim_respects_the_budget),
 };
 

@@ -28,15 +28,32 @@ const char pgn_sql_queued_match[] =
     "AND m.delivered_ms IS NULL AND (?3 IS NULL OR m.sender = ?3) "
     "AND (?4 = 0 OR m.reply_to = ?4) AND m.priority >= ?5 "
     "ORDER BY m.priority DESC, m.id LIMIT ?2";
+/*
+ * pgn_sql_queued without its join: the recipient's name is bound (?4),
+ * the caller read it from the agent row in the same transaction. The
+ * join cost about 20,000 instructions to compile on every claim, the
+ * three coalesce() 8,000 (decision 0246): a NULL reply_to or ack_ms
+ * reads as 0, and a NULL thread (never 0: the send stores none as
+ * NULL) is set to the id by select_in_tx. The plan is the same
+ * (message_queued, then a sort).
+ */
+const char pgn_sql_queued_of[] =
+    "SELECT m.id, m.sender, ?4, m.body, m.created_ms, m.reply_to, "
+    "m.thread, m.ack_ms, m.priority, m.grp FROM message m "
+    "WHERE m.recipient_id = ?1 AND m.delivered_ms IS NULL "
+    "AND m.priority >= ?3 ORDER BY m.priority DESC, m.id LIMIT ?2";
 static const char SQL_AGENT_SEEN[] =
     "UPDATE agent SET last_seen_ms = ?2 WHERE id = ?1";
-/* A session is found by its key alone: it keeps its agent and scope. */
+/*
+ * A session is found by its key alone: it keeps its agent and scope.
+ * The columns of its row the first look does not read (the agent's
+ * name and scope, the continuations and turn_mail come from the first
+ * look's statement, run again in the claim's transaction: 0246). NULL
+ * reads as "" and 0.
+ */
 static const char SQL_SESSION_GET[] =
-    "SELECT s.id, a.id, a.name, coalesce(s.last_turn, ''), "
-    "coalesce(s.last_turn_ms, 0), c.root, s.auto_continues, "
-    "coalesce(s.transcript_path, ''), s.turn_mail FROM session s "
-    "JOIN agent a ON a.id = s.agent_id JOIN scope c ON c.id = a.scope_id "
-    "WHERE s.key = ?1 AND a.removed_ms IS NULL";
+    "SELECT id, agent_id, last_turn, last_turn_ms, transcript_path "
+    "FROM session WHERE key = ?1";
 /*
  * Is a reminder due (decisions 0157, 0160)? The agent row's remind_ms,
  * never later than the earliest one due: one column, no subquery.
@@ -376,28 +393,34 @@ share_fits(pgn_db *db, struct shares *sh, const struct pgn_msg *m, int *fits)
 
 /*
  * Inside the caller's write transaction: the queued messages of agent
- * 'aid', oldest first, while their summed cost fits the budget (the
- * oldest always, so no message jams the queue) — with 'sh' (a hook
- * event's claim; NULL: none), only what fits each sender's share of
- * the turn, the rest skipped and counted in sh->held. out->left gets
- * how many stay queued besides them. Nothing is written.
+ * 'aid' named 'name', oldest first, while their summed cost fits the
+ * budget (the oldest always, so no message jams the queue) — with 'sh'
+ * (a hook event's claim; NULL: none), only what fits each sender's
+ * share of the turn, the rest skipped and counted in sh->held.
+ * out->left gets how many stay queued besides them. 'queued': whether
+ * mail of any priority waits, read in this transaction (0 no, 1 yes),
+ * or -1 (not read: counted here). Nothing is written.
  */
 static pgn_status
 select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
-    struct shares *sh, struct pgn_msgs *out)
+    const char *name, int queued_hint, struct shares *sh, struct pgn_msgs *out)
 {
 	pgn_stmt *st = NULL;
-	size_t spent = 0, cost;
-	int64_t queued;
+	size_t spent = 0, cost, seen = 0, limit;
+	int64_t queued = -1;
 	struct pgn_msg *m;
 	char from[PGN_MAX_NAME + 1];
-	pgn_status rc;
-	int filtered, fits;
+	pgn_status rc = PGN_OK;
+	int filtered, fits, lowest, stopped = 0;
 
 	pgn_msgs_release(out);
-	rc = pgn_queued_count(db, aid, &queued);
-	if (rc != PGN_OK || queued == 0)
-		return rc;
+	if (queued_hint == 0)
+		return PGN_OK;
+	if (queued_hint < 0) {
+		rc = pgn_queued_count(db, aid, &queued);
+		if (rc != PGN_OK || queued == 0)
+			return rc;
+	}
 	/* Mid-turn, and only with mail queued: what the turn had so far. */
 	if (sh != NULL && sh->load)
 		rc = shares_load(db, sh);
@@ -405,26 +428,29 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		return rc;
 	/* A filter (pgn_wait): only matching mail, the rest stays queued. */
 	filtered = req->from != NULL || req->reply_to != 0;
+	lowest = route_lowest(route_of(req->route));
+	limit =
+	    req->max != 0 && req->max < PGN_MAX_LIST ? req->max : PGN_MAX_LIST;
 	if (req->from != NULL)
 		rc = pgn_check_name(db, "sender", req->from, from);
 	if (rc == PGN_OK)
 		rc = pgn_prepare(db,
-		    filtered ? pgn_sql_queued_match : pgn_sql_queued, &st);
+		    filtered ? pgn_sql_queued_match : pgn_sql_queued_of, &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_I(aid),
-		    PGN_I(req->max != 0 && req->max < PGN_MAX_LIST ?
-		            (int64_t)req->max :
-		            PGN_MAX_LIST),
+		rc = pgn_bind(db, st, PGN_I(aid), PGN_I((int64_t)limit),
 		    filtered ? PGN_T(req->from != NULL ? from : NULL) :
-		               PGN_I(route_lowest(route_of(req->route))),
-		    filtered ? PGN_I(req->reply_to) : PGN_NONE,
-		    filtered ? PGN_I(route_lowest(route_of(req->route))) :
-		               PGN_NONE);
+		               PGN_I(lowest),
+		    filtered ? PGN_I(req->reply_to) : PGN_T(name),
+		    filtered ? PGN_I(lowest) : PGN_NONE);
 	while (pgn_next_row(db, st, &rc, "reading the queue")) {
+		seen++;
 		rc = pgn_msgs_push(db, out, st);
 		if (rc != PGN_OK)
 			break;
 		m = &out->v[out->n - 1];
+		/* pgn_sql_queued_of's coalesce(thread, id), in C */
+		if (m->thread == 0)
+			m->thread = m->id;
 		if (sh != NULL) {
 			rc = share_fits(db, sh, m, &fits);
 			if (rc != PGN_OK)
@@ -439,11 +465,24 @@ select_in_tx(pgn_db *db, const struct pgn_claim *req, int64_t aid,
 		if (req->budget != 0 && out->n > 1 &&
 		    (cost > req->budget || spent > req->budget - cost)) {
 			pgn_msgs_truncate(out, out->n - 1);
+			stopped = 1;
 			break;
 		}
 		spent += cost;
 	}
 	pgn_finish(db, st);
+	/*
+	 * Not counted yet: a select of every priority read to its end below
+	 * its limit saw every queued message (a message's priority is never
+	 * below PGN_PRIORITY_LOW: the send checks it); else count them.
+	 */
+	if (rc == PGN_OK && queued < 0) {
+		if (!filtered && !stopped && lowest <= PGN_PRIORITY_LOW &&
+		    seen < limit)
+			queued = (int64_t)seen;
+		else
+			rc = pgn_queued_count(db, aid, &queued);
+	}
 	if (rc == PGN_OK)
 		out->left = (size_t)queued - out->n;
 	return rc;
@@ -504,7 +543,7 @@ claim_tx(pgn_db *db, void *arg)
 
 	rc = pgn_need_agent(db, c->agent, 0, &aid);
 	if (rc == PGN_OK)
-		rc = select_in_tx(db, c->req, aid, NULL, c->out);
+		rc = select_in_tx(db, c->req, aid, c->agent, -1, NULL, c->out);
 	if (rc == PGN_OK)
 		rc = mark_in_tx(db, c->req, aid, c->out);
 	if (rc == PGN_OK)
@@ -555,6 +594,7 @@ struct bound {
 	char transcript[PGN_MAX_PATH + 1]; /* its transcript, "" if none */
 	int turn_mail;                     /* its turn so far had mail */
 	int fresh;                         /* bound by this call */
+	int queued; /* mail of any priority waits: 1, 0, or -1 not read */
 };
 
 /*
@@ -569,43 +609,66 @@ machine(char buf[PGN_MAX_MACHINE + 1])
 	return buf;
 }
 
+static pgn_status peek_row(pgn_db *db, const char *session, int lowest,
+    struct pgn_peek *p);
+
 /*
  * Find session 'key' — in any scope: a session is bound once, whatever
  * directory its later payloads name — or bind it to 'agent' (a checked
- * name, or NULL for a generated one) in scope 'sid', creating the agent
- * if needed, on this machine ('here', machine()).
+ * name, or NULL for a generated one) in the connection's scope,
+ * creating the scope and the agent if needed, on this machine ('here',
+ * machine()). A bound session is read with the first look's statement
+ * for 'lowest' (the hook compiled it for its peek: decision 0246) and
+ * the session row's own columns.
  */
 static pgn_status
-bind_in_tx(pgn_db *db, int64_t sid, const char *host, const char *key,
-    const char *agent, int64_t now, char here[PGN_MAX_MACHINE + 1],
-    struct bound *out)
+bind_in_tx(pgn_db *db, const char *host, const char *key, const char *agent,
+    int lowest, int64_t now, char here[PGN_MAX_MACHINE + 1], struct bound *out)
 {
+	struct pgn_peek p;
 	pgn_stmt *st = NULL;
+	int64_t sid;
 	pgn_status rc;
 
-	memset(out, 0, sizeof(*out));
-	rc = pgn_prepare(db, SQL_SESSION_GET, &st);
-	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_T(key));
-	if (rc == PGN_OK)
-		rc = pgn_step_row(db, st, "reading a session");
-	if (rc == PGN_OK) {
-		out->session = pgn_col_i64(st, 0);
-		out->agent = pgn_col_i64(st, 1);
-		pgn_col_copy(out->name, sizeof(out->name), st, 2);
-		pgn_col_copy(out->last_turn, sizeof(out->last_turn), st, 3);
-		out->last_turn_ms = pgn_col_i64(st, 4);
-		pgn_col_copy(out->scope, sizeof(out->scope), st, 5);
-		out->continues = pgn_col_i64(st, 6);
-		pgn_col_copy(out->transcript, sizeof(out->transcript), st, 7);
-		out->turn_mail = pgn_col_i64(st, 8) != 0;
-	} else if (rc == PGN_ENOTFOUND) {
-		rc = PGN_OK;
-	}
-	pgn_finish(db, st);
-	if (rc != PGN_OK || out->session != 0)
+	/* Field by field: the struct holds two paths (decision 0246). */
+	out->session = out->agent = out->last_turn_ms = out->continues = 0;
+	out->name[0] = out->last_turn[0] = out->scope[0] = '\0';
+	out->transcript[0] = '\0';
+	out->turn_mail = out->fresh = 0;
+	out->queued = -1;
+	rc = peek_row(db, key, lowest, &p);
+	if (rc == PGN_OK && p.bound) {
+		rc = pgn_prepare(db, SQL_SESSION_GET, &st);
+		if (rc == PGN_OK)
+			rc = pgn_bind(db, st, PGN_T(key));
+		if (rc == PGN_OK)
+			rc = pgn_step_row(db, st, "reading a session");
+		/* The first look found it in this transaction. */
+		if (rc == PGN_ENOTFOUND)
+			rc = pgn_fail(db, PGN_EDB,
+			    "session '%.80s' vanished in a transaction", key);
+		if (rc == PGN_OK) {
+			out->session = pgn_col_i64(st, 0);
+			out->agent = pgn_col_i64(st, 1);
+			pgn_col_copy(out->last_turn, sizeof(out->last_turn), st,
+			    2);
+			out->last_turn_ms = pgn_col_i64(st, 3);
+			pgn_col_copy(out->transcript, sizeof(out->transcript),
+			    st, 4);
+			memcpy(out->name, p.agent, strlen(p.agent) + 1);
+			memcpy(out->scope, p.scope, strlen(p.scope) + 1);
+			out->continues = p.continues;
+			out->turn_mail = p.turn_mail;
+			out->queued = p.queued_any;
+		}
+		pgn_finish(db, st);
 		return rc;
-
+	}
+	if (rc != PGN_OK)
+		return rc;
+	rc = pgn_scope_id(db, 1, &sid);
+	if (rc != PGN_OK)
+		return rc;
 	memcpy(out->scope, db->scope, strlen(db->scope) + 1);
 	if (agent != NULL)
 		memcpy(out->name, agent, strlen(agent) + 1);
@@ -648,13 +711,12 @@ bind_tx(pgn_db *db, void *arg)
 	struct bind_ctx *c = arg;
 	char here[PGN_MAX_MACHINE + 1] = "";
 	struct bound b;
-	int64_t sid, now;
+	int64_t now;
 	pgn_status rc;
 
 	now = pgn_now_ms();
-	rc = pgn_scope_id(db, 1, &sid);
-	if (rc == PGN_OK)
-		rc = bind_in_tx(db, sid, c->host, c->key, c->a, now, here, &b);
+	rc = bind_in_tx(db, c->host, c->key, c->a, PGN_PRIORITY_LOW, now, here,
+	    &b);
 	if (rc == PGN_OK && !b.fresh)
 		rc = pgn_exec_id(db, SQL_SESSION_SEEN, b.session, now,
 		    "marking a session seen");
@@ -731,7 +793,7 @@ turn_tx(pgn_db *db, void *arg)
 	char here[PGN_MAX_MACHINE + 1] = "";
 	struct shares sh;
 	struct bound b;
-	int64_t sid, now;
+	int64_t now;
 	size_t keep, cost;
 	pgn_status rc;
 	int begins;
@@ -742,13 +804,12 @@ turn_tx(pgn_db *db, void *arg)
 	out->duplicate = 0;
 	out->held = 0;
 	now = pgn_now_ms();
-	rc = pgn_scope_id(db, 1, &sid);
-	if (rc == PGN_OK)
-		rc = bind_in_tx(db, sid, req->host, req->session,
-		    req->agent != NULL ? c->agent : NULL, now, here, &b);
+	rc = bind_in_tx(db, req->host, req->session,
+	    req->agent != NULL ? c->agent : NULL, route_lowest(c->route), now,
+	    here, &b);
 	if (rc != PGN_OK)
 		return rc;
-	memcpy(out->agent, b.name, sizeof(b.name));
+	memcpy(out->agent, b.name, strlen(b.name) + 1);
 	memcpy(out->scope, b.scope, strlen(b.scope) + 1);
 	out->bound = b.fresh;
 	out->continues = b.continues;
@@ -811,7 +872,8 @@ turn_tx(pgn_db *db, void *arg)
 		sh.session = req->session;
 		sh.since = begins ? now : b.last_turn_ms;
 		sh.load = !begins;
-		rc = select_in_tx(db, &claim, b.agent, &sh, &out->msgs);
+		rc = select_in_tx(db, &claim, b.agent, b.name, b.queued, &sh,
+		    &out->msgs);
 		out->held = sh.held;
 		shares_release(&sh);
 	}
@@ -922,25 +984,34 @@ struct peek_ctx {
 	struct pgn_peek *p;
 };
 
-static pgn_status
-peek_tx(pgn_db *db, void *arg)
+/* The first look's statement for 'lowest' (pgn_turn_peek_for). */
+static const char *
+peek_sql(pgn_db *db, int lowest)
 {
-	struct peek_ctx *c = arg;
-	struct pgn_peek *p = c->p;
+	return lowest <= PGN_PRIORITY_LOW ?
+	    pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG) :
+	    pgn_sql(db, SQL_TURN_PEEK_AT, SQL_TURN_PEEK_AT_PG);
+}
+
+/*
+ * The first look at 'session' in the caller's transaction: a read, or
+ * a claim's bind_in_tx, which finds the statement compiled. Every field
+ * of 'p' is set (not the whole struct: decision 0246).
+ */
+static pgn_status
+peek_row(pgn_db *db, const char *session, int lowest, struct pgn_peek *p)
+{
 	pgn_stmt *st = NULL;
 	pgn_status rc;
 
-	memset(p, 0, sizeof(*p));
-	if (c->lowest <= PGN_PRIORITY_LOW)
-		rc = pgn_prepare(db,
-		    pgn_sql(db, pgn_sql_turn_peek, SQL_TURN_PEEK_PG), &st);
-	else
-		rc = pgn_prepare(db,
-		    pgn_sql(db, SQL_TURN_PEEK_AT, SQL_TURN_PEEK_AT_PG), &st);
+	p->bound = p->queued = p->turn_mail = p->remind = p->queued_any = 0;
+	p->agent[0] = p->scope[0] = '\0';
+	p->seen_ms = p->continues = p->remind_ms = 0;
+	rc = pgn_prepare(db, peek_sql(db, lowest), &st);
 	if (rc == PGN_OK)
-		rc = pgn_bind(db, st, PGN_T(c->session),
-		    c->lowest <= PGN_PRIORITY_LOW ? PGN_I(pgn_now_ms()) :
-		                                    PGN_I(c->lowest));
+		rc = pgn_bind(db, st, PGN_T(session),
+		    lowest <= PGN_PRIORITY_LOW ? PGN_I(pgn_now_ms()) :
+		                                 PGN_I(lowest));
 	if (rc == PGN_OK)
 		rc = pgn_step_row(db, st, "reading a session");
 	if (rc == PGN_OK) {
@@ -952,7 +1023,7 @@ peek_tx(pgn_db *db, void *arg)
 		p->turn_mail = pgn_col_i64(st, 5) != 0;
 		p->remind = pgn_col_i64(st, 6) != 0;
 		p->remind_ms = pgn_col_i64(st, 7);
-		p->queued_any = c->lowest <= PGN_PRIORITY_LOW ?
+		p->queued_any = lowest <= PGN_PRIORITY_LOW ?
 		    p->queued :
 		    pgn_col_i64(st, 8) != 0;
 		p->bound = p->agent[0] != '\0';
@@ -961,6 +1032,14 @@ peek_tx(pgn_db *db, void *arg)
 	}
 	pgn_finish(db, st);
 	return rc;
+}
+
+static pgn_status
+peek_tx(pgn_db *db, void *arg)
+{
+	struct peek_ctx *c = arg;
+
+	return peek_row(db, c->session, c->lowest, c->p);
 }
 
 pgn_status

@@ -333,8 +333,10 @@ PGN_NODISCARD pgn_status pgn_check_name(pgn_db *db, const char *field,
 
 /* ---- statements a test EXPLAINs (send.c, claim.c, wait.c) -------- */
 
-/* The claim's queue query, exported so a test can EXPLAIN it. */
+/* The inbox's queue query, exported so a test can EXPLAIN it. */
 extern const char pgn_sql_queued[];
+/* The claim's: the same without the agent join (claim.c, 0246). */
+extern const char pgn_sql_queued_of[];
 /* The turn's read-only no-mail check, exported for the same reason. */
 extern const char pgn_sql_turn_peek[];
 /* pgn_wait's look and the claim's filtered queue (wait.c), the same. */
