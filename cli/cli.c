@@ -505,6 +505,18 @@ cli_agent(struct cli *c, const char *flag)
 	return v;
 }
 
+cJSON *
+cli_json_push(cJSON *arr, cJSON *item)
+{
+	if (arr == NULL || item == NULL) {
+		cJSON_Delete(arr);
+		cJSON_Delete(item);
+		return NULL;
+	}
+	cJSON_AddItemToArray(arr, item);
+	return arr;
+}
+
 int
 cli_json_print(cJSON *v)
 {

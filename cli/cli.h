@@ -142,6 +142,12 @@ const char *cli_errtext(const struct pgn_err *err);
 const char *cli_agent(struct cli *c, const char *flag);
 
 /* Print a JSON value compactly with a newline, then delete it. */
+/*
+ * 'arr' with 'item' added; when either is NULL (out of memory, or a
+ * message over PGN_MAX_MSG_JSON), both are freed and NULL returned, so
+ * the printed list never silently lacks one.
+ */
+cJSON *cli_json_push(cJSON *arr, cJSON *item);
 int cli_json_print(cJSON *v);
 cJSON *cli_json_time(cJSON *obj, const char *key, int64_t ms);
 

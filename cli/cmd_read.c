@@ -50,7 +50,7 @@ print_msgs(struct cli *c, const struct pgn_msgs *m, const char *agent,
 	if (c->json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < m->n; i++)
-			cJSON_AddItemToArray(arr, pgn_msg_json(&m->v[i]));
+			arr = cli_json_push(arr, pgn_msg_json(&m->v[i]));
 		return cli_json_print(arr);
 	}
 	if (m->n == 0) {

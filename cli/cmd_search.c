@@ -49,7 +49,7 @@ print_hits(struct cli *c, const struct pgn_hits *h, size_t limit)
 	if (c->json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < h->n; i++)
-			cJSON_AddItemToArray(arr, pgn_hit_json(&h->v[i], 0));
+			arr = cli_json_push(arr, pgn_hit_json(&h->v[i], 0));
 		return cli_json_print(arr);
 	}
 	if (h->n == 0)

@@ -155,7 +155,7 @@ cli_wait_print(struct cli *c, struct pgn_wait *w)
 	if (c->json) {
 		arr = cJSON_CreateArray();
 		for (i = 0; arr != NULL && i < m.n; i++)
-			cJSON_AddItemToArray(arr, pgn_msg_json(&m.v[i]));
+			arr = cli_json_push(arr, pgn_msg_json(&m.v[i]));
 		code = cli_json_print(arr);
 	} else {
 		now = pgn_now_ms();

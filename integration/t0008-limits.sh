@@ -1,6 +1,7 @@
 #!/bin/sh
 # The core limits that no other test reaches: PGN_MAX_RECIPIENTS,
-# PGN_DEFAULT_LIST, PGN_MAX_PATH and PGN_MAX_LIST for journal pages.
+# PGN_DEFAULT_LIST, PGN_MAX_PATH, PGN_MAX_LIST for journal pages and
+# PGN_MAX_MSG_JSON.
 . "$(dirname "$0")/lib.sh"
 
 test_case 'a send names at most 64 recipients (PGN_MAX_RECIPIENTS)' '
@@ -35,6 +36,21 @@ test_case 'a PIGEON_HOME of 4096 bytes or more is refused (PGN_MAX_PATH)' '
 test_case 'a relative PIGEON_HOME is refused' '
 	PIGEON_HOME=relative/home expect_error 1 "absolute path" pigeon agents &&
 	test ! -e relative
+'
+
+# A body only an edit of the database could make: 200,000 control bytes,
+# 1.2 MB escaped, over PGN_MAX_MSG_JSON. The JSON readers fail with one
+# line; none prints a list that silently lacks the message.
+test_case 'a message whose JSON is over 1 MiB (PGN_MAX_MSG_JSON): the JSON readers fail, not drop it' '
+	pigeon agent add carol >/dev/null &&
+	pigeon send --to carol "first word" >/dev/null &&
+	pigeon send --to carol "second word" >/dev/null &&
+	sql "UPDATE message SET body = replace(hex(zeroblob(200000)), ${SQ}00${SQ}, char(1)) WHERE body = ${SQ}second word${SQ}" &&
+	expect_error 1 "out of memory" pigeon inbox --agent carol --json &&
+	expect_error 1 "out of memory" pigeon search --json word &&
+	expect_error 1 "out of memory" pigeon read --agent carol --json &&
+	pigeon audit --json --limit 2 >a.json &&
+	test "$(jq "[.[] | select(.to == \"carol\")] | length" a.json)" -eq 2
 '
 
 test_done

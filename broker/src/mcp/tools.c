@@ -258,14 +258,23 @@ json_time(cJSON *o, const char *key, int64_t ms)
 static cJSON *
 json_msgs(const struct pgn_msgs *m)
 {
-	cJSON *o, *arr;
+	cJSON *o, *arr, *item;
 	size_t i;
 
 	o = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(o, "messages");
-	for (i = 0; arr != NULL && i < m->n; i++)
-		cJSON_AddItemToArray(arr, pgn_msg_json(&m->v[i]));
+	if (arr == NULL)
+		goto fail;
+	for (i = 0; i < m->n; i++) {
+		item = pgn_msg_json(&m->v[i]);
+		if (item == NULL) /* out of memory, or over PGN_MAX_MSG_JSON */
+			goto fail;
+		cJSON_AddItemToArray(arr, item);
+	}
 	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
 }
 
 /* ---- arguments ------------------------------------------------------ */
