@@ -322,8 +322,8 @@ test_json_strings_are_escaped_as_cjson_escapes_them(void)
 	CHECK(json_str_is_cjsons(""));
 	CHECK(json_str_is_cjsons("plain text, no escape"));
 	CHECK(json_str_is_cjsons("a \"quote\" and a \\ back\tslash\r\n"
-				 "\x01\x1f\x7f caf\xc3\xa9 \xe2\x80\xae"
-				 "</script><img onerror=x>"));
+	                         "\x01\x1f\x7f caf\xc3\xa9 \xe2\x80\xae"
+	                         "</script><img onerror=x>"));
 	memset(big, '\x01', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	CHECK(json_str_is_cjsons(big));

@@ -573,15 +573,13 @@ test_second_install_keeps_bytes_even_if_reformatted(void)
 
 /* Cursor's up-to-date entries, as install writes them. */
 #define CUR_ENTRY(answer, ev)                                                  \
-	"{\"command\":\"" GUARDED_SAYING(HOOK, answer, "cursor " ev)           \
-	"\",\"timeout\":5}"
-#define CUR_START CUR_ENTRY("{}", "sessionStart")
-#define CUR_PROMPT                                                             \
-	CUR_ENTRY("{\\\"continue\\\":true}", "beforeSubmitPrompt")
-#define CUR_STOP CUR_ENTRY("{}", "stop")
-#define CUR_TOOL CUR_ENTRY("{}", "postToolUse")
-#define CUR_PRE                                                                \
-	CUR_ENTRY("{\\\"permission\\\":\\\"allow\\\"}", "preToolUse")
+	"{\"command\":\"" GUARDED_SAYING(HOOK, answer,                         \
+	    "cursor " ev) "\",\"timeout\":5}"
+#define CUR_START  CUR_ENTRY("{}", "sessionStart")
+#define CUR_PROMPT CUR_ENTRY("{\\\"continue\\\":true}", "beforeSubmitPrompt")
+#define CUR_STOP   CUR_ENTRY("{}", "stop")
+#define CUR_TOOL   CUR_ENTRY("{}", "postToolUse")
+#define CUR_PRE    CUR_ENTRY("{\\\"permission\\\":\\\"allow\\\"}", "preToolUse")
 
 static void
 test_up_to_date_entry_keeps_its_place_after_a_reorder(void)
@@ -701,8 +699,8 @@ test_install_writes_only_the_hosts_five_events(void)
 				    cJSON_GetObjectItemCaseSensitive(cmd,
 				        "hooks"),
 				    0);
-			answer = pgn_envelope((pgn_host)h, (pgn_event)e,
-			    NULL, &st);
+			answer =
+			    pgn_envelope((pgn_host)h, (pgn_event)e, NULL, &st);
 			if (hi->shell_guard && answer != NULL)
 				snprintf(want, sizeof(want),
 				    "[ -x %s ] || { echo '%s'; exit 0; }; "

@@ -541,8 +541,8 @@ const struct pgn_tool_map *pgn_host_tool(pgn_host h, const char *name);
  * envelope around 'context', or the neutral output when 'context' is
  * NULL or empty. For PGN_EVENT_BEFORE_TOOL 'context' is the reason of a
  * denial, put in the host's deny form (the row's 'deny'); the neutral
- * output is the row's 'allow'. Returns a string the caller frees, or NULL when the
- * host's neutral output is to print nothing; '*st' gets PGN_ENOMEM on
+ * output is the row's 'allow'. Returns a string the caller frees, or NULL when
+ * the host's neutral output is to print nothing; '*st' gets PGN_ENOMEM on
  * failure, PGN_EINVAL for a host or event out of range.
  */
 char *pgn_envelope(pgn_host h, pgn_event e, const char *context,

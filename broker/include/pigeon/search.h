@@ -81,11 +81,10 @@ PGN_NODISCARD pgn_status pgn_messages_page(pgn_db *db, int64_t before_id,
  * other than PGN_OK from 'fn' ends the read with it.
  */
 typedef pgn_status pgn_hit_fn(void *arg, const struct pgn_hit *h);
-PGN_NODISCARD pgn_status pgn_search_each(pgn_db *db,
-    const struct pgn_search *q, pgn_hit_fn *fn, void *arg);
-PGN_NODISCARD pgn_status pgn_messages_page_each(pgn_db *db,
-    int64_t before_id, int64_t thread, size_t limit, pgn_hit_fn *fn,
-    void *arg);
+PGN_NODISCARD pgn_status pgn_search_each(pgn_db *db, const struct pgn_search *q,
+    pgn_hit_fn *fn, void *arg);
+PGN_NODISCARD pgn_status pgn_messages_page_each(pgn_db *db, int64_t before_id,
+    int64_t thread, size_t limit, pgn_hit_fn *fn, void *arg);
 
 /*
  * The FTS5 query for 'text' into 'out' (malloc'd, the caller frees):

@@ -154,12 +154,14 @@ pgn_buf_take(struct pgn_buf *b, size_t *len)
  * \n \r \t, 5 for another control byte (\u00xx), else 0. A table: the
  * measuring pass is one load and one add a byte.
  */
+/* clang-format off */
 static const unsigned char json_extra[256] = {
     5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5, /* 0x00-0x0f */
     5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, /* 0x10-0x1f */
     ['"'] = 1,
     ['\\'] = 1,
 };
+/* clang-format on */
 
 /*
  * One pass to measure (most strings escape nothing: one copy then),
@@ -231,15 +233,15 @@ void
 pgn_buf_json_i64(struct pgn_buf *b, int64_t v)
 {
 	static const char pairs[] = "00010203040506070809"
-				    "10111213141516171819"
-				    "20212223242526272829"
-				    "30313233343536373839"
-				    "40414243444546474849"
-				    "50515253545556575859"
-				    "60616263646566676869"
-				    "70717273747576777879"
-				    "80818283848586878889"
-				    "90919293949596979899";
+	                            "10111213141516171819"
+	                            "20212223242526272829"
+	                            "30313233343536373839"
+	                            "40414243444546474849"
+	                            "50515253545556575859"
+	                            "60616263646566676869"
+	                            "70717273747576777879"
+	                            "80818283848586878889"
+	                            "90919293949596979899";
 	char d[24];
 	size_t n = sizeof(d);
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;

@@ -1223,7 +1223,8 @@ pgn_envelope(pgn_host h, pgn_event e, const char *context, pgn_status *st)
 		*st = PGN_EINVAL;
 		return NULL;
 	}
-	if (e == PGN_EVENT_BEFORE_TOOL && (context == NULL || *context == '\0')) {
+	if (e == PGN_EVENT_BEFORE_TOOL &&
+	    (context == NULL || *context == '\0')) {
 		if (hi->allow == NULL)
 			return NULL;
 		out = pgn_strdup(hi->allow);

@@ -153,10 +153,10 @@ guard_exit(const char **pp)
 	const char *p = *pp;
 
 	if (next_is(&p, TOK_WORD, "{") && next_is(&p, TOK_WORD, "echo") &&
-	    next_token(&p, &answer) == TOK_WORD &&
-	    next_is(&p, TOK_OP, ";") && next_is(&p, TOK_WORD, "exit") &&
-	    next_is(&p, TOK_WORD, "0") && next_is(&p, TOK_OP, ";") &&
-	    next_is(&p, TOK_WORD, "}") && next_is(&p, TOK_OP, ";")) {
+	    next_token(&p, &answer) == TOK_WORD && next_is(&p, TOK_OP, ";") &&
+	    next_is(&p, TOK_WORD, "exit") && next_is(&p, TOK_WORD, "0") &&
+	    next_is(&p, TOK_OP, ";") && next_is(&p, TOK_WORD, "}") &&
+	    next_is(&p, TOK_OP, ";")) {
 		*pp = p;
 		return 1;
 	}
