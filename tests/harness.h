@@ -38,6 +38,21 @@
 #define H_UNUSED
 #endif
 
+/*
+ * 1 in a build with AddressSanitizer (gcc's macro, clang's feature):
+ * its runtime replaces malloc and loads libm itself.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 struct h_test {
 	const char *name;
 	void (*fn)(void);

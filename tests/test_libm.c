@@ -13,17 +13,6 @@
 
 #include "harness.h"
 
-/* As test_mem.c tells: a sanitizer's runtime loads libm itself. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 #ifndef PGN_LIBM_ON_DEMAND
 #define PGN_LIBM_ON_DEMAND 0
 #endif

@@ -6,18 +6,6 @@
 #include "harness.h"
 #include "mem.h"
 
-/* As the SQLite engine tells (sqlite.c): its blocks stay malloc's. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 static int
 aligned8(const void *p)
 {

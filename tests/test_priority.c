@@ -42,18 +42,7 @@ count(const char *sql)
 static pgn_status
 send_p(const char *from, const char *to, const char *body, int priority)
 {
-	struct pgn_send req;
-	struct pgn_sent sent[PGN_MAX_RECIPIENTS];
-	size_t n;
-
-	memset(&req, 0, sizeof(req));
-	req.from = from;
-	req.to = &to;
-	req.nto = 1;
-	req.body = body;
-	req.body_len = strlen(body);
-	req.priority = priority;
-	return pgn_send(db, &req, sent, PGN_MAX_RECIPIENTS, &n);
+	return be_send_one(db, from, to, body, priority);
 }
 
 static pgn_status

@@ -294,22 +294,10 @@ static void
 rule_two_rings_in_a_row_are_not_the_same_frame(void)
 {
 	char f1[2048], f2[2048];
-	struct pgn_turn t;
-	struct pgn_turn_out out;
 
 	REQUIRE(send_p("one", 0) == PGN_OK);
 	frame(f1, sizeof(f1));
-	memset(&t, 0, sizeof(t));
-	t.host = "claude";
-	t.session = KEY;
-	t.agent = "bob";
-	t.turn = "p2";
-	t.route = "prompt";
-	t.transcript = transcript;
-	t.max_continues = 3;
-	memset(&out, 0, sizeof(out));
-	REQUIRE(pgn_turn_claim(db, &t, &out) == PGN_OK);
-	pgn_msgs_release(&out.msgs);
+	bind_bob_turn("p2");
 	REQUIRE(send_p("two", 0) == PGN_OK);
 	frame(f2, sizeof(f2));
 	CHECK(f1[0] != '\0' && f2[0] != '\0');
