@@ -422,16 +422,16 @@ test_case 'a prompt that found no mail is not recorded: mail arriving before its
 	done
 '
 
-test_case 'a claude hook given a Cursor payload prints nothing' '
+test_case 'a claude hook given a Cursor payload claims nothing, answering Cursor'"'"'s neutral JSON' '
 	PIGEON_AGENT=cc && export PIGEON_AGENT &&
 	fire explicit cursor start cc-1 &&
 	id=$(ping cc "for the cursor session") &&
 	payload cursor prompt cc-1 g1 >cursor.json &&
 	hook claude UserPromptSubmit <cursor.json &&
-	expect_empty out &&
+	neutral cursor beforeSubmitPrompt &&
 	payload cursor start cc-1 >cursor-start.json &&
 	hook claude SessionStart <cursor-start.json &&
-	expect_empty out &&
+	neutral cursor sessionStart &&
 	sql_is "SELECT count(*) FROM session WHERE host = ${SQ}claude${SQ}
 		AND key LIKE ${SQ}%cc-1${SQ}" 0 &&
 	pigeon inbox --project "$PROJ" --agent cc --json >inbox &&

@@ -600,6 +600,47 @@ rule_a_denial_whose_journal_write_fails_still_denies(void)
 	CHECK_INT(lease_entries("bob", "denied src/a.c (holder alice)"), 0);
 }
 
+/*
+ * Cursor running Claude's PreToolUse (its third-party hooks) with its
+ * own payload: the run judges nothing (Pigeon's cursor hook does) and
+ * answers as Cursor needs, {"permission":"allow"}, even under a lease
+ * (decision 0258); Copilot's replay of Claude's hooks answers nothing.
+ */
+static void
+rule_a_replayed_claude_pretool_answers_the_replayers_allow(void)
+{
+	struct pgn_hook_out o;
+	char json[PATH_MAX * 2 + 256];
+	int64_t before;
+
+	start("s-alice", "alice");
+	take("alice", "src/**", NULL);
+	before = journal_rows();
+	snprintf(json, sizeof(json),
+	    "{\"hook_event_name\":\"preToolUse\",\"conversation_id\":\"r1\","
+	    "\"session_id\":\"r1\",\"cursor_version\":\"3.12.17\","
+	    "\"workspace_roots\":[\"%s\"],\"tool_name\":\"Write\","
+	    "\"tool_input\":{\"file_path\":\"%s/src/a.c\"}}",
+	    root, root);
+	run(&o, PGN_HOST_CLAUDE, PGN_EVENT_BEFORE_TOOL, json, NULL);
+	CHECK_INT(o.st, PGN_OK);
+	CHECK(o.line != NULL && o.len == 23 &&
+	    memcmp(o.line, "{\"permission\":\"allow\"}\n", 23) == 0);
+	CHECK_INT(o.claimed, 0);
+	pgn_hook_out_release(&o);
+	snprintf(json, sizeof(json),
+	    "{\"sessionId\":\"r2\",\"timestamp\":\"t\","
+	    "\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s\","
+	    "\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":"
+	    "\"%s/src/a.c\"}}",
+	    root, root);
+	run(&o, PGN_HOST_CLAUDE, PGN_EVENT_BEFORE_TOOL, json, NULL);
+	CHECK_INT(o.st, PGN_OK);
+	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	CHECK_INT(journal_rows(), before);
+}
+
 static void (*const rules[])(void) = {
     rule_no_live_lease_passes_without_a_word,
     rule_a_write_under_anothers_lease_is_denied_with_one_line,
@@ -612,6 +653,7 @@ static void (*const rules[])(void) = {
     rule_a_denial_whose_journal_write_fails_still_denies,
     rule_every_lease_in_the_way_is_named_one_line_each,
     rule_a_missing_stamp_is_asked_and_made,
+    rule_a_replayed_claude_pretool_answers_the_replayers_allow,
 };
 
 static void

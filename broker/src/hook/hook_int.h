@@ -80,8 +80,9 @@ PGN_NODISCARD pgn_status pgn_tool_call_read(const struct cJSON *root,
 struct pgn_payload {
 	pgn_host host;
 	pgn_event event;
-	int skip;   /* Cursor replaying Claude's project hooks */
-	int ignore; /* an event Pigeon does not handle */
+	int skip;          /* Cursor replaying Claude's project hooks */
+	pgn_host replayer; /* with skip: the host replaying them */
+	int ignore;        /* an event Pigeon does not handle */
 	char session[PGN_MAX_SESSION_KEY + 1]; /* "<host>:<id>" */
 	char turn[PGN_MAX_SESSION_KEY + 1];    /* "<event>:<id or hash>"; ""
 	                                        * for tool, stop and idle */

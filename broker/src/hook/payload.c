@@ -143,6 +143,7 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
     struct pgn_payload *p, char *why, size_t whylen)
 {
 	const struct pgn_host_info *hi, *ri;
+	pgn_host replayer;
 	const cJSON *roots;
 	const char *ev, *sid = NULL, *turn = NULL, *dir;
 	cJSON *root;
@@ -167,10 +168,12 @@ pgn_payload_parse(const char *buf, size_t len, pgn_host host, pgn_event event,
 		p->host = pgn_host_detect(ev, has_field, root, 0);
 	} else {
 		/* A host replaying this one's hooks with its own payload. */
-		ri = pgn_host_get(pgn_host_detect(ev, has_field, root, 1));
+		replayer = pgn_host_detect(ev, has_field, root, 1);
+		ri = pgn_host_get(replayer);
 		if (ri != NULL && ri->replays != NULL &&
 		    pgn_host_by_name(ri->replays) == p->host) {
 			p->skip = 1;
+			p->replayer = replayer;
 			rc = PGN_OK;
 			goto out;
 		}

@@ -817,6 +817,28 @@ record_quiet(struct turn *t)
 	    t->p.event == PGN_EVENT_AFTER_TOOL);
 }
 
+/*
+ * A run of another host's hooks replayed by its own (Cursor running
+ * Claude's): nothing is claimed, and the answer is the replaying host's
+ * neutral one, which Cursor needs as JSON on every event and as a
+ * permission before a tool (decision 0258); nothing for a host whose
+ * neutral answer is nothing, or an event it does not have.
+ */
+static pgn_status
+replay_answer(struct turn *t)
+{
+	pgn_status st;
+	char *line;
+
+	line = pgn_envelope(t->p.replayer, t->p.event, NULL, &st);
+	if (line == NULL)
+		return st == PGN_ENOMEM ? st : PGN_OK;
+	t->o->len = strlen(line);
+	line[t->o->len++] = '\n'; /* over the NUL: written with its length */
+	t->o->line = line;
+	return PGN_OK;
+}
+
 static pgn_status
 run(struct turn *t)
 {
@@ -835,7 +857,9 @@ run(struct turn *t)
 		logf_turn(t, "bad-input", "%s", why);
 		return st;
 	}
-	if (t->p.skip || t->p.ignore)
+	if (t->p.skip)
+		return replay_answer(t);
+	if (t->p.ignore)
 		return PGN_OK;
 	if (t->p.event == PGN_EVENT_BEFORE_TOOL) /* a lease check, no mail */
 		return pgn_hook_pretool(in, o, &t->p, t->start);
