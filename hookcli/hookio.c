@@ -708,7 +708,7 @@ hook_main(const struct hook_opts *o, const struct hook_mode *m, int in_fd,
 	long total, grace;
 	int err, rc = HOOK_EXIT_OK;
 
-	memset(&out, 0, sizeof(out));
+	pgn_hook_out_reset(&out, o->host, o->event);
 	start = pgn_mono_ms();
 	total = o->deadline_ms > 0 ? o->deadline_ms : HOOK_DEADLINE_MS;
 	grace = pgn_hook_grace_ms(o->event, m->rewake);

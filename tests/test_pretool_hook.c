@@ -269,7 +269,8 @@ static void
 rule_dotted_paths_are_judged_as_what_they_name(void)
 {
 	struct pgn_hook_out o;
-	char *why;
+	char path[PATH_MAX * 2], *why;
+	int i, n;
 
 	start("s-alice", "alice");
 	start("s-bob", "bob");
@@ -281,6 +282,23 @@ rule_dotted_paths_are_judged_as_what_they_name(void)
 	pgn_hook_out_release(&o);
 	write_of(&o, "s-bob", "src/../lib/b.c");
 	CHECK(o.line == NULL);
+	pgn_hook_out_release(&o);
+	/* '..' past the payload's directory, and past '/', then back in. */
+	snprintf(path, sizeof(path), "%s/../%s/src/c.c", root,
+	    strrchr(root, '/') + 1);
+	write_of(&o, "s-bob", path);
+	why = reason_of(&o);
+	CHECK(strstr(why, "src/c.c is leased by alice") != NULL);
+	free(why);
+	pgn_hook_out_release(&o);
+	n = snprintf(path, sizeof(path), "%s", "");
+	for (i = 0; i < 64; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "../");
+	snprintf(path + n, sizeof(path) - (size_t)n, "%s/src/d.c", root + 1);
+	write_of(&o, "s-bob", path);
+	why = reason_of(&o);
+	CHECK(strstr(why, "src/d.c is leased by alice") != NULL);
+	free(why);
 	pgn_hook_out_release(&o);
 }
 

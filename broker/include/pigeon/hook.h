@@ -87,6 +87,12 @@ struct pgn_hook_out {
 	size_t nlog;
 };
 
+/*
+ * 'o' as a run begins, for host 'h' and event 'e': nothing to print,
+ * nothing claimed, no line logged. Field by field, not cleared whole:
+ * a log line's room is touched only when one is written (0259).
+ */
+void pgn_hook_out_reset(struct pgn_hook_out *o, pgn_host h, pgn_event e);
 void pgn_hook_out_release(struct pgn_hook_out *o);
 
 /*

@@ -227,28 +227,17 @@ logf_pre(struct pretool *t, const char *status, const char *fmt, ...)
 }
 
 /*
- * 'path' made absolute (against the payload's directory 'dir') and
- * normal by its text: no empty, '.' or '..' component (a '..' above '/'
- * stays at '/'), no trailing '/'. Into 'out' ('cap' bytes); 0 when it
- * does not fit or a relative path has no directory to go by.
+ * The segments of 's' appended to out[0..*n) ('cap' bytes), each as
+ * "/SEG": no empty or '.' segment, a '..' takes the last one off (above
+ * '/' it stays at '/'). 0 when they do not fit.
  */
 static int
-absolute(const char *dir, const char *path, char *out, size_t cap)
+add_segments(const char *s, char *out, size_t cap, size_t *n)
 {
-	char joined[2 * PGN_MAX_PATH + 2];
-	const char *s, *e;
-	size_t n = 0, k;
+	const char *e;
+	size_t k;
 
-	if (path[0] == '/')
-		k = (size_t)snprintf(joined, sizeof(joined), "%s", path);
-	else if (dir != NULL && dir[0] == '/')
-		k = (size_t)snprintf(joined, sizeof(joined), "%s/%s", dir,
-		    path);
-	else
-		return 0;
-	if (k >= sizeof(joined) || cap < 2)
-		return 0;
-	for (s = joined; *s != '\0'; s = e) {
+	for (; *s != '\0'; s = e) {
 		while (*s == '/')
 			s++;
 		for (e = s; *e != '\0' && *e != '/'; e++)
@@ -257,18 +246,41 @@ absolute(const char *dir, const char *path, char *out, size_t cap)
 		if (k == 0 || (k == 1 && s[0] == '.'))
 			continue;
 		if (k == 2 && s[0] == '.' && s[1] == '.') {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--; /* the '/' before it */
+			while (*n > 0 && out[*n - 1] != '/')
+				(*n)--;
+			if (*n > 0)
+				(*n)--; /* the '/' before it */
 			continue;
 		}
-		if (n + 1 + k + 1 > cap)
+		if (*n + 1 + k + 1 > cap)
 			return 0;
-		out[n++] = '/';
-		memcpy(out + n, s, k);
-		n += k;
+		out[(*n)++] = '/';
+		memcpy(out + *n, s, k);
+		*n += k;
 	}
+	return 1;
+}
+
+/*
+ * 'path' made absolute (against the payload's directory 'dir') and
+ * normal by its text: no empty, '.' or '..' component (a '..' above '/'
+ * stays at '/'), no trailing '/'. Into 'out' ('cap' bytes); 0 when it
+ * does not fit or a relative path has no directory to go by. The two
+ * are read in turn, never joined in a copy: the before-tool run keeps
+ * its stack to the pages it needs (decision 0259).
+ */
+static int
+absolute(const char *dir, const char *path, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap < 2)
+		return 0;
+	if (path[0] != '/' &&
+	    (dir == NULL || dir[0] != '/' || !add_segments(dir, out, cap, &n)))
+		return 0;
+	if (!add_segments(path, out, cap, &n))
+		return 0;
 	if (n == 0)
 		out[n++] = '/';
 	out[n] = '\0';
@@ -406,28 +418,34 @@ open_db(struct pretool *t)
 /*
  * The call's paths made relative to the scope root, as the leases name
  * them (no "./": it anchors), into 't->rels'; those outside the scope
- * are not Pigeon's to judge and are left out. Not inlined: its two
- * path buffers leave the stack before the stamp is read (0251).
+ * are not Pigeon's to judge and are left out. Not inlined: its path
+ * buffer leaves the stack before the stamp is read (0251); each
+ * relative path is made in its own allocation of its own size (0259).
  */
 static PGN_NOINLINE pgn_status
 relative_paths(struct pretool *t)
 {
 	const struct pgn_tool_call *c = &t->p->call;
-	char abs[PGN_MAX_PATH], rel[PGN_MAX_PATH];
+	char abs[PGN_MAX_PATH];
 	struct pgn_err err;
-	const char *r;
-	size_t i;
+	size_t i, n;
+	char *rel;
 
 	for (i = 0; i < c->n; i++) {
-		if (!absolute(t->p->dir, c->paths[i], abs, sizeof(abs)) ||
-		    pgn_lease_relative(t->root, abs, rel, sizeof(rel), &err) !=
-		        PGN_OK)
+		if (!absolute(t->p->dir, c->paths[i], abs, sizeof(abs)))
 			continue;
-		r = strncmp(rel, "./", 2) == 0 ? rel + 2 : rel;
-		t->rels[t->nrels] = pgn_strdup(r);
-		if (t->rels[t->nrels] == NULL)
+		/* "./" and the rest, or "." for the root: within n + 3 */
+		n = strlen(abs) + 3;
+		rel = malloc(n);
+		if (rel == NULL)
 			return PGN_ENOMEM;
-		t->nrels++;
+		if (pgn_lease_relative(t->root, abs, rel, n, &err) != PGN_OK) {
+			free(rel);
+			continue;
+		}
+		if (strncmp(rel, "./", 2) == 0)
+			memmove(rel, rel + 2, strlen(rel + 2) + 1);
+		t->rels[t->nrels++] = rel;
 	}
 	return PGN_OK;
 }

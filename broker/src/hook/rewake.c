@@ -553,10 +553,8 @@ pgn_hook_rewake(const struct pgn_hook_in *in, struct pgn_hook_out *o)
 {
 	struct rewake w;
 
-	memset(o, 0, sizeof(*o));
+	pgn_hook_out_reset(o, in->host, in->event);
 	memset(&w, 0, sizeof(w));
-	o->host = in->host;
-	o->event = in->event;
 	w.in = in;
 	w.o = o;
 	w.start = pgn_mono_ms();

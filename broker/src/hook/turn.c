@@ -4,6 +4,7 @@
  * a message is marked delivered only together with the line that shows
  * it. The one place that computes the context budget.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,31 +18,44 @@
 #include "claim.h"
 
 struct turn {
+	/* Set before the payload is read, and released on every path. */
 	const struct pgn_hook_in *in;
 	struct pgn_hook_out *o;
 	struct pgn_payload p;
 	char *dir_scope; /* the scope of the payload's directory */
-	const char *scope;
-	const char *project; /* the directory of the project's config */
 	pgn_db *db;
-	struct pgn_peek peek;
 	struct pgn_config cfg;
 	struct pgn_provider_result prov;
 	struct pgn_agents peers;
+	int64_t start;
+	int64_t wait_until; /* a stop waits for mail until then; 0: not */
+	char *context;
+	char *found; /* the pigeon beside in->self */
+	/*
+	 * From here on cleared only once the event is not a before-tool
+	 * one (turn_rest): that run never reads them, and keeps its
+	 * stack to the pages it touches (decision 0259).
+	 */
+	const char *scope;
+	const char *project; /* the directory of the project's config */
+	const char *cfg_for; /* the project cfg was loaded for, or NULL */
+	size_t reminded;     /* the render's: reminders it showed (0157) */
+	int snapped;
+	/* after a tool call, a prompt: the files before the read */
+	struct pgn_quiet_snap snap;
 	char pigeon[PGN_HOOK_MAX_SHOWN + 3]; /* a shell word */
 	char wanted[PGN_MAX_NAME + 1];       /* the agent a new session gets */
 	/* For the person, in the host's user_note field (decision 0180) */
 	char note[PGN_MAX_NAME * 3 + 128];
-	int64_t start;
-	int64_t wait_until; /* a stop waits for mail until then; 0: not */
-	char *context;
-	/* after a tool call, a prompt: the files before the read */
-	struct pgn_quiet_snap snap;
-	int snapped;
-	const char *cfg_for; /* the project cfg was loaded for, or NULL */
-	char *found;         /* the pigeon beside in->self */
-	size_t reminded;     /* the render's: reminders it showed (0157) */
+	struct pgn_peek peek;
 };
+
+/* The fields of 't' from 'scope' on, cleared (see struct turn). */
+static void
+turn_rest(struct turn *t)
+{
+	memset(&t->scope, 0, sizeof(*t) - offsetof(struct turn, scope));
+}
 
 static const char *
 event_name(pgn_host h, pgn_event e)
@@ -863,6 +877,7 @@ run(struct turn *t)
 		return PGN_OK;
 	if (t->p.event == PGN_EVENT_BEFORE_TOOL) /* a lease check, no mail */
 		return pgn_hook_pretool(in, o, &t->p, t->start);
+	turn_rest(t);
 	st = pgn_payload_cursor_transcript(&t->p, in->user_home);
 	if (st != PGN_OK)
 		goto dberr;
@@ -998,6 +1013,18 @@ export_session(struct turn *t)
 }
 
 void
+pgn_hook_out_reset(struct pgn_hook_out *o, pgn_host h, pgn_event e)
+{
+	o->host = h;
+	o->event = e;
+	o->st = PGN_OK;
+	o->line = NULL;
+	o->len = o->claimed = o->nlog = 0;
+	o->governed = o->stale = o->unsure = 0;
+	o->ids[0] = o->session[0] = o->agent[0] = '\0';
+}
+
+void
 pgn_hook_out_release(struct pgn_hook_out *o)
 {
 	if (o == NULL)
@@ -1012,10 +1039,8 @@ pgn_hook_turn(const struct pgn_hook_in *in, struct pgn_hook_out *o)
 {
 	struct turn t;
 
-	memset(o, 0, sizeof(*o));
-	memset(&t, 0, sizeof(t));
-	o->host = in->host;
-	o->event = in->event;
+	pgn_hook_out_reset(o, in->host, in->event);
+	memset(&t, 0, offsetof(struct turn, scope));
 	t.in = in;
 	t.o = o;
 	t.start = pgn_mono_ms();
