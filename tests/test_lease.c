@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,6 +190,18 @@ rule_taking_what_one_holds_renews_it(void)
 	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
 	                "AND detail LIKE 'renewed %shared until %: longer'"),
 	    1);
+	/* A renewal without a reason keeps the reason and the time taken. */
+	REQUIRE(take_on(db, "alice", 1, 3600000, NULL, p, 1, &t) == PGN_OK);
+	CHECK_INT((int64_t)t.renewed, 1);
+	CHECK_STR(t.leases.v[0].reason, "longer");
+	CHECK_STR(t.leases.v[0].pattern, "./src/../src/api/");
+	CHECK_INT(t.leases.v[0].created_ms,
+	    count("SELECT created_ms FROM lease"));
+	CHECK(t.leases.v[0].created_ms > 0 &&
+	    t.leases.v[0].created_ms <= pgn_now_ms());
+	pgn_lease_taken_release(&t);
+	CHECK_INT(count("SELECT count(*) FROM lease WHERE reason = 'longer'"),
+	    1);
 }
 
 static void
@@ -212,6 +225,11 @@ rule_release_by_pattern_or_all(void)
 	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
 	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
 	                "AND detail LIKE 'released %'"),
+	    3);
+	/* each names the pattern as it was given */
+	CHECK_INT(count("SELECT count(*) FROM journal WHERE kind = 'lease' "
+	                "AND detail IN ('released ''./a/''', "
+	                "'released ''./b/''', 'released ''./c/''')"),
 	    3);
 	/* released: another may take it */
 	CHECK(take1("bob", 0, "./a/"));
@@ -892,8 +910,14 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 	struct pgn_lease_taken t;
 	const char *p[1] = {"src/"};
 
+	struct rlimit was, small;
+	struct stat sb;
+
 	stamp_setup();
+	/* Not one to write in place (mode 0400): a new file is made, and
+	 * the temporary name is taken by a directory. */
 	(void)snprintf(tmp, sizeof(tmp), "%s-leases.tmp", dbpath);
+	REQUIRE(chmod(stamp, 0400) == 0);
 	REQUIRE(mkdir(tmp, 0700) == 0);
 	CHECK_INT(take_on(db, "alice", 0, 0, NULL, p, 1, &t), PGN_EIO);
 	pgn_lease_taken_release(&t);
@@ -904,8 +928,25 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 	/* and the stamp it had still says none */
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
 	REQUIRE(rmdir(tmp) == 0);
+	REQUIRE(chmod(stamp, 0600) == 0);
+	/* Written in place, cut short (a full disk, a file size limit):
+	 * nothing stored, and the torn stamp means ask, never none. */
+	REQUIRE(stat(stamp, &sb) == 0);
+	REQUIRE(getrlimit(RLIMIT_FSIZE, &was) == 0);
+	small = was;
+	small.rlim_cur = (rlim_t)sb.st_size;
+	REQUIRE(signal(SIGXFSZ, SIG_IGN) != SIG_ERR);
+	REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+	CHECK_INT(take_on(db, "alice", 0, 0, NULL, p, 1, &t), PGN_EIO);
+	REQUIRE(setrlimit(RLIMIT_FSIZE, &was) == 0);
+	pgn_lease_taken_release(&t);
+	CHECK(strstr(pgn_errmsg(db), "lease stamp") != NULL);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
 	CHECK(take1("alice", 0, "src/"));
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	REQUIRE(release_as("alice", NULL, &(size_t){0}) == PGN_OK);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
 	teardown();
 }
 
@@ -918,7 +959,7 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 static void
 test_a_take_puts_its_stamp_in_the_old_ones_place(void)
 {
-	char tmp[sizeof(dbpath) + 32];
+	char tmp[sizeof(dbpath) + 32], other[sizeof(dbpath) + 32];
 	struct pgn_lease_taken t;
 	const char *p[1] = {"lib/"};
 	struct stat before, after, dir;
@@ -929,8 +970,25 @@ test_a_take_puts_its_stamp_in_the_old_ones_place(void)
 	CHECK(take1("alice", 0, "src/"));
 	REQUIRE(stat(stamp, &after) == 0);
 	CHECK(S_ISREG(after.st_mode) && (after.st_mode & 0777) == 0600);
-	CHECK(after.st_ino != before.st_ino); /* replaced whole */
+	CHECK(after.st_ino == before.st_ino); /* written in place (0260) */
 	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
+	/* One not to write in place (another mode, a second name): a new
+	 * file of mode 0600 takes its place, the other name keeps the old. */
+	REQUIRE(chmod(stamp, 0644) == 0);
+	CHECK(take1("alice", 0, "doc/"));
+	REQUIRE(stat(stamp, &after) == 0);
+	CHECK(after.st_ino != before.st_ino && (after.st_mode & 0777) == 0600);
+	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
+	(void)snprintf(other, sizeof(other), "%s-leases.other", dbpath);
+	REQUIRE(link(stamp, other) == 0);
+	REQUIRE(stat(stamp, &before) == 0);
+	CHECK(take1("alice", 0, "etc/"));
+	REQUIRE(stat(stamp, &after) == 0);
+	CHECK(after.st_ino != before.st_ino && after.st_nlink == 1);
+	REQUIRE(stat(other, &dir) == 0);
+	CHECK(dir.st_ino == before.st_ino && dir.st_size == before.st_size);
+	REQUIRE(unlink(other) == 0);
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
 	/* a directory in the stamp's place */
 	REQUIRE(unlink(stamp) == 0);
@@ -939,7 +997,7 @@ test_a_take_puts_its_stamp_in_the_old_ones_place(void)
 	pgn_lease_taken_release(&t);
 	CHECK(stat(stamp, &dir) == 0 && S_ISDIR(dir.st_mode));
 	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
-	CHECK_INT(count("SELECT count(*) FROM lease"), 1);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 3);
 	REQUIRE(rmdir(stamp) == 0);
 	teardown();
 }

@@ -41,8 +41,17 @@ static const char SQL_LEASES[] =
  * 0202).
  */
 static const char SQL_SCOPE_LEASES[] =
-    "SELECT id, pattern, norm, reason, shared, created_ms, expires_ms, "
-    "agent_id FROM lease WHERE scope_id = ?1";
+    "SELECT id, norm, shared, expires_ms, agent_id FROM lease "
+    "WHERE +scope_id = ?1";
+static const char SQL_SCOPE_LEASES_PG[] =
+    "SELECT id, norm, shared, expires_ms, agent_id FROM lease "
+    "WHERE scope_id = ?1";
+/*
+ * What the change's read leaves out: only the leases it shows or
+ * journals (in the way, renewed, released, swept) need them (0260).
+ */
+static const char SQL_LEASE_SHOWN[] =
+    "SELECT pattern, reason, created_ms FROM lease WHERE id = ?1";
 static const char SQL_HOLDER[] = "SELECT name FROM agent WHERE id = ?1";
 /* What may block a write: live, exclusive, not the actor's. */
 static const char SQL_BLOCKERS[] =
@@ -133,38 +142,71 @@ push_lease(pgn_db *db, struct pgn_leases *out, const struct pgn_lease *l)
 	return PGN_OK;
 }
 
-/* A scope's leases, every one (agent rows in 'aids', 'cap' of them). */
+/*
+ * A lease of the scope as a change reads it: what overlap, expiry and
+ * the stamp need, in a few words and its normal form, where a struct
+ * pgn_lease is 1.4 KB of which a change reads some 40 bytes (each page
+ * of a scope's leases touched costs a fault, decision 0260). The rest,
+ * for the few a change shows or journals, comes from lease_shown.
+ */
+struct scope_lease {
+	int64_t id;
+	int64_t aid; /* its agent row; 0 once released (release_tx) */
+	int64_t expires_ms;
+	int shared;
+	char *norm;
+};
+
+/* A scope's leases, every one ('cap' of room). */
 struct scope_leases {
-	struct pgn_leases all;
-	int64_t *aids;
-	size_t acap;
+	struct scope_lease *v;
+	size_t n;
+	size_t cap;
 };
 
 static void
 scope_leases_release(struct scope_leases *s)
 {
-	pgn_leases_release(&s->all);
-	free(s->aids);
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].norm);
+	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
-/*
- * Row of SQL_SCOPE_LEASES into 'l', in place: every field set, the
- * strings terminated, no clearing of the whole row (about 1.3 KB) and
- * no copy of it (decision 0202). The holder is left empty.
- */
-static void
-read_scope_lease(pgn_stmt *st, struct pgn_lease *l, int64_t *aid)
+/* Live at 'now' (pgn_lease_live's rule). */
+static int
+scope_live(const struct scope_lease *l, int64_t now_ms)
 {
-	l->id = pgn_col_i64(st, 0);
-	l->holder[0] = '\0';
-	pgn_col_copy(l->pattern, sizeof(l->pattern), st, 1);
-	pgn_col_copy(l->norm, sizeof(l->norm), st, 2);
-	pgn_col_copy(l->reason, sizeof(l->reason), st, 3);
-	l->shared = pgn_col_i64(st, 4) != 0;
-	l->created_ms = pgn_col_i64(st, 5);
-	l->expires_ms = pgn_col_i64(st, 6);
-	*aid = pgn_col_i64(st, 7);
+	return l->expires_ms > now_ms;
+}
+
+/* The lease 'l' whole into 'out' (its holder left empty). */
+static pgn_status
+lease_shown(pgn_db *db, const struct scope_lease *l, struct pgn_lease *out)
+{
+	pgn_stmt *st = NULL;
+	pgn_status rc;
+
+	out->id = l->id;
+	out->holder[0] = out->pattern[0] = out->reason[0] = '\0';
+	(void)snprintf(out->norm, sizeof(out->norm), "%s", l->norm);
+	out->shared = l->shared;
+	out->created_ms = 0;
+	out->expires_ms = l->expires_ms;
+	rc = pgn_prepare(db, SQL_LEASE_SHOWN, &st);
+	if (rc == PGN_OK)
+		rc = pgn_bind(db, st, PGN_I(l->id));
+	if (rc == PGN_OK)
+		rc = pgn_step_row(db, st, "reading a lease");
+	if (rc == PGN_OK) {
+		pgn_col_copy(out->pattern, sizeof(out->pattern), st, 0);
+		pgn_col_copy(out->reason, sizeof(out->reason), st, 1);
+		out->created_ms = pgn_col_i64(st, 2);
+	}
+	pgn_finish(db, st);
+	return rc;
 }
 
 /* The name of agent row 'aid' into 'name' (a refused take's holder). */
@@ -192,26 +234,32 @@ load_leases(pgn_db *db, int64_t sid, struct scope_leases *s)
 	pgn_stmt *st = NULL;
 	pgn_status rc;
 
+	struct scope_lease *l;
+	const char *norm;
+
 	scope_leases_release(s);
-	/* room for the bound at once: no copy of every lease as it grows */
-	s->all.v = malloc(PGN_MAX_LEASES * sizeof(*s->all.v));
-	s->aids = malloc(PGN_MAX_LEASES * sizeof(*s->aids));
-	if (s->all.v == NULL || s->aids == NULL)
-		return pgn_fail(db, PGN_ENOMEM, "out of memory");
-	s->all.cap = s->acap = PGN_MAX_LEASES;
-	rc = pgn_prepare(db, SQL_SCOPE_LEASES, &st);
+	rc = pgn_prepare(db, pgn_sql(db, SQL_SCOPE_LEASES, SQL_SCOPE_LEASES_PG),
+	    &st);
 	if (rc == PGN_OK)
 		rc = pgn_bind(db, st, PGN_I(sid));
 	while (pgn_next_row(db, st, &rc, "reading the leases")) {
-		if (!pgn_vec_grow((void **)&s->all.v, &s->all.cap, s->all.n,
-		        sizeof(*s->all.v)) ||
-		    !pgn_vec_grow((void **)&s->aids, &s->acap, s->all.n,
-		        sizeof(*s->aids))) {
+		if (!pgn_vec_grow((void **)&s->v, &s->cap, s->n,
+		        sizeof(*s->v))) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 			break;
 		}
-		read_scope_lease(st, &s->all.v[s->all.n], &s->aids[s->all.n]);
-		s->all.n++;
+		l = &s->v[s->n];
+		norm = pgn_col_str(st, 1, NULL);
+		l->id = pgn_col_i64(st, 0);
+		l->norm = pgn_strdup(norm != NULL ? norm : "");
+		l->shared = pgn_col_i64(st, 2) != 0;
+		l->expires_ms = pgn_col_i64(st, 3);
+		l->aid = pgn_col_i64(st, 4);
+		if (l->norm == NULL) {
+			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
+			break;
+		}
+		s->n++;
 	}
 	pgn_finish(db, st);
 	return rc;
@@ -537,7 +585,7 @@ stamp_in_tx(pgn_db *db, int64_t now, int64_t sid, const struct scope_leases *s,
     int *lowered)
 {
 	struct pgn_stamp_set post;
-	const struct pgn_lease *l;
+	const struct scope_lease *l;
 	pgn_stmt *st = NULL;
 	const char *root, *norm;
 	size_t k, j;
@@ -559,9 +607,9 @@ stamp_in_tx(pgn_db *db, int64_t now, int64_t sid, const struct scope_leases *s,
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	}
 	pgn_finish(db, st);
-	for (k = 0; rc == PGN_OK && k < s->all.n; k++) {
-		l = &s->all.v[k];
-		if (s->aids[k] == 0 || !pgn_lease_live(l, now))
+	for (k = 0; rc == PGN_OK && k < s->n; k++) {
+		l = &s->v[k];
+		if (l->aid == 0 || !scope_live(l, now))
 			continue;
 		for (j = 0; fresh != NULL && j < fresh->n; j++)
 			if (fresh->v[j].id == l->id)
@@ -624,32 +672,35 @@ static pgn_status
 sweep(pgn_db *db, struct scope_leases *s, int64_t now)
 {
 	char detail[LEASE_DETAIL_SIZE];
+	struct pgn_lease l;
 	pgn_status rc = PGN_OK;
 	size_t i, j;
 
-	for (i = 0; rc == PGN_OK && i < s->all.n; i++) {
-		if (pgn_lease_live(&s->all.v[i], now))
+	for (i = 0; rc == PGN_OK && i < s->n; i++) {
+		if (scope_live(&s->v[i], now))
 			continue;
-		lease_detail(detail, sizeof(detail), "expired", &s->all.v[i]);
+		rc = lease_shown(db, &s->v[i], &l);
+		if (rc != PGN_OK)
+			break;
+		lease_detail(detail, sizeof(detail), "expired", &l);
 		rc = pgn_exec(db, SQL_LEASE_DEL, "sweeping a lease",
-		    PGN_I(s->all.v[i].id));
+		    PGN_I(s->v[i].id));
 		if (rc == PGN_OK)
-			rc = pgn_journal_add(db, s->aids[i], "lease", 0, NULL,
+			rc = pgn_journal_add(db, s->v[i].aid, "lease", 0, NULL,
 			    detail, now);
 	}
+	if (rc != PGN_OK)
+		return rc;
 	/* keep the live ones, in order */
-	for (i = j = 0; rc == PGN_OK && i < s->all.n; i++) {
-		if (!pgn_lease_live(&s->all.v[i], now))
+	for (i = j = 0; i < s->n; i++) {
+		if (!scope_live(&s->v[i], now)) {
+			free(s->v[i].norm);
 			continue;
-		if (j != i) {
-			s->all.v[j] = s->all.v[i];
-			s->aids[j] = s->aids[i];
 		}
-		j++;
+		s->v[j++] = s->v[i];
 	}
-	if (rc == PGN_OK)
-		s->all.n = j;
-	return rc;
+	s->n = j;
+	return PGN_OK;
 }
 
 /* ---- take ----------------------------------------------------------- */
@@ -665,7 +716,7 @@ struct take_ctx {
 
 /* Does 'norm' (taken shared or not) collide with lease 'l' of another? */
 static int
-collides(const char *norm, int shared, const struct pgn_lease *l)
+collides(const char *norm, int shared, const struct scope_lease *l)
 {
 	if (shared && l->shared)
 		return 0;
@@ -710,7 +761,7 @@ take_tx(pgn_db *db, void *arg)
 	struct pgn_stamp_set pre; /* what a renewal shortens, as it was */
 	struct scope_leases s;
 	char detail[LEASE_DETAIL_SIZE];
-	struct pgn_lease l;
+	struct pgn_lease l, was; /* the new row, and a renewed one as it was */
 	int64_t now, sid, aid;
 	size_t i, j, k, fresh = 0;
 	int dup;
@@ -736,13 +787,15 @@ take_tx(pgn_db *db, void *arg)
 		goto out;
 	/* Who is in the way: the first other agent's lease that collides. */
 	for (i = 0; i < req->npatterns; i++)
-		for (k = 0; k < s.all.n; k++) {
-			if (s.aids[k] == aid ||
-			    !collides(c->norms[i], req->shared, &s.all.v[k]))
+		for (k = 0; k < s.n; k++) {
+			if (s.v[k].aid == aid ||
+			    !collides(c->norms[i], req->shared, &s.v[k]))
 				continue;
+			rc = lease_shown(db, &s.v[k], &out->blocker);
+			if (rc != PGN_OK)
+				goto out;
 			out->held = 1;
-			out->blocker = s.all.v[k];
-			rc = holder_name(db, s.aids[k], out->blocker.holder);
+			rc = holder_name(db, s.v[k].aid, out->blocker.holder);
 			if (rc != PGN_OK)
 				goto out;
 			(void)snprintf(out->wanted, sizeof(out->wanted), "%s",
@@ -751,23 +804,23 @@ take_tx(pgn_db *db, void *arg)
 			 */
 			if (c->looks == 0)
 				rc = journal_refusal(db, aid, out->agent,
-				    s.aids[k], req, out, now);
+				    s.v[k].aid, req, out, now);
 			goto out;
 		}
 	for (i = 0; i < req->npatterns; i++) {
-		for (k = 0; k < s.all.n; k++)
-			if (s.aids[k] == aid &&
-			    strcmp(s.all.v[k].norm, c->norms[i]) == 0)
+		for (k = 0; k < s.n; k++)
+			if (s.v[k].aid == aid &&
+			    strcmp(s.v[k].norm, c->norms[i]) == 0)
 				break;
 		for (dup = 0, j = 0; j < i; j++)
 			dup |= strcmp(c->norms[j], c->norms[i]) == 0;
-		if (k == s.all.n && !dup)
+		if (k == s.n && !dup)
 			fresh++;
 	}
-	if (s.all.n + fresh > PGN_MAX_LEASES) {
+	if (s.n + fresh > PGN_MAX_LEASES) {
 		rc = pgn_fail(db, PGN_ETOOBIG,
 		    "scope '%s' holds %zu leases: %zu more would pass the limit of %d",
-		    PGN_SCOPE_LABEL(db), s.all.n, fresh, PGN_MAX_LEASES);
+		    PGN_SCOPE_LABEL(db), s.n, fresh, PGN_MAX_LEASES);
 		goto out;
 	}
 	for (i = 0; rc == PGN_OK && i < req->npatterns; i++) {
@@ -775,9 +828,9 @@ take_tx(pgn_db *db, void *arg)
 			dup |= strcmp(c->norms[j], c->norms[i]) == 0;
 		if (dup)
 			continue;
-		for (k = 0; k < s.all.n; k++)
-			if (s.aids[k] == aid &&
-			    strcmp(s.all.v[k].norm, c->norms[i]) == 0)
+		for (k = 0; k < s.n; k++)
+			if (s.v[k].aid == aid &&
+			    strcmp(s.v[k].norm, c->norms[i]) == 0)
 				break;
 		memset(&l, 0, sizeof(l));
 		(void)snprintf(l.holder, sizeof(l.holder), "%s", out->agent);
@@ -788,15 +841,18 @@ take_tx(pgn_db *db, void *arg)
 		    req->reason != NULL ? req->reason : "");
 		l.shared = req->shared != 0;
 		l.expires_ms = now + c->ttl;
-		if (k < s.all.n) {
-			l.id = s.all.v[k].id;
-			l.created_ms = s.all.v[k].created_ms;
+		if (k < s.n)
+			rc = lease_shown(db, &s.v[k], &was);
+		if (rc != PGN_OK)
+			break;
+		if (k < s.n) {
+			l.id = was.id;
+			l.created_ms = was.created_ms;
 			/* a renewal without a reason keeps the one it had */
 			if (req->reason == NULL)
-				memcpy(l.reason, s.all.v[k].reason,
-				    sizeof(l.reason));
-			if (!pgn_stamp_set_add(&pre, db->scope, s.all.v[k].norm,
-			        s.all.v[k].shared, s.all.v[k].expires_ms))
+				memcpy(l.reason, was.reason, sizeof(l.reason));
+			if (!pgn_stamp_set_add(&pre, db->scope, was.norm,
+			        was.shared, was.expires_ms))
 				rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 			if (rc == PGN_OK)
 				rc = pgn_exec(db, SQL_LEASE_RENEW,
@@ -918,6 +974,7 @@ release_tx(pgn_db *db, void *arg)
 	struct pgn_stamp_set pre; /* the live leases released, as they were */
 	char name[PGN_MAX_NAME + 1], detail[LEASE_DETAIL_SIZE];
 	struct scope_leases s;
+	struct pgn_lease l;
 	int64_t now, sid, aid;
 	size_t i, k;
 	int hit;
@@ -936,9 +993,9 @@ release_tx(pgn_db *db, void *arg)
 	if (rc == PGN_OK)
 		rc = load_leases(db, sid, &s);
 	for (i = 0; rc == PGN_OK && !c->all && i < c->n; i++) {
-		for (hit = 0, k = 0; k < s.all.n; k++)
-			hit |= s.aids[k] == aid &&
-			    strcmp(s.all.v[k].norm, c->norms[i]) == 0;
+		for (hit = 0, k = 0; k < s.n; k++)
+			hit |= s.v[k].aid == aid &&
+			    strcmp(s.v[k].norm, c->norms[i]) == 0;
 		if (!hit)
 			rc = pgn_fail_hint(db, PGN_ENOTFOUND, PGN_HINT_NONE,
 			    NULL,
@@ -946,46 +1003,45 @@ release_tx(pgn_db *db, void *arg)
 			    name, c->patterns[i], PGN_SCOPE_LABEL(db));
 	}
 	/* The agent's own, expired or not, are released; then the sweep. */
-	for (k = 0; rc == PGN_OK && k < s.all.n; k++) {
-		if (s.aids[k] != aid)
+	for (k = 0; rc == PGN_OK && k < s.n; k++) {
+		if (s.v[k].aid != aid)
 			continue;
 		for (hit = c->all, i = 0; !hit && i < c->n; i++)
-			hit = strcmp(s.all.v[k].norm, c->norms[i]) == 0;
+			hit = strcmp(s.v[k].norm, c->norms[i]) == 0;
 		if (!hit)
 			continue;
+		rc = lease_shown(db, &s.v[k], &l);
+		if (rc != PGN_OK)
+			break;
 		(void)snprintf(detail, sizeof(detail), "released '%s'",
-		    s.all.v[k].pattern);
-		if (pgn_lease_live(&s.all.v[k], now) &&
-		    !pgn_stamp_set_add(&pre, db->scope, s.all.v[k].norm,
-		        s.all.v[k].shared, s.all.v[k].expires_ms)) {
+		    l.pattern);
+		if (scope_live(&s.v[k], now) &&
+		    !pgn_stamp_set_add(&pre, db->scope, s.v[k].norm,
+		        s.v[k].shared, s.v[k].expires_ms)) {
 			rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 			break;
 		}
 		rc = pgn_exec(db, SQL_LEASE_DEL, "releasing a lease",
-		    PGN_I(s.all.v[k].id));
+		    PGN_I(s.v[k].id));
 		if (rc == PGN_OK)
 			rc = pgn_journal_add(db, aid, "lease", 0, NULL, detail,
 			    now);
-		/* no longer there for the sweep */
-		s.all.v[k].expires_ms = INT64_MAX;
+		s.v[k].aid = 0; /* no longer there for the sweep or stamp */
 		c->released++;
 	}
-	for (k = 0; rc == PGN_OK && k < s.all.n; k++)
-		if (s.all.v[k].expires_ms == INT64_MAX)
-			s.aids[k] = 0;
-	if (rc == PGN_OK) {
-		/* swept: every expired lease not released just now */
-		for (k = 0; rc == PGN_OK && k < s.all.n; k++) {
-			if (s.aids[k] == 0 || pgn_lease_live(&s.all.v[k], now))
-				continue;
-			lease_detail(detail, sizeof(detail), "expired",
-			    &s.all.v[k]);
-			rc = pgn_exec(db, SQL_LEASE_DEL, "sweeping a lease",
-			    PGN_I(s.all.v[k].id));
-			if (rc == PGN_OK)
-				rc = pgn_journal_add(db, s.aids[k], "lease", 0,
-				    NULL, detail, now);
-		}
+	/* swept: every expired lease not released just now */
+	for (k = 0; rc == PGN_OK && k < s.n; k++) {
+		if (s.v[k].aid == 0 || scope_live(&s.v[k], now))
+			continue;
+		rc = lease_shown(db, &s.v[k], &l);
+		if (rc != PGN_OK)
+			break;
+		lease_detail(detail, sizeof(detail), "expired", &l);
+		rc = pgn_exec(db, SQL_LEASE_DEL, "sweeping a lease",
+		    PGN_I(s.v[k].id));
+		if (rc == PGN_OK)
+			rc = pgn_journal_add(db, s.v[k].aid, "lease", 0, NULL,
+			    detail, now);
 	}
 	if (rc == PGN_OK && has_stamp(db))
 		rc = stamp_in_tx(db, now, sid, &s, NULL, &pre, &c->lowered);

@@ -305,8 +305,46 @@ replace(const char *tmp, const char *path)
 }
 
 /*
+ * The stamp 'b' ('len' bytes) written over 'path' in place, where that
+ * is a regular file of ours, mode 0600, with no other name: one pwrite
+ * from its start, then its length cut to 'len'. A reader in between
+ * finds a size or a checksum that fails, which means ask, as with any
+ * torn stamp (0160); so does one a crash or a full disk leaves half
+ * written. No file is made or removed: a take or release writes its
+ * stamp without a create and an unlink (decision 0260). -1 when 'path'
+ * is not such a file (the caller puts a new one in its place), else 0
+ * or the errno.
+ */
+static int
+overwrite(const char *path, const unsigned char *b, size_t len)
+{
+	struct stat sb;
+	ssize_t w;
+	int fd, e = 0;
+
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid() || (sb.st_mode & 07777) != 0600 ||
+	    sb.st_nlink != 1) {
+		close(fd);
+		return -1;
+	}
+	w = pwrite(fd, b, len, 0);
+	if (w != (ssize_t)len)
+		e = w < 0 ? errno : EIO;
+	else if (ftruncate(fd, (off_t)len) != 0)
+		e = errno;
+	if (close(fd) != 0 && e == 0)
+		e = errno;
+	return e;
+}
+
+/*
  * 's' into the file 'tmp', then put over 'path' ('make' 0) or linked
- * to it only if there is none ('make' 1: EEXIST when there is).
+ * to it only if there is none ('make' 1: EEXIST when there is). A
+ * stamp that is there is written in place instead ('make' 0).
  */
 static int
 put_file(const char *db_path, const char *tmp, const char *path,
@@ -324,6 +362,12 @@ put_file(const char *db_path, const char *tmp, const char *path,
 	if (b == NULL)
 		return ENOMEM;
 	len = encode(s, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, b);
+	if (!make) {
+		e = overwrite(path, b, len);
+		if (e >= 0)
+			goto out;
+		e = 0;
+	}
 	/* a leftover of a crash (or anything else by that name) goes */
 	if (unlink(tmp) != 0 && errno != ENOENT) {
 		e = errno;
