@@ -911,13 +911,14 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 	const char *p[1] = {"src/"};
 
 	struct rlimit was, small;
+	struct pgn_stamp_set set;
 	struct stat sb;
+	pgn_status rc;
+	int none, e;
 
 	stamp_setup();
-	/* Not one to write in place (mode 0400): a new file is made, and
-	 * the temporary name is taken by a directory. */
+	/* The temporary name taken by a directory. */
 	(void)snprintf(tmp, sizeof(tmp), "%s-leases.tmp", dbpath);
-	REQUIRE(chmod(stamp, 0400) == 0);
 	REQUIRE(mkdir(tmp, 0700) == 0);
 	CHECK_INT(take_on(db, "alice", 0, 0, NULL, p, 1, &t), PGN_EIO);
 	pgn_lease_taken_release(&t);
@@ -928,20 +929,28 @@ test_a_take_whose_stamp_cannot_be_written_stores_nothing(void)
 	/* and the stamp it had still says none */
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
 	REQUIRE(rmdir(tmp) == 0);
-	REQUIRE(chmod(stamp, 0600) == 0);
-	/* Written in place, cut short (a full disk, a file size limit):
-	 * nothing stored, and the torn stamp means ask, never none. */
+	/* Cut short (a full disk, a file size limit): the take stores
+	 * nothing and the stamp it had still says none; a narrower stamp
+	 * written in place and cut short is torn, which means ask. */
 	REQUIRE(stat(stamp, &sb) == 0);
 	REQUIRE(getrlimit(RLIMIT_FSIZE, &was) == 0);
 	small = was;
 	small.rlim_cur = (rlim_t)sb.st_size;
 	REQUIRE(signal(SIGXFSZ, SIG_IGN) != SIG_ERR);
+	memset(&set, 0, sizeof(set));
+	REQUIRE(pgn_stamp_set_add(&set, ROOT, "src/", 0, pgn_now_ms() + 60000));
 	REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
-	CHECK_INT(take_on(db, "alice", 0, 0, NULL, p, 1, &t), PGN_EIO);
+	rc = take_on(db, "alice", 0, 0, NULL, p, 1, &t);
+	none = pgn_lease_none_live(dbpath, ROOT, pgn_now_ms());
+	e = pgn_stamp_write(dbpath, &set, 1);
 	REQUIRE(setrlimit(RLIMIT_FSIZE, &was) == 0);
+	pgn_stamp_set_release(&set);
 	pgn_lease_taken_release(&t);
+	CHECK_INT(rc, PGN_EIO);
 	CHECK(strstr(pgn_errmsg(db), "lease stamp") != NULL);
 	CHECK_INT(count("SELECT count(*) FROM lease"), 0);
+	CHECK_INT(none, 1);
+	CHECK(e != 0);
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
 	CHECK(take1("alice", 0, "src/"));
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
@@ -960,6 +969,7 @@ static void
 test_a_take_puts_its_stamp_in_the_old_ones_place(void)
 {
 	char tmp[sizeof(dbpath) + 32], other[sizeof(dbpath) + 32];
+	struct pgn_stamp_set set;
 	struct pgn_lease_taken t;
 	const char *p[1] = {"lib/"};
 	struct stat before, after, dir;
@@ -970,25 +980,35 @@ test_a_take_puts_its_stamp_in_the_old_ones_place(void)
 	CHECK(take1("alice", 0, "src/"));
 	REQUIRE(stat(stamp, &after) == 0);
 	CHECK(S_ISREG(after.st_mode) && (after.st_mode & 0777) == 0600);
-	CHECK(after.st_ino == before.st_ino); /* written in place (0260) */
+	CHECK(after.st_ino != before.st_ino); /* wider: a new file (0260) */
 	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
-	/* One not to write in place (another mode, a second name): a new
-	 * file of mode 0600 takes its place, the other name keeps the old. */
+	/* One known no wider is written in place where the file is ours
+	 * alone (mode 0600, one name); else a new file takes its place and
+	 * another name keeps the old one. */
+	memset(&set, 0, sizeof(set));
+	REQUIRE(stat(stamp, &before) == 0);
+	REQUIRE(pgn_stamp_write(dbpath, &set, 1) == 0);
+	REQUIRE(stat(stamp, &after) == 0);
+	CHECK(after.st_ino == before.st_ino && (after.st_mode & 0777) == 0600);
+	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
+	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 1);
 	REQUIRE(chmod(stamp, 0644) == 0);
-	CHECK(take1("alice", 0, "doc/"));
+	REQUIRE(pgn_stamp_write(dbpath, &set, 1) == 0);
 	REQUIRE(stat(stamp, &after) == 0);
 	CHECK(after.st_ino != before.st_ino && (after.st_mode & 0777) == 0600);
 	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
 	(void)snprintf(other, sizeof(other), "%s-leases.other", dbpath);
 	REQUIRE(link(stamp, other) == 0);
 	REQUIRE(stat(stamp, &before) == 0);
-	CHECK(take1("alice", 0, "etc/"));
+	REQUIRE(pgn_stamp_write(dbpath, &set, 1) == 0);
 	REQUIRE(stat(stamp, &after) == 0);
 	CHECK(after.st_ino != before.st_ino && after.st_nlink == 1);
 	REQUIRE(stat(other, &dir) == 0);
 	CHECK(dir.st_ino == before.st_ino && dir.st_size == before.st_size);
 	REQUIRE(unlink(other) == 0);
+	/* the next change writes the truth again */
+	CHECK(take1("alice", 0, "etc/"));
 	CHECK_INT(pgn_lease_none_live(dbpath, ROOT, pgn_now_ms()), 0);
 	/* a directory in the stamp's place */
 	REQUIRE(unlink(stamp) == 0);
@@ -997,7 +1017,7 @@ test_a_take_puts_its_stamp_in_the_old_ones_place(void)
 	pgn_lease_taken_release(&t);
 	CHECK(stat(stamp, &dir) == 0 && S_ISDIR(dir.st_mode));
 	CHECK(access(tmp, F_OK) != 0 && errno == ENOENT);
-	CHECK_INT(count("SELECT count(*) FROM lease"), 3);
+	CHECK_INT(count("SELECT count(*) FROM lease"), 2);
 	REQUIRE(rmdir(stamp) == 0);
 	teardown();
 }
@@ -1097,7 +1117,7 @@ test_the_stamp_holds_leases_up_to_its_bound(void)
 		memset(norm, 'b', len);
 		norm[len] = '\0';
 		REQUIRE(pgn_stamp_set_add(&set, ROOT, norm, 0, exp));
-		REQUIRE(pgn_stamp_write(dbpath, &set) == 0);
+		REQUIRE(pgn_stamp_write(dbpath, &set, 0) == 0);
 		pgn_stamp_set_release(&set);
 		bytes = (unsigned char *)h_read_file(stamp, &len);
 		REQUIRE(bytes != NULL);

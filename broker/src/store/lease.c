@@ -33,12 +33,12 @@ static const char SQL_LEASES[] =
     "JOIN agent a ON a.id = l.agent_id WHERE l.scope_id = ?1 "
     "ORDER BY a.name, l.pattern, l.id";
 /*
- * The same for a change (take, release): every row, in the order of the
- * unique index (agent, normal form) rather than sorted, which the
- * change does not need and which cost a sort of every lease; without
- * the holder's name, which only a refused take shows (SQL_HOLDER, for
- * that one lease): no agent row looked up for every lease (decision
- * 0202).
+ * The same for a change (take, release): every row, unsorted (on SQLite
+ * a scan of the table, in the order the leases were taken), which the
+ * change does not need; without the holder's name, which only a
+ * refused take shows (SQL_HOLDER, for that one lease), and without the
+ * pattern, reason and time taken (SQL_LEASE_SHOWN, for the few shown):
+ * decisions 0202 and 0260.
  */
 static const char SQL_SCOPE_LEASES[] =
     "SELECT id, norm, shared, expires_ms, agent_id FROM lease "
@@ -424,11 +424,14 @@ stamp_compute(pgn_db *db, int64_t now, struct pgn_stamp_set *set)
 	return rc;
 }
 
-/* Write 'set' as the stamp of 'db'; PGN_EIO when it cannot. */
+/*
+ * Write 'set' as the stamp of 'db' ('narrower': no wider than the one
+ * there, see pgn_stamp_write); PGN_EIO when it cannot.
+ */
 static pgn_status
-stamp_write(pgn_db *db, const struct pgn_stamp_set *set)
+stamp_write(pgn_db *db, const struct pgn_stamp_set *set, int narrower)
 {
-	int e = pgn_stamp_write(db->path, set);
+	int e = pgn_stamp_write(db->path, set, narrower);
 
 	if (e != 0)
 		return pgn_fail(db, PGN_EIO,
@@ -627,7 +630,7 @@ stamp_in_tx(pgn_db *db, int64_t now, int64_t sid, const struct scope_leases *s,
 	if (rc == PGN_OK && !pgn_stamp_set_union(&post, pre, lowered))
 		rc = pgn_fail(db, PGN_ENOMEM, "out of memory");
 	if (rc == PGN_OK)
-		rc = stamp_write(db, &post);
+		rc = stamp_write(db, &post, 0);
 	pgn_stamp_set_release(&post);
 	return rc;
 }
@@ -642,7 +645,7 @@ restamp_tx(pgn_db *db, void *arg)
 	memset(&set, 0, sizeof(set));
 	rc = stamp_compute(db, pgn_now_ms(), &set);
 	if (rc == PGN_OK)
-		rc = stamp_write(db, &set);
+		rc = stamp_write(db, &set, 1);
 	pgn_stamp_set_release(&set);
 	return rc;
 }

@@ -310,10 +310,12 @@ replace(const char *tmp, const char *path)
  * from its start, then its length cut to 'len'. A reader in between
  * finds a size or a checksum that fails, which means ask, as with any
  * torn stamp (0160); so does one a crash or a full disk leaves half
- * written. No file is made or removed: a take or release writes its
- * stamp without a create and an unlink (decision 0260). -1 when 'path'
- * is not such a file (the caller puts a new one in its place), else 0
- * or the errno.
+ * written. Only for a stamp no wider than the one it overwrites: the
+ * write is not synced, and a power loss may keep the old bytes whole
+ * beside a commit that reached the disk; an old stamp wider than the
+ * database only asks, a narrower one would let a leased path be
+ * written (decision 0260). -1 when 'path' is not such a file (the
+ * caller puts a new one in its place), else 0 or the errno.
  */
 static int
 overwrite(const char *path, const unsigned char *b, size_t len)
@@ -341,14 +343,21 @@ overwrite(const char *path, const unsigned char *b, size_t len)
 	return e;
 }
 
+/* How put_file puts the stamp. */
+enum put_how {
+	PUT_REPLACE,  /* a new file, exchanged for or renamed over the old */
+	PUT_NARROWER, /* no wider than the old: in place where it may be */
+	PUT_MAKE      /* linked, only if there is none (EEXIST if there is) */
+};
+
 /*
- * 's' into the file 'tmp', then put over 'path' ('make' 0) or linked
- * to it only if there is none ('make' 1: EEXIST when there is). A
- * stamp that is there is written in place instead ('make' 0).
+ * 's' into the file 'tmp', then put over 'path' or linked to it, as
+ * 'how' says; PUT_NARROWER writes over the stamp in place where it is
+ * one to write so, and else replaces it.
  */
 static int
 put_file(const char *db_path, const char *tmp, const char *path,
-    const struct pgn_stamp_set *s, int make)
+    const struct pgn_stamp_set *s, enum put_how how)
 {
 	unsigned char *b = NULL;
 	struct stat sb;
@@ -362,7 +371,7 @@ put_file(const char *db_path, const char *tmp, const char *path,
 	if (b == NULL)
 		return ENOMEM;
 	len = encode(s, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, b);
-	if (!make) {
+	if (how == PUT_NARROWER) {
 		e = overwrite(path, b, len);
 		if (e >= 0)
 			goto out;
@@ -390,21 +399,22 @@ put_file(const char *db_path, const char *tmp, const char *path,
 		goto out;
 	}
 	fd = -1;
-	if (make)
+	if (how == PUT_MAKE)
 		e = link(tmp, path) != 0 ? errno : 0;
 	else
 		e = replace(tmp, path);
 out:
 	if (fd >= 0)
 		close(fd);
-	if (e != 0 || make)
+	if (e != 0 || how == PUT_MAKE)
 		(void)unlink(tmp);
 	free(b);
 	return e;
 }
 
 int
-pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s)
+pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s,
+    int narrower)
 {
 	char path[PGN_MAX_PATH + sizeof(PGN_STAMP_SUFFIX)];
 	char tmp[PGN_MAX_PATH + sizeof(PGN_STAMP_TMPSUFFIX)];
@@ -412,7 +422,8 @@ pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s)
 	if (!pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)) ||
 	    !pgn_stamp_path(db_path, PGN_STAMP_TMPSUFFIX, tmp, sizeof(tmp)))
 		return ENAMETOOLONG;
-	return put_file(db_path, tmp, path, s, 0);
+	return put_file(db_path, tmp, path, s,
+	    narrower ? PUT_NARROWER : PUT_REPLACE);
 }
 
 int
@@ -428,5 +439,5 @@ pgn_stamp_make(const char *db_path, const struct pgn_stamp_set *s)
 	if (!pgn_stamp_path(db_path, PGN_STAMP_SUFFIX, path, sizeof(path)) ||
 	    !pgn_stamp_path(db_path, suffix, tmp, sizeof(tmp)))
 		return ENAMETOOLONG;
-	return put_file(db_path, tmp, path, s, 1);
+	return put_file(db_path, tmp, path, s, PUT_MAKE);
 }

@@ -101,9 +101,14 @@ int pgn_stamp_set_union(struct pgn_stamp_set *a, const struct pgn_stamp_set *b,
  * inode): the whole file to "<db_path>-leases.tmp" (0600, created anew),
  * then renamed over the stamp, so a reader sees the old stamp or the new
  * one, never a mix. 0, or an errno value. Not synced (a lost stamp is
- * absent, and absent means "ask").
+ * absent, and absent means "ask"). 'narrower' 1: 's' is known to be no
+ * wider than the stamp there (the exact stamp after a change that
+ * lowered it), which is then written in place where it is a regular
+ * file of ours alone (decision 0260); a mix a reader might see fails
+ * its checksum.
  */
-int pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s);
+int pgn_stamp_write(const char *db_path, const struct pgn_stamp_set *s,
+    int narrower);
 
 /*
  * The stamp 's' of 'db_path' made only if there is none (written to a

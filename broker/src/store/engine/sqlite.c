@@ -485,7 +485,7 @@ empty_stamp(pgn_db *db)
 	if (rc != PGN_OK || n != 0)
 		return rc;
 	memset(&none, 0, sizeof(none));
-	(void)pgn_stamp_write(db->path, &none);
+	(void)pgn_stamp_write(db->path, &none, 0);
 	return PGN_OK;
 }
 
